@@ -1,0 +1,157 @@
+"""Create, load and rotate detour's CA.
+
+The private key stays under the state directory (mode 0600) and in mitmproxy's confdir;
+sandboxes only ever get the certificate and a bundle of system roots plus that
+certificate. Creation is idempotent: the CA is made on first use and reused after.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import certifi
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from detour.paths import StatePaths
+
+SYSTEM_ROOTS = Path("/etc/ssl/certs/ca-certificates.crt")
+CA_COMMON_NAME = "detour sandbox CA"
+VALIDITY = dt.timedelta(days=3650)
+# mitmproxy's CertStore.from_store reads "<basename>-ca.pem" (key + certificate).
+MITMPROXY_BASENAME = "mitmproxy"
+
+
+@dataclass(frozen=True)
+class CAPaths:
+    """Where each CA artefact lives; the only definition of these paths."""
+
+    state: StatePaths
+
+    @property
+    def key(self) -> Path:
+        return self.state.ca_dir / "detour-ca.key"
+
+    @property
+    def cert(self) -> Path:
+        """The public certificate: what NODE_EXTRA_CA_CERTS and DENO_CERT point at."""
+        return self.state.ca_dir / "detour-ca.pem"
+
+    @property
+    def bundle(self) -> Path:
+        """System roots plus detour's CA: for clients that take one file for all trust."""
+        return self.state.ca_dir / "bundle.pem"
+
+    @property
+    def wgetrc(self) -> Path:
+        """wget ignores SSL_CERT_FILE; a WGETRC naming the bundle is its only env-level knob."""
+        return self.state.ca_dir / "wgetrc"
+
+    @property
+    def mitmproxy_ca(self) -> Path:
+        return self.state.mitmproxy_confdir / f"{MITMPROXY_BASENAME}-ca.pem"
+
+    @property
+    def retired_dir(self) -> Path:
+        return self.state.ca_dir / "retired"
+
+    def public_files(self) -> list[Path]:
+        """The files a sandbox may read (the key is never among them)."""
+        return [self.cert, self.bundle, self.wgetrc]
+
+
+def _write_secret(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def _write_public(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def _system_roots() -> bytes:
+    source = SYSTEM_ROOTS if SYSTEM_ROOTS.exists() else Path(certifi.where())
+    return source.read_bytes()
+
+
+def _generate() -> tuple[bytes, bytes]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, CA_COMMON_NAME),
+                      x509.NameAttribute(NameOID.ORGANIZATION_NAME, "detour")])
+    now = dt.datetime.now(dt.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + VALIDITY)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                          content_commitment=False, key_encipherment=False,
+                          data_encipherment=False, key_agreement=False,
+                          encipher_only=False, decipher_only=False),
+            critical=True,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+    return key_pem, cert.public_bytes(serialization.Encoding.PEM)
+
+
+class CertificateAuthority:
+    def __init__(self, state: StatePaths) -> None:
+        self.paths = CAPaths(state)
+
+    def ensure(self) -> CAPaths:
+        """Create the CA if it is missing, and (re)derive every file made from it."""
+        if not (self.paths.key.exists() and self.paths.cert.exists()):
+            key_pem, cert_pem = _generate()
+            _write_secret(self.paths.key, key_pem)
+            _write_public(self.paths.cert, cert_pem)
+        self._derive()
+        return self.paths
+
+    def rotate(self) -> Path | None:
+        """Replace the CA; the old key and certificate move to retired/, never deleted."""
+        retired = None
+        if self.paths.key.exists():
+            stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+            retired = self.paths.retired_dir / stamp
+            retired.mkdir(parents=True, mode=0o700)
+            for path in (self.paths.key, self.paths.cert):
+                if path.exists():
+                    shutil.move(path, retired / path.name)
+        self.ensure()
+        return retired
+
+    def certificate(self) -> x509.Certificate:
+        return x509.load_pem_x509_certificate(self.ensure().cert.read_bytes())
+
+    def _derive(self) -> None:
+        cert_pem = self.paths.cert.read_bytes()
+        key_pem = self.paths.key.read_bytes()
+        _write_secret(self.paths.mitmproxy_ca, key_pem + cert_pem)
+        bundle = _system_roots().rstrip(b"\n") + b"\n" + cert_pem
+        if not self.paths.bundle.exists() or self.paths.bundle.read_bytes() != bundle:
+            _write_public(self.paths.bundle, bundle)
+        wgetrc = f"ca_certificate = {self.paths.bundle}\n".encode()
+        if not self.paths.wgetrc.exists() or self.paths.wgetrc.read_bytes() != wgetrc:
+            _write_public(self.paths.wgetrc, wgetrc)

@@ -1,0 +1,74 @@
+"""Where detour keeps its state: the single definition of the state directory layout.
+
+Everything that persists (CA, environment databases, audit log, the secret that signs
+environment credentials) lives under one directory so that a sandbox backend can hide it
+as a whole and a user can move or wipe it as a whole.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+HOME_VARIABLE = "DETOUR_HOME"
+
+
+def default_home() -> Path:
+    """`$DETOUR_HOME`, else the XDG data directory, so tests and demos can point elsewhere."""
+    explicit = os.environ.get(HOME_VARIABLE)
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    data = os.environ.get("XDG_DATA_HOME") or "~/.local/share"
+    return (Path(data).expanduser() / "detour").resolve()
+
+
+@dataclass(frozen=True)
+class StatePaths:
+    """The files and folders under one detour home."""
+
+    home: Path
+
+    @classmethod
+    def default(cls) -> StatePaths:
+        return cls(default_home())
+
+    @property
+    def ca_dir(self) -> Path:
+        return self.home / "ca"
+
+    @property
+    def mitmproxy_confdir(self) -> Path:
+        return self.home / "mitmproxy"
+
+    @property
+    def environments_dir(self) -> Path:
+        return self.home / "environments"
+
+    @property
+    def templates_dir(self) -> Path:
+        """User templates; the built-in ones ship inside mock_services."""
+        return self.home / "templates"
+
+    @property
+    def audit_log(self) -> Path:
+        return self.home / "audit.jsonl"
+
+    @property
+    def signing_key(self) -> Path:
+        """Signs environment credentials; read by the CLI and the proxy, never by a sandbox."""
+        return self.home / "signing.key"
+
+    @property
+    def stack_file(self) -> Path:
+        """Written by a running `detour serve` so that `detour run` can find it."""
+        return self.home / "stack.json"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.home / "runs"
+
+    def ensure(self) -> StatePaths:
+        self.home.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.home, 0o700)
+        return self

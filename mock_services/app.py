@@ -1,0 +1,23 @@
+"""The replica server: one FastAPI app with a router per service plus the platform API.
+
+Run with `uvicorn mock_services.app:create_app --factory`; state lives under $DETOUR_HOME.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from detour.paths import StatePaths
+from mock_services import platform
+from mock_services.linear.router import router as linear_router
+from mock_services.slack.router import router as slack_router
+from mock_services.store import EnvironmentStore
+
+
+def create_app(state: StatePaths | None = None) -> FastAPI:
+    app = FastAPI(title="detour replicas", docs_url=None, redoc_url=None)
+    app.state.store = EnvironmentStore((state or StatePaths.default()).ensure())
+    app.include_router(platform.router)
+    app.include_router(slack_router)
+    app.include_router(linear_router)
+    return app

@@ -1,0 +1,1 @@
+"""The Linear GraphQL API replica (schema-first, on Ariadne)."""

@@ -1,0 +1,27 @@
+"""Linear's error shape: GraphQL `errors` whose extensions carry a type and a message for people."""
+
+from __future__ import annotations
+
+from graphql import GraphQLError
+
+
+class LinearError(Exception):
+    def __init__(self, message: str, type: str = "invalid input") -> None:
+        super().__init__(message)
+        self.type = type
+
+
+def not_found(entity: str) -> LinearError:
+    return LinearError(f"Entity not found: {entity}", type="entity not found")
+
+
+def format_error(error: GraphQLError, debug: bool = False) -> dict:
+    """The one place resolver exceptions become wire errors."""
+    formatted = error.formatted
+    original = error.original_error
+    if isinstance(original, LinearError):
+        formatted["extensions"] = {"type": original.type, "userPresentableMessage": str(original)}
+    elif original is not None:
+        formatted["message"] = "Internal error"
+        formatted["extensions"] = {"type": "internal error"}
+    return formatted

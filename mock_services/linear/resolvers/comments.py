@@ -1,0 +1,52 @@
+"""Comments: commentCreate and a comment's relations."""
+
+from __future__ import annotations
+
+import json
+
+from ariadne import ObjectType
+
+from mock_services.linear.context import ctx, new_id, now_iso, payload
+from mock_services.linear.errors import LinearError
+from mock_services.linear.resolvers.issues import find_issue
+from mock_services.linear.resolvers.roots import mutation
+
+comment = ObjectType("Comment")
+
+
+@mutation.field("commentCreate")
+def resolve_comment_create(_, info, input):
+    c = ctx(info)
+    body = (input.get("body") or "").strip()
+    if not body:
+        raise LinearError("Argument Validation Error: body must not be empty")
+    parent = find_issue(info, input["issueId"])
+    now = now_iso()
+    doc = {"type": "doc", "content": [{"type": "paragraph", "content": [{"type": "text", "text": body}]}]}
+    row = c.state.insert("comments", {
+        "id": input.get("id") or new_id(),
+        "issueId": parent["id"],
+        "userId": c.viewer_id,
+        "body": body,
+        "bodyData": json.dumps(doc),
+        "reactionData": {},
+        "editedAt": None,
+        "archivedAt": None,
+        "createdAt": now,
+        "updatedAt": now,
+        "url": f"{parent.get('url', '')}#comment-{now}",
+    })
+    return payload("comment", row)
+
+
+@comment.field("issue")
+def resolve_comment_issue(row, info):
+    return ctx(info).get("issues", "Issue", row.get("issueId"))
+
+
+@comment.field("user")
+def resolve_comment_user(row, info):
+    return ctx(info).maybe("users", row.get("userId"))
+
+
+OBJECTS = [comment]

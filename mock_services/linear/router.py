@@ -1,0 +1,65 @@
+"""Linear's single GraphQL endpoint at AgentDiff's path: .../services/linear/graphql."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from ariadne import graphql_sync, load_schema_from_path, make_executable_schema
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from graphql import GraphQLSchema
+from starlette.concurrency import run_in_threadpool
+
+from detour.credentials import InvalidEnvId
+from mock_services.deps import StoreDep
+from mock_services.errors import EnvironmentNotFound
+from mock_services.linear.context import LinearContext
+from mock_services.linear.errors import format_error
+from mock_services.linear.resolvers import OBJECTS
+from mock_services.store import EnvironmentStore
+
+router = APIRouter(prefix="/api/env/{env_id}/services/linear", tags=["linear"])
+
+SCHEMA_PATH = Path(__file__).with_name("schema.graphql")
+AUTH_REQUIRED = {"message": "Authentication required, not authenticated",
+                 "extensions": {"type": "authentication error", "code": "AUTHENTICATION_ERROR",
+                                "userPresentableMessage": "You need to authenticate to access this operation."}}
+
+
+@cache
+def schema() -> GraphQLSchema:
+    return make_executable_schema(load_schema_from_path(str(SCHEMA_PATH)), *OBJECTS)
+
+
+def errors(status: int, message: str, type_: str) -> JSONResponse:
+    return JSONResponse({"errors": [{"message": message, "extensions": {"type": type_}}]}, status_code=status)
+
+
+def execute(store: EnvironmentStore, env_id: str, data: dict) -> tuple[bool, dict]:
+    with store.open(env_id, write=True) as state:
+        if state.service != "linear":
+            return False, {"errors": [{"message": "This environment has no Linear state",
+                                       "extensions": {"type": "invalid input"}}]}
+        context = LinearContext(state, state.info.acting_user)
+        return graphql_sync(schema(), data, context_value=context, error_formatter=format_error)
+
+
+@router.post("/graphql")
+async def graphql(env_id: str, request: Request, store: StoreDep) -> JSONResponse:
+    if not request.headers.get("authorization", "").strip():
+        return JSONResponse({"errors": [AUTH_REQUIRED]}, status_code=400)
+    try:
+        data = json.loads(await request.body())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return errors(400, "Body is not valid JSON", "invalid input")
+    if not isinstance(data, dict) or not isinstance(data.get("query"), str):
+        return errors(400, "Expected a JSON object with a 'query' string", "invalid input")
+    try:
+        success, result = await run_in_threadpool(execute, store, env_id, data)
+    except EnvironmentNotFound as e:
+        return errors(404, str(e), "entity not found")
+    except InvalidEnvId as e:
+        return errors(400, str(e), "invalid input")
+    return JSONResponse(result, status_code=200 if success else 400)

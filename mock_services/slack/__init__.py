@@ -1,0 +1,1 @@
+"""The Slack Web API replica."""

@@ -1,0 +1,51 @@
+"""What a Slack method handler receives: the caller, its arguments and the state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from mock_services.slack.errors import SlackError
+from mock_services.store import EnvState, Row
+
+Args = TypeVar("Args", bound=BaseModel)
+
+
+@dataclass
+class SlackCall:
+    state: EnvState
+    user_id: str
+    params: dict[str, object]
+
+    def args(self, model: type[Args]) -> Args:
+        """Validate the raw parameters against the method's argument model."""
+        try:
+            return model.model_validate(self.params)
+        except ValidationError as e:
+            missing = [str(err["loc"][0]) for err in e.errors() if err["type"] == "missing"]
+            if missing:
+                raise SlackError("invalid_arguments", response_metadata={
+                    "messages": [f"[ERROR] missing required field: {m}" for m in missing]}) from None
+            raise SlackError("invalid_arguments", response_metadata={
+                "messages": [f"[ERROR] {err['loc'][0]}: {err['msg']}" for err in e.errors()]}) from None
+
+    @property
+    def user(self) -> Row:
+        user = self.state.first("users", user_id=self.user_id)
+        if user is None:
+            raise SlackError("invalid_auth")
+        return user
+
+    def channel(self, ref: str) -> Row:
+        """Slack accepts a channel id, a name, or #name."""
+        found = self.state.first("channels", channel_id=ref) or self.state.first(
+            "channels", channel_name=ref.removeprefix("#"))
+        if found is None:
+            raise SlackError("channel_not_found")
+        return found
+
+    def is_member(self, channel: Row) -> bool:
+        return self.state.first("channel_members", channel_id=channel["channel_id"],
+                                user_id=self.user_id) is not None

@@ -1,0 +1,14 @@
+"""Slack's error contract: HTTP 200 (mostly) with `{"ok": false, "error": code}`."""
+
+from __future__ import annotations
+
+
+class SlackError(Exception):
+    def __init__(self, code: str, status: int = 200, **extra: object) -> None:
+        super().__init__(code)
+        self.code = code
+        self.status = status
+        self.extra = extra
+
+    def body(self) -> dict:
+        return {"ok": False, "error": self.code, **self.extra}

@@ -1,0 +1,19 @@
+"""Slack methods by family; METHODS maps a method name to its handler."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mock_services.slack.call import SlackCall
+from mock_services.slack.methods import auth, chat, conversations, reactions, users
+
+Handler = Callable[[SlackCall], dict]
+
+METHODS: dict[str, Handler] = {
+    **auth.METHODS,
+    **chat.METHODS,
+    **conversations.METHODS,
+    **reactions.METHODS,
+    **users.METHODS,
+}
+

@@ -1,0 +1,89 @@
+"""conversations.*"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from mock_services.slack.call import SlackCall
+from mock_services.slack.errors import SlackError
+from mock_services.slack.pagination import paginate
+from mock_services.slack.serializers import channel_json, message_json
+from mock_services.store import Row
+
+CHANNEL_TYPES = {"public_channel", "private_channel", "mpim", "im"}
+
+
+class ListArgs(BaseModel):
+    types: str = "public_channel"
+    exclude_archived: bool = False
+    limit: int = 100
+    cursor: str | None = None
+
+
+class HistoryArgs(BaseModel):
+    channel: str
+    limit: int = 100
+    cursor: str | None = None
+    oldest: str | None = None
+    latest: str | None = None
+    inclusive: bool = False
+
+
+def _channel_type(channel: Row) -> str:
+    if channel.get("is_dm"):
+        return "im"
+    if channel.get("is_gc"):
+        return "mpim"
+    return "private_channel" if channel.get("is_private") else "public_channel"
+
+
+def list_conversations(call: SlackCall) -> dict:
+    args = call.args(ListArgs)
+    wanted = {t.strip() for t in args.types.split(",") if t.strip()}
+    if not wanted <= CHANNEL_TYPES:
+        raise SlackError("invalid_types")
+    visible = [
+        c for c in call.state.rows("channels")
+        if _channel_type(c) in wanted
+        and not (args.exclude_archived and c.get("is_archived"))
+        and (_channel_type(c) == "public_channel" or call.is_member(c))
+    ]
+    page, next_cursor = paginate(visible, args.cursor, args.limit)
+    return {"channels": [channel_json(call.state, c, call.user_id) for c in page],
+            "response_metadata": {"next_cursor": next_cursor}}
+
+
+def _ts(value: str | None, error: str) -> float | None:
+    if value in (None, ""):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise SlackError(error) from None
+
+
+def history(call: SlackCall) -> dict:
+    args = call.args(HistoryArgs)
+    channel = call.channel(args.channel)
+    if not call.is_member(channel):
+        raise SlackError("not_in_channel" if _channel_type(channel) == "public_channel"
+                         else "channel_not_found")
+    oldest, latest = _ts(args.oldest, "invalid_ts_oldest"), _ts(args.latest, "invalid_ts_latest")
+
+    def in_window(ts: float) -> bool:
+        lower = oldest is None or ts > oldest or (args.inclusive and ts == oldest)
+        upper = latest is None or ts < latest or (args.inclusive and ts == latest)
+        return lower and upper
+
+    top_level = [m for m in call.state.rows("messages", channel_id=channel["channel_id"])
+                 if not m.get("parent_id") or m.get("parent_id") == m["message_id"]]
+    newest_first = sorted((m for m in top_level if in_window(float(m["message_id"]))),
+                          key=lambda m: float(m["message_id"]), reverse=True)
+    page, next_cursor = paginate(newest_first, args.cursor, args.limit)
+    return {"messages": [message_json(call.state, m) for m in page],
+            "has_more": bool(next_cursor),
+            "pin_count": 0,
+            "response_metadata": {"next_cursor": next_cursor}}
+
+
+METHODS = {"conversations.list": list_conversations, "conversations.history": history}

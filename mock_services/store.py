@@ -1,0 +1,210 @@
+"""Environment state in SQLite: one database file per environment.
+
+A file per environment makes isolation structural (a handler can only reach the file of
+the environment in its URL), makes deletion a file removal, and lets the state survive
+restarts. Each file holds the live rows and a `baseline` copy taken at creation; the
+diff is a join of the two, in AgentDiff's shape.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from detour.credentials import new_env_id, validate_env_id
+from detour.paths import StatePaths
+from detour.services import Service
+from mock_services.errors import EnvironmentExists, EnvironmentNotFound
+from mock_services.tables import primary_key
+from mock_services.templates import Template, load_template
+
+SCHEMA = """
+PRAGMA journal_mode = WAL;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE rows (tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
+CREATE TABLE baseline (tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
+"""
+
+Row = dict[str, Any]
+
+
+class EnvironmentInfo(BaseModel):
+    env_id: str
+    template: str
+    service: Service
+    acting_user: str
+    created_at: float
+
+
+class StateDiff(BaseModel):
+    """AgentDiff's diff: every row carries its table in `__table__`."""
+
+    inserts: list[Row]
+    updates: list[Row]
+    deletes: list[Row]
+
+
+class EnvState:
+    """The rows of one environment, behind a small table API the replicas share."""
+
+    def __init__(self, conn: sqlite3.Connection, info: EnvironmentInfo) -> None:
+        self.conn = conn
+        self.info = info
+
+    @property
+    def service(self) -> Service:
+        return self.info.service
+
+    def _pk(self, table: str, row: Row) -> str:
+        return json.dumps([row[c] for c in primary_key(self.service, table)])
+
+    def rows(self, table: str, **equals: Any) -> list[Row]:
+        """Rows of `table` in insertion order, filtered by top-level field equality."""
+        sql = "SELECT data FROM rows WHERE tbl = ?"
+        args: list[Any] = [table]
+        for field, value in equals.items():
+            sql += f" AND json_extract(data, '$.{field}') IS ?"
+            args.append(value)
+        return [json.loads(d) for (d,) in self.conn.execute(sql + " ORDER BY rowid", args)]
+
+    def first(self, table: str, **equals: Any) -> Row | None:
+        found = self.rows(table, **equals)
+        return found[0] if found else None
+
+    def insert(self, table: str, row: Row) -> Row:
+        self.conn.execute("INSERT INTO rows (tbl, pk, data) VALUES (?, ?, ?)",
+                          (table, self._pk(table, row), json.dumps(row)))
+        return row
+
+    def update(self, table: str, row: Row) -> Row:
+        self.conn.execute("UPDATE rows SET data = ? WHERE tbl = ? AND pk = ?",
+                          (json.dumps(row), table, self._pk(table, row)))
+        return row
+
+    def delete(self, table: str, row: Row) -> None:
+        self.conn.execute("DELETE FROM rows WHERE tbl = ? AND pk = ?", (table, self._pk(table, row)))
+
+    def diff(self) -> StateDiff:
+        def tagged(tbl: str, data: str) -> Row:
+            return {**json.loads(data), "__table__": tbl}
+
+        inserts = self.conn.execute(
+            "SELECT r.tbl, r.data FROM rows r LEFT JOIN baseline b ON r.tbl = b.tbl AND r.pk = b.pk"
+            " WHERE b.pk IS NULL ORDER BY r.rowid")
+        deletes = self.conn.execute(
+            "SELECT b.tbl, b.data FROM baseline b LEFT JOIN rows r ON r.tbl = b.tbl AND r.pk = b.pk"
+            " WHERE r.pk IS NULL ORDER BY b.rowid")
+        updates = self.conn.execute(
+            "SELECT r.tbl, b.data, r.data FROM rows r JOIN baseline b ON r.tbl = b.tbl AND r.pk = b.pk"
+            " WHERE r.data != b.data ORDER BY r.rowid")
+        return StateDiff(
+            inserts=[tagged(t, d) for t, d in inserts],
+            updates=[{"__table__": t, "before": json.loads(b), "after": json.loads(a)}
+                     for t, b, a in updates],
+            deletes=[tagged(t, d) for t, d in deletes],
+        )
+
+
+class EnvironmentStore:
+    def __init__(self, state: StatePaths) -> None:
+        self.state = state
+        self.folder = state.environments_dir
+
+    def _path(self, env_id: str) -> Path:
+        return self.folder / f"{validate_env_id(env_id)}.sqlite"
+
+    def create(self, template_name: str, env_id: str | None = None,
+               acting_user: str | None = None) -> EnvironmentInfo:
+        template = load_template(self.state, template_name)
+        env_id = validate_env_id(env_id) if env_id else new_env_id()
+        path = self._path(env_id)
+        if path.exists():
+            raise EnvironmentExists(f"environment {env_id!r} exists already")
+        info = EnvironmentInfo(env_id=env_id, template=template.name, service=template.service,
+                               acting_user=acting_user or _default_user(template),
+                               created_at=time.time())
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".creating")
+        tmp.unlink(missing_ok=True)
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.executescript(SCHEMA)
+            conn.execute("BEGIN")
+            conn.executemany("INSERT INTO meta VALUES (?, ?)",
+                             [(k, json.dumps(v)) for k, v in info.model_dump().items()])
+            state = EnvState(conn, info)
+            for table, rows in template.tables.items():
+                for row in rows:
+                    state.insert(table, row)
+            conn.execute("INSERT INTO baseline SELECT tbl, pk, data FROM rows ORDER BY rowid")
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+        tmp.rename(path)
+        return info
+
+    def get(self, env_id: str) -> EnvironmentInfo:
+        with self.open(env_id) as state:
+            return state.info
+
+    def list(self) -> list[EnvironmentInfo]:
+        if not self.folder.is_dir():
+            return []
+        infos = []
+        for path in sorted(self.folder.glob("*.sqlite")):
+            try:
+                infos.append(self.get(path.stem))
+            except EnvironmentNotFound:
+                continue  # deleted while we listed
+        return sorted(infos, key=lambda i: i.created_at)
+
+    def delete(self, env_id: str) -> None:
+        path = self._path(env_id)
+        if not path.exists():
+            raise EnvironmentNotFound(f"no environment {env_id!r}")
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+    def diff(self, env_id: str) -> StateDiff:
+        with self.open(env_id) as state:
+            return state.diff()
+
+    @contextmanager
+    def open(self, env_id: str, write: bool = False) -> Iterator[EnvState]:
+        """One environment's state; with write=True, one serialised transaction."""
+        path = self._path(env_id)
+        if not path.exists():
+            raise EnvironmentNotFound(f"no environment {env_id!r}")
+        conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta"))
+            info = EnvironmentInfo(**{k: json.loads(v) for k, v in meta.items()})
+            if not write:
+                yield EnvState(conn, info)
+                return
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield EnvState(conn, info)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as e:
+            if not path.exists():
+                raise EnvironmentNotFound(f"no environment {env_id!r}") from None
+            raise e
+        finally:
+            conn.close()
+
+
+def _default_user(template: Template) -> str:
+    """The first user of the seed acts unless told otherwise (AgentDiff's agent user)."""
+    users = template.tables.get("users") or [{}]
+    return str(users[0].get("user_id") or users[0].get("id") or "")

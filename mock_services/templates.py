@@ -1,0 +1,77 @@
+"""Templates: AgentDiff seed files (`{table: [row, ...]}`) that environments start from.
+
+Built-in templates ship in mock_services/templates/; users add their own under
+$DETOUR_HOME/templates/ (for instance from an environment's current state).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from detour.paths import StatePaths
+from detour.services import Service
+from mock_services.errors import InvalidTemplate, UnknownTemplate
+from mock_services.tables import SIGNATURE_TABLES, primary_key
+
+BUILTIN_DIR = Path(__file__).parent / "templates"
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+Rows = dict[str, list[dict]]
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    service: Service
+    tables: Rows
+
+
+def _search_path(state: StatePaths) -> list[Path]:
+    return [state.templates_dir, BUILTIN_DIR]
+
+
+def template_names(state: StatePaths) -> list[str]:
+    names = {p.stem for folder in _search_path(state) if folder.is_dir() for p in folder.glob("*.json")}
+    return sorted(names)
+
+
+def load_template(state: StatePaths, name: str) -> Template:
+    if not NAME_PATTERN.fullmatch(name):
+        raise UnknownTemplate(f"invalid template name {name!r}")
+    for folder in _search_path(state):
+        path = folder / f"{name}.json"
+        if path.is_file():
+            return parse_template(name, path.read_text())
+    known = ", ".join(template_names(state)) or "none"
+    raise UnknownTemplate(f"unknown template {name!r}; known templates: {known}")
+
+
+def parse_template(name: str, text: str) -> Template:
+    try:
+        tables = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InvalidTemplate(f"template {name!r} is not valid JSON: {e}") from None
+    if not isinstance(tables, dict) or not all(
+        isinstance(rows, list) and all(isinstance(r, dict) for r in rows) for rows in tables.values()
+    ):
+        raise InvalidTemplate(f"template {name!r} must be an object of table name -> list of rows")
+    service = _infer_service(name, tables)
+    for table, rows in tables.items():
+        key = primary_key(service, table)
+        if any(not all(col in row for col in key) for row in rows):
+            raise InvalidTemplate(f"template {name!r}: every row of {table!r} needs {', '.join(key)}")
+    return Template(name, service, tables)
+
+
+def _infer_service(name: str, tables: Rows) -> Service:
+    services = {SIGNATURE_TABLES[t] for t in tables if t in SIGNATURE_TABLES}
+    if len(services) != 1:
+        raise InvalidTemplate(
+            f"template {name!r}: cannot tell its service; it needs one of the tables "
+            f"{', '.join(sorted(SIGNATURE_TABLES))}, all of one service"
+        )
+    return services.pop()
+
