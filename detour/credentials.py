@@ -13,10 +13,13 @@ import re
 import secrets
 from pathlib import Path
 
+from detour.errors import DetourError
+from detour.paths import StatePaths
+
 ENV_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
 
 
-class InvalidEnvId(ValueError):
+class InvalidEnvId(DetourError, ValueError):
     pass
 
 
@@ -53,3 +56,7 @@ def env_secret(key: bytes, env_id: str) -> str:
 
 def check_secret(key: bytes, env_id: str, secret: str) -> bool:
     return hmac.compare_digest(env_secret(key, env_id), secret)
+
+
+def secret_for(state: StatePaths, env_id: str) -> str:
+    return env_secret(load_or_create_key(state.signing_key), env_id)

@@ -1,8 +1,6 @@
 """Typed errors of the environment layer; each edge (HTTP, CLI) maps them once."""
 
-
-class DetourError(Exception):
-    """Base for errors a user can act on; the message says what to do."""
+from detour.errors import DetourError
 
 
 class UnknownTemplate(DetourError):

@@ -1,0 +1,215 @@
+"""The `detour` command line: serve, env, run, logs, ca, templates."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from cryptography.hazmat.primitives import hashes
+
+from certs.authority import CertificateAuthority
+from detour.audit import read_records
+from detour.credentials import secret_for
+from detour.errors import DetourError
+from detour.paths import StatePaths
+from detour.runner import RunResult, run_in_environment
+from detour.stack import Stack, StackInfo, running_stack
+from mock_services.store import EnvironmentStore
+from mock_services.templates import template_names
+from sandbox.base import Limits
+from sandbox.languages import INTERPRETERS, command_for
+from sandbox.process import ProcessSandbox
+
+app = typer.Typer(help="Run agent code whose only way out is detour's proxy.", no_args_is_help=True,
+                  pretty_exceptions_enable=False)
+env_app = typer.Typer(help="Create, list, delete and diff environments.", no_args_is_help=True)
+ca_app = typer.Typer(help="detour's certificate authority.", no_args_is_help=True)
+app.add_typer(env_app, name="env")
+app.add_typer(ca_app, name="ca")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
+
+
+def state() -> StatePaths:
+    return StatePaths.default().ensure()
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"detour: {message}", err=True)
+    return typer.Exit(code)
+
+
+def main() -> None:
+    try:
+        app()
+    except DetourError as e:
+        raise SystemExit(fail(str(e)).exit_code) from None
+
+
+@app.command()
+def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8000) -> None:
+    """Run the proxy and the replicas in the foreground until interrupted."""
+    paths = state()
+    if running_stack(paths):
+        raise fail(f"a stack is already running for {paths.home} (see {paths.stack_file})")
+    with Stack(paths, host, proxy_port, replica_port) as info:
+        paths.stack_file.write_text(info.model_dump_json())
+        typer.echo(f"detour: proxy on {host}:{info.proxy_port}, replicas on {info.replica_url}, "
+                   f"state in {paths.home}", err=True)
+        try:
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+            signal.pause()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            paths.stack_file.unlink(missing_ok=True)
+
+
+@app.command()
+def templates() -> None:
+    """List the templates environments can start from."""
+    for name in template_names(state()):
+        typer.echo(name)
+
+
+@env_app.command("create")
+def env_create(template: Annotated[str, typer.Option(help="Template to seed from.")] = "slack_default",
+               env_id: Annotated[Optional[str], typer.Option("--id", help="Choose the id.")] = None,
+               user: Annotated[Optional[str], typer.Option(help="User the agent acts as.")] = None,
+               as_json: JsonOpt = False) -> None:
+    """Create an environment and print its proxy credentials."""
+    paths = state()
+    info = EnvironmentStore(paths).create(template, env_id=env_id, acting_user=user)
+    secret = secret_for(paths, info.env_id)
+    stack = running_stack(paths)
+    proxy = stack.proxy_url(info.env_id, secret) if stack else None
+    if as_json:
+        typer.echo(json.dumps(info.model_dump() | {"secret": secret, "proxy_url": proxy}))
+        return
+    typer.echo(f"{info.env_id}  template={info.template} service={info.service} user={info.acting_user}")
+    typer.echo(f"secret: {secret}")
+    typer.echo(f"proxy:  {proxy or '(no stack running: start one with `detour serve`)'}")
+
+
+@env_app.command("list")
+def env_list(as_json: JsonOpt = False) -> None:
+    """List environments, oldest first."""
+    for info in EnvironmentStore(state()).list():
+        typer.echo(info.model_dump_json() if as_json else
+                   f"{info.env_id}  {info.template}  {info.service}  user={info.acting_user}")
+
+
+@env_app.command("delete")
+def env_delete(env_id: str) -> None:
+    """Delete an environment and its state."""
+    EnvironmentStore(state()).delete(env_id)
+    typer.echo(f"deleted {env_id}")
+
+
+@env_app.command("diff")
+def env_diff(env_id: str) -> None:
+    """Changes since creation, in AgentDiff's shape (inserts, updates, deletes)."""
+    typer.echo(EnvironmentStore(state()).diff(env_id).model_dump_json(indent=2))
+
+
+@contextlib.contextmanager
+def stack_for(paths: StatePaths) -> Iterator[StackInfo]:
+    """The running stack if there is one, else an embedded one for this command only."""
+    info = running_stack(paths)
+    if info:
+        yield info
+        return
+    with Stack(paths) as embedded:
+        yield embedded
+
+
+def program_and_argv(args: list[str]) -> tuple[Path | None, list[str]]:
+    """FILE (one existing file, or one name with a program suffix) or a command."""
+    if len(args) == 1 and (Path(args[0]).is_file() or Path(args[0]).suffix.lower() in INTERPRETERS):
+        program = Path(args[0])
+        if not program.is_file():
+            raise fail(f"no such file: {program}")
+        return program.resolve(), command_for(program)
+    return None, args
+
+
+def summary(result: RunResult) -> str:
+    decisions = [r.decision for r in result.requests]
+    counts = ", ".join(f"{decisions.count(d)} {d}" for d in ("routed", "denied", "unauthorized")
+                       if d in decisions) or "none"
+    killed = f", killed: {result.killed_reason}" if result.killed_reason else ""
+    d = result.diff
+    return (f"detour: env {result.env_id}, exit {result.exit_code}{killed}, {result.duration_ms:.0f} ms; "
+            f"requests: {counts}; diff: {len(d.inserts)} inserts, {len(d.updates)} updates, "
+            f"{len(d.deletes)} deletes")
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS...")],
+        env: Annotated[Optional[str], typer.Option(help="Run in this environment.")] = None,
+        template: Annotated[Optional[str], typer.Option(help="Run in a new environment from this template.")] = None,
+        timeout: Annotated[float, typer.Option(help="Wall-clock seconds.")] = Limits().timeout_s,
+        memory_mb: Annotated[int, typer.Option(help="Memory of the process tree.")] = Limits().memory_mb,
+        cpu_s: Annotated[int, typer.Option(help="CPU seconds per process.")] = Limits().cpu_s,
+        processes: Annotated[int, typer.Option(help="Processes at once.")] = Limits().processes,
+        output_bytes: Annotated[int, typer.Option(help="stdout+stderr kept.")] = Limits().output_bytes,
+        as_json: JsonOpt = False) -> None:
+    """Run a program (python, node .js/.ts, bash) or a command in a sandbox behind the proxy."""
+    if env and template:
+        raise fail("give --env or --template, not both")
+    paths = state()
+    program, argv = program_and_argv(args)
+    limits = Limits(timeout_s=timeout, memory_mb=memory_mb, cpu_s=cpu_s, processes=processes,
+                    output_bytes=output_bytes)
+    store = EnvironmentStore(paths)
+    env_id = store.get(env).env_id if env else store.create(template or "slack_default").env_id
+    with stack_for(paths) as info:
+        result = run_in_environment(paths, info, env_id, ProcessSandbox(paths.runs_dir), argv,
+                                    program=program, limits=limits)
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        sys.stdout.write(result.stdout)
+        sys.stderr.write(result.stderr)
+        typer.echo(summary(result), err=True)
+    raise typer.Exit(result.exit_code or 0)
+
+
+@app.command()
+def logs(env: Annotated[Optional[str], typer.Option(help="Only this environment.")] = None,
+         as_json: JsonOpt = False) -> None:
+    """Print the audit log: one line per request the proxy saw."""
+    records, _ = read_records(state().audit_log, env_id=env)
+    for r in records:
+        typer.echo(r.model_dump_json() if as_json else
+                   f"{r.ts} {r.env_id or '-'} {r.decision:<12} {r.status or '-'} {r.method} "
+                   f"{r.scheme}://{r.host}:{r.port}{r.path}" + (f"  ({r.reason})" if r.reason else ""))
+
+
+@ca_app.command("path")
+def ca_path() -> None:
+    """Print the paths a sandbox trusts (never the key's)."""
+    paths = CertificateAuthority(state()).ensure()
+    typer.echo(f"cert:   {paths.cert}\nbundle: {paths.bundle}")
+
+
+@ca_app.command("show")
+def ca_show() -> None:
+    """Print the CA certificate's subject, validity and fingerprint."""
+    cert = CertificateAuthority(state()).certificate()
+    typer.echo(f"subject:   {cert.subject.rfc4514_string()}\n"
+               f"not after: {cert.not_valid_after_utc.isoformat()}\n"
+               f"sha256:    {cert.fingerprint(hashes.SHA256()).hex(':')}")
+
+
+@ca_app.command("rotate")
+def ca_rotate() -> None:
+    """Make a new CA; the old one moves to retired/. Restart `detour serve` to use it."""
+    retired = CertificateAuthority(state()).rotate()
+    typer.echo(f"new CA in place; the previous one is in {retired}" if retired else "CA created")

@@ -1,0 +1,40 @@
+"""One run: agent code in a sandbox, pointed at a stack and an environment.
+
+The runner joins what the backend does not know about: the environment's credentials,
+the audit lines the run produced, and the environment's diff afterwards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from certs.authority import CertificateAuthority
+from detour.audit import AuditRecord, read_records
+from detour.credentials import secret_for
+from detour.paths import StatePaths
+from detour.stack import StackInfo
+from mock_services.store import EnvironmentStore, StateDiff
+from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
+from sandbox.environment import sandbox_environment
+
+
+class RunResult(Execution):
+    env_id: str
+    backend: str
+    requests: list[AuditRecord]
+    diff: StateDiff
+
+
+def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox: Sandbox,
+                       argv: list[str], program: Path | None = None,
+                       limits: Limits | None = None, stdin: bytes = b"") -> RunResult:
+    store = EnvironmentStore(state)
+    store.get(env_id)  # fail before running anything if the environment is missing
+    ca = CertificateAuthority(state).ensure()
+    env = sandbox_environment(stack.proxy_url(env_id, secret_for(state, env_id)), ca)
+    offset = state.audit_log.stat().st_size if state.audit_log.exists() else 0
+    execution = sandbox.run(SandboxSpec(argv=argv, env=env, limits=limits or Limits(),
+                                        program=program, stdin=stdin))
+    requests, _ = read_records(state.audit_log, offset, env_id)
+    return RunResult(**execution.model_dump(), env_id=env_id, backend=sandbox.name,
+                     requests=requests, diff=store.diff(env_id))

@@ -1,0 +1,169 @@
+"""The detour stack: the replica server and the proxy, as two child processes.
+
+`detour serve` runs one in the foreground and records it in stack.json; `detour run`
+uses that one if it is alive, or starts an embedded one for the duration of the run.
+Two processes, because one mitmdump saturates a core on its own.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from certs.authority import CertificateAuthority
+from detour.credentials import load_or_create_key
+from detour.errors import DetourError
+from detour.paths import HOME_VARIABLE, StatePaths
+from proxy_addons import detour_proxy
+
+READY_TIMEOUT_S = 30.0
+PR_SET_PDEATHSIG = 1
+
+
+class StackError(DetourError):
+    pass
+
+
+class StackInfo(BaseModel):
+    """What a client needs to reach a running stack; stack.json holds one."""
+
+    host: str
+    proxy_port: int
+    replica_port: int
+    pid: int
+
+    @property
+    def replica_url(self) -> str:
+        return f"http://{self.host}:{self.replica_port}"
+
+    def proxy_url(self, env_id: str, secret: str) -> str:
+        return f"http://{env_id}:{secret}@{self.host}:{self.proxy_port}"
+
+
+def free_port(host: str) -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """Children get SIGTERM if detour dies, so no stack outlives its owner."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _port_open(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _replica_healthy(host: str, port: int) -> bool:
+    try:
+        conn = http.client.HTTPConnection(host, port, timeout=1)
+        conn.request("GET", "/api/platform/health")
+        return conn.getresponse().status == 200
+    except OSError:
+        return False
+
+
+def running_stack(state: StatePaths) -> StackInfo | None:
+    """The stack a `detour serve` recorded, if its process and proxy are still up."""
+    try:
+        info = StackInfo.model_validate_json(state.stack_file.read_text())
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(info.pid, 0)
+    except ProcessLookupError:
+        return None
+    return info if _port_open(info.host, info.proxy_port) else None
+
+
+class Stack:
+    def __init__(self, state: StatePaths, host: str = "127.0.0.1",
+                 proxy_port: int = 0, replica_port: int = 0) -> None:
+        self.state = state.ensure()
+        self.info = StackInfo(host=host, proxy_port=proxy_port or free_port(host),
+                              replica_port=replica_port or free_port(host), pid=os.getpid())
+        self.processes: list[subprocess.Popen] = []
+
+    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
+        logs = self.state.home / "logs"
+        logs.mkdir(exist_ok=True)
+        with open(logs / f"{name}.log", "ab") as log:
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    env=os.environ | {HOME_VARIABLE: str(self.state.home)},
+                                    preexec_fn=_die_with_parent)
+        self.processes.append(proc)
+        return proc
+
+    def proxy_argv(self) -> list[str]:
+        ca = CertificateAuthority(self.state).ensure()
+        load_or_create_key(self.state.signing_key)
+        mitmdump = Path(sys.executable).parent / "mitmdump"
+        return [
+            str(mitmdump), "-q", "-s", detour_proxy.__file__,
+            "--listen-host", self.info.host, "--listen-port", str(self.info.proxy_port),
+            "--set", f"confdir={ca.mitmproxy_ca.parent}",
+            "--set", "connection_strategy=lazy",
+            "--set", "upstream_cert=false",
+            "--set", f"detour_replica={self.info.host}:{self.info.replica_port}",
+            "--set", f"detour_signing_key={self.state.signing_key}",
+            "--set", f"detour_audit_log={self.state.audit_log}",
+        ]
+
+    def replica_argv(self) -> list[str]:
+        return [sys.executable, "-m", "uvicorn", "mock_services.app:create_app", "--factory",
+                "--host", self.info.host, "--port", str(self.info.replica_port),
+                "--log-level", "warning", "--no-access-log"]
+
+    def start(self) -> StackInfo:
+        try:
+            replica = self._spawn("replicas", self.replica_argv())
+            proxy = self._spawn("proxy", self.proxy_argv())
+            self._wait(replica, lambda: _replica_healthy(self.info.host, self.info.replica_port))
+            self._wait(proxy, lambda: _port_open(self.info.host, self.info.proxy_port))
+        except BaseException:
+            self.stop()
+            raise
+        return self.info
+
+    def _wait(self, proc: subprocess.Popen, ready) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while not ready():
+            if proc.poll() is not None:
+                raise StackError(f"{Path(proc.args[0]).name} exited with {proc.returncode}; "
+                                 f"see {self.state.home / 'logs'}")
+            if time.monotonic() > deadline:
+                raise StackError(f"stack not ready after {READY_TIMEOUT_S:.0f} s; see {self.state.home / 'logs'}")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        for proc in self.processes:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.processes:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.processes.clear()
+
+    def __enter__(self) -> StackInfo:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+

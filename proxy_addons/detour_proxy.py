@@ -1,0 +1,16 @@
+"""The detour proxy, as a mitmproxy script.
+
+    mitmdump -s proxy_addons/detour_proxy.py --set connection_strategy=lazy \
+        --set detour_replica=127.0.0.1:8000 --set detour_signing_key=$DETOUR_HOME/signing.key \
+        --set detour_audit_log=$DETOUR_HOME/audit.jsonl
+
+Order matters: the environment is known before routing decides, and the audit log
+records what the others decided.
+"""
+
+from proxy_addons.audit_log import AuditLog
+from proxy_addons.env_auth import EnvAuth
+from proxy_addons.routing import Router
+from proxy_addons.upstream_guard import UpstreamGuard
+
+addons = [EnvAuth(), Router(), UpstreamGuard(), AuditLog()]

@@ -1,0 +1,86 @@
+"""Which environment a flow belongs to: from proxy credentials `<env_id>:<secret>`.
+
+A CONNECT authenticates its whole tunnel, as in mitmproxy's proxyauth addon; a plain
+HTTP proxy request authenticates itself. A missing or wrong secret gets 407 and never
+reaches a replica.
+"""
+
+from __future__ import annotations
+
+import weakref
+from pathlib import Path
+
+from mitmproxy import connection, ctx, exceptions, http
+from mitmproxy.addons.proxyauth import parse_http_basic_auth
+
+from detour.credentials import ENV_ID_PATTERN, check_secret
+from proxy_addons.verdict import METADATA_KEY, Verdict, json_response
+
+ENV_KEY = "detour.env_id"
+REALM = 'Basic realm="detour"'
+
+
+class EnvAuth:
+    def __init__(self) -> None:
+        self.key: bytes | None = None
+        self.tunnels: weakref.WeakKeyDictionary[connection.Client, str] = weakref.WeakKeyDictionary()
+
+    def load(self, loader) -> None:
+        loader.add_option("detour_signing_key", str, "",
+                          "Path of the key that signs environment credentials.")
+
+    def configure(self, updated: set[str]) -> None:
+        if "detour_signing_key" in updated:
+            path = ctx.options.detour_signing_key
+            if not path:
+                raise exceptions.OptionsError("detour_signing_key is required")
+            try:
+                self.key = Path(path).read_bytes()
+            except OSError as e:
+                raise exceptions.OptionsError(f"cannot read detour_signing_key {path}: {e}") from None
+
+    def credentials(self, flow: http.HTTPFlow) -> tuple[str | None, bool]:
+        """The claimed env id (if well-formed) and whether its secret checks out."""
+        header = flow.request.headers.pop("Proxy-Authorization", "")
+        try:
+            _, env_id, secret = parse_http_basic_auth(header)
+        except ValueError:
+            return None, False
+        if not ENV_ID_PATTERN.fullmatch(env_id):
+            return None, False
+        assert self.key is not None
+        return env_id, check_secret(self.key, env_id, secret)
+
+    def refuse(self, flow: http.HTTPFlow, env_id: str | None) -> None:
+        reason = "missing proxy credentials" if env_id is None else "wrong environment secret"
+        flow.metadata[METADATA_KEY] = Verdict("unauthorized", env_id, flow.request.host,
+                                              flow.request.port, flow.request.scheme,
+                                              flow.request.path, reason=reason)
+        flow.response = json_response(
+            407, "unauthorized",
+            {"error": "proxy_authentication_required", "reason": reason,
+             "detail": "detour: use http://<env_id>:<env_secret>@proxy as the proxy URL"},
+            **{"Proxy-Authenticate": REALM})
+
+    def authenticate(self, flow: http.HTTPFlow) -> str | None:
+        env_id, ok = self.credentials(flow)
+        if not ok:
+            self.refuse(flow, env_id)
+            return None
+        flow.metadata[ENV_KEY] = env_id
+        return env_id
+
+    def http_connect(self, flow: http.HTTPFlow) -> None:
+        if flow.response or flow.error:
+            return
+        env_id = self.authenticate(flow)
+        if env_id:
+            self.tunnels[flow.client_conn] = env_id
+
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        if flow.response or flow.error or not flow.live:
+            return
+        if flow.client_conn in self.tunnels:
+            flow.metadata[ENV_KEY] = self.tunnels[flow.client_conn]
+        else:
+            self.authenticate(flow)

@@ -1,0 +1,98 @@
+"""Send mapped hosts to the environment's replica; deny every other host.
+
+The logical host is cross-checked across the CONNECT target (or absolute URL), the TLS
+SNI and the Host header: if they disagree (domain fronting) the request is denied. A
+denied host is never resolved or connected to: the answer is made here, and the
+UpstreamGuard refuses any connection that is not the replica.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from mitmproxy import ctx, exceptions, http, tcp
+
+from detour.services import SERVICE_PORTS, replica_path, service_for_host
+from proxy_addons.env_auth import ENV_KEY
+from proxy_addons.verdict import METADATA_KEY, Verdict, json_response
+
+
+def parse_address(spec: str) -> tuple[str, int]:
+    host, sep, port = spec.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise exceptions.OptionsError(f"expected host:port, got {spec!r}")
+    return host, int(port)
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def host_names(flow: http.HTTPFlow) -> set[str]:
+    """Every name the request claims: CONNECT target or URL host, SNI, Host header."""
+    names = set()
+    header = flow.request.host_header
+    if header:
+        names.add(header.rsplit(":", 1)[0] if not header.endswith("]") else header)
+    if flow.client_conn.sni:
+        names.add(flow.client_conn.sni)
+    if flow.request.host and not _is_ip(flow.request.host):
+        names.add(flow.request.host)
+    return {n.lower().rstrip(".") for n in names if n}
+
+
+class Router:
+    def __init__(self) -> None:
+        self.replica: tuple[str, int] | None = None
+
+    def load(self, loader) -> None:
+        loader.add_option("detour_replica", str, "", "host:port of the replica server.")
+
+    def configure(self, updated: set[str]) -> None:
+        if "detour_replica" in updated:
+            self.replica = parse_address(ctx.options.detour_replica)
+
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        if flow.response or flow.error or not flow.live:
+            return
+        env_id = flow.metadata.get(ENV_KEY)
+        names = host_names(flow)
+        host = next(iter(names)) if len(names) == 1 else (flow.request.host or "")
+        verdict = Verdict("denied", env_id, host, flow.request.port, flow.request.scheme,
+                          flow.request.path)
+        flow.metadata[METADATA_KEY] = verdict
+        service = service_for_host(host) if len(names) == 1 else None
+        if len(names) > 1:
+            verdict.reason = "host mismatch: " + ", ".join(sorted(names))
+        elif not names:
+            verdict.reason = "no host name (address-only requests are not allowed)"
+        elif service is None:
+            verdict.reason = "host not allowed"
+        elif flow.request.port not in SERVICE_PORTS:
+            verdict.reason = f"port {flow.request.port} not allowed"
+        elif env_id is None:
+            verdict.reason = "no environment"
+        else:
+            self.route(flow, verdict, service, env_id)
+            return
+        flow.response = json_response(403, "denied", {
+            "error": "denied", "host": host, "reason": verdict.reason,
+            "detail": "detour: this sandbox may only reach the APIs of its environment"})
+
+    def route(self, flow: http.HTTPFlow, verdict: Verdict, service: str, env_id: str) -> None:
+        assert self.replica is not None
+        verdict.decision, verdict.service = "routed", service
+        flow.request.scheme = "http"
+        flow.request.host, flow.request.port = self.replica
+        flow.request.path = replica_path(env_id, service, flow.request.path)
+
+    def tcp_start(self, flow: tcp.TCPFlow) -> None:
+        """Non-HTTP bytes inside a tunnel have no host to check: refuse them."""
+        address = flow.server_conn.address or ("", 0)
+        flow.metadata[METADATA_KEY] = Verdict("denied", None, address[0], address[1], "tcp", "",
+                                              reason="non-HTTP traffic")
+        flow.kill()

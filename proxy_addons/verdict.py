@@ -1,0 +1,32 @@
+"""What the addons decided about a flow, kept in `flow.metadata` for the audit log."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from mitmproxy import http
+
+from detour.audit import Decision
+
+METADATA_KEY = "detour"
+
+
+@dataclass
+class Verdict:
+    decision: Decision
+    env_id: str | None
+    host: str
+    port: int
+    scheme: str
+    path: str
+    service: str | None = None
+    reason: str | None = None
+
+
+def json_response(status: int, decision: Decision, body: dict, **headers: str) -> http.Response:
+    return http.Response.make(
+        status,
+        json.dumps(body).encode(),
+        {"Content-Type": "application/json", "X-Detour-Decision": decision, **headers},
+    )

@@ -1,0 +1,1 @@
+"""Sandbox backends behind one interface (base.Sandbox); one module per backend."""
