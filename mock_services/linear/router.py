@@ -37,13 +37,15 @@ def errors(status: int, message: str, type_: str) -> JSONResponse:
     return JSONResponse({"errors": [{"message": message, "extensions": {"type": type_}}]}, status_code=status)
 
 
-def execute(store: EnvironmentStore, env_id: str, data: dict) -> tuple[bool, dict]:
+def execute(store: EnvironmentStore, env_id: str, data: dict) -> dict:
     with store.open(env_id, write=True) as state:
         if state.service != "linear":
-            return False, {"errors": [{"message": "This environment has no Linear state",
-                                       "extensions": {"type": "invalid input"}}]}
+            return {"errors": [{"message": "This environment has no Linear state",
+                                "extensions": {"type": "invalid input"}}]}
         context = LinearContext(state, state.info.acting_user)
-        return graphql_sync(schema(), data, context_value=context, error_formatter=format_error)
+        _, result = graphql_sync(schema(), data, context_value=context, error_formatter=format_error,
+                                 logger="mock_services.linear")
+        return result
 
 
 @router.post("/graphql")
@@ -57,9 +59,10 @@ async def graphql(env_id: str, request: Request, store: StoreDep) -> JSONRespons
     if not isinstance(data, dict) or not isinstance(data.get("query"), str):
         return errors(400, "Expected a JSON object with a 'query' string", "invalid input")
     try:
-        success, result = await run_in_threadpool(execute, store, env_id, data)
+        result = await run_in_threadpool(execute, store, env_id, data)
     except EnvironmentNotFound as e:
         return errors(404, str(e), "entity not found")
     except InvalidEnvId as e:
         return errors(400, str(e), "invalid input")
-    return JSONResponse(result, status_code=200 if success else 400)
+    # GraphQL over HTTP: 400 only when the request never executed (parse or validation).
+    return JSONResponse(result, status_code=200 if "data" in result else 400)

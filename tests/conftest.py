@@ -1,0 +1,66 @@
+"""Shared fixtures: a fresh detour home per test, and one real stack per session.
+
+The real stack is the same one `detour run` starts: uvicorn serving the replicas and
+mitmdump with detour's addons, as child processes, torn down at the end.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from detour.paths import HOME_VARIABLE, StatePaths
+from detour.runner import RunResult, run_in_environment
+from detour.stack import Stack, StackInfo
+from mock_services.store import EnvironmentStore
+from sandbox.base import Limits
+from sandbox.languages import command_for
+from sandbox.process import ProcessSandbox
+
+# Variables this machine pre-sets; tests must show that nothing depends on them.
+HOST_TRUST_VARIABLES = ("CURL_CA_BUNDLE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+                        "SSL_CERT_FILE", "HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy")
+
+
+@pytest.fixture
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> StatePaths:
+    home = tmp_path / "detour-home"
+    monkeypatch.setenv(HOME_VARIABLE, str(home))
+    return StatePaths(home).ensure()
+
+
+@dataclass
+class LiveStack:
+    state: StatePaths
+    info: StackInfo
+    store: EnvironmentStore
+    scripts: Path
+
+    def env(self, template: str = "slack_default") -> str:
+        return self.store.create(template).env_id
+
+    def run(self, env_id: str, code: str, suffix: str, limits: Limits | None = None) -> RunResult:
+        """Run `code` as a program file of the given kind, the way `detour run FILE` does."""
+        program = self.scripts / f"agent_{os.urandom(4).hex()}{suffix}"
+        program.write_text(code)
+        return run_in_environment(self.state, self.info, env_id, ProcessSandbox(self.state.runs_dir),
+                                  command_for(program), program=program, limits=limits)
+
+
+@pytest.fixture(scope="session")
+def live_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
+    root = tmp_path_factory.mktemp("stack")
+    state = StatePaths(root / "home").ensure()
+    scripts = root / "scripts"
+    scripts.mkdir()
+    with Stack(state) as info:
+        yield LiveStack(state, info, EnvironmentStore(state), scripts)
+
+
+@pytest.fixture
+def make_env(live_stack: LiveStack) -> Callable[..., str]:
+    return live_stack.env

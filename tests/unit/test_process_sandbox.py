@@ -1,0 +1,118 @@
+"""The process backend with real child processes: environment, limits, cleanup."""
+
+import json
+import sys
+import textwrap
+import uuid
+
+import psutil
+import pytest
+
+from certs.authority import CertificateAuthority
+from sandbox.base import Limits, SandboxSpec
+from sandbox.environment import sandbox_environment
+from sandbox.process import ProcessSandbox
+
+
+@pytest.fixture
+def run(state, tmp_path):
+    ca = CertificateAuthority(state).ensure()
+    sandbox = ProcessSandbox(tmp_path / "runs")
+
+    def go(code: str, proxy: str | None = None, **limits):
+        program = tmp_path / f"p_{uuid.uuid4().hex[:6]}.py"
+        program.write_text(textwrap.dedent(code))
+        spec = SandboxSpec(argv=[sys.executable, program.name], env=sandbox_environment(proxy, ca),
+                           limits=Limits(**limits), program=program)
+        return sandbox.run(spec)
+    return go
+
+
+def test_environment_is_built_from_empty(run, state, monkeypatch):
+    monkeypatch.setenv("HOST_ONLY_SECRET", "leak")
+    monkeypatch.setenv("SSL_CERT_DIR", "/etc/ssl/certs")
+    result = run("import json, os; print(json.dumps(dict(os.environ)))", proxy="http://e:s@127.0.0.1:1")
+    env = json.loads(result.stdout)
+    paths = CertificateAuthority(state).paths
+    assert "HOST_ONLY_SECRET" not in env and "SSL_CERT_DIR" not in env
+    assert env["SSL_CERT_FILE"] == env["REQUESTS_CA_BUNDLE"] == env["CURL_CA_BUNDLE"] == str(paths.bundle)
+    assert env["NODE_EXTRA_CA_CERTS"] == env["DENO_CERT"] == str(paths.cert)
+    assert env["WGETRC"] == str(paths.wgetrc)
+    assert env["https_proxy"] == env["HTTPS_PROXY"] == env["http_proxy"] == "http://e:s@127.0.0.1:1"
+    assert env["NODE_USE_ENV_PROXY"] == "1"
+    assert str(state.home) not in " ".join(v for k, v in env.items() if k not in
+                                           ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+                                            "NODE_EXTRA_CA_CERTS", "DENO_CERT", "WGETRC"))
+
+
+def test_each_run_gets_a_fresh_work_directory_that_is_removed(run):
+    first = run("import os; open('mark', 'w').write('x'); print(os.getcwd())")
+    second = run("import os; print(os.path.exists('mark'), os.getcwd())")
+    assert second.stdout.startswith("False")
+    assert first.stdout.strip() != second.stdout.split()[1]
+    assert not __import__("os").path.exists(first.stdout.strip())
+
+
+def test_exit_code_stdout_and_stderr(run):
+    result = run("import sys; print('out'); print('err', file=sys.stderr); sys.exit(3)")
+    assert (result.exit_code, result.stdout, result.stderr) == (3, "out\n", "err\n")
+    assert result.killed_reason is None and not result.timed_out
+
+
+def test_wall_timeout(run):
+    result = run("while True: pass", timeout_s=1)
+    assert result.timed_out and result.killed_reason == "timeout"
+    assert result.exit_code == 137
+    assert 1000 <= result.duration_ms < 10000
+
+
+def test_memory_cap(run):
+    result = run("""
+        chunks = []
+        while True:
+            chunks.append(bytearray(16 * 1024 * 1024))
+    """, memory_mb=200, timeout_s=60)
+    assert result.killed_reason == "memory" and not result.timed_out
+
+
+def test_output_cap_is_enforced_while_streaming(run):
+    result = run("""
+        import sys
+        while True:
+            sys.stdout.write('x' * 4096)
+    """, output_bytes=50_000, timeout_s=60)
+    assert result.killed_reason == "output"
+    assert len(result.stdout) + len(result.stderr) <= 50_000
+
+
+def test_cpu_limit(run):
+    result = run("while True: pass", cpu_s=1, timeout_s=60)
+    assert result.killed_reason == "cpu"
+
+
+def test_process_limit(run):
+    result = run("""
+        import subprocess, time
+        procs = [subprocess.Popen(['sleep', '30']) for _ in range(40)]
+        time.sleep(30)
+    """, processes=10, timeout_s=60)
+    assert result.killed_reason == "processes"
+
+
+def test_file_size_limit(run):
+    result = run("open('big', 'wb').write(b'x' * 5 * 1024 * 1024)", file_size_mb=1)
+    assert result.exit_code != 0 and "File too large" in result.stderr
+
+
+def test_nothing_outlives_the_run(run):
+    marker = uuid.uuid4().hex
+    result = run(f"""
+        import subprocess, time
+        subprocess.Popen(['bash', '-c', 'exec -a {marker}-group sleep 300'])
+        subprocess.Popen(['bash', '-c', 'exec -a {marker}-setsid sleep 300'], start_new_session=True)
+        time.sleep(0.5)
+        print(len([1 for _ in open('/proc/self/status')]))
+    """)
+    assert result.exit_code == 0
+    leftovers = [p for p in psutil.process_iter(["cmdline"]) if marker in " ".join(p.info["cmdline"] or [])]
+    assert leftovers == []

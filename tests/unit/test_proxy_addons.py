@@ -1,0 +1,149 @@
+"""The addons without a running proxy, as mitmproxy tests its own (taddons + tflow)."""
+
+import json
+
+import pytest
+from mitmproxy.addons.proxyauth import mkauth
+from mitmproxy.proxy import server_hooks
+from mitmproxy.test import taddons, tflow
+
+from detour.credentials import env_secret, load_or_create_key
+from proxy_addons import detour_proxy
+from proxy_addons.audit_log import AuditLog
+from proxy_addons.env_auth import ENV_KEY, EnvAuth
+from proxy_addons.routing import Router
+from proxy_addons.upstream_guard import UpstreamGuard
+from proxy_addons.verdict import METADATA_KEY
+
+REPLICA = ("127.0.0.1", 8999)
+
+
+@pytest.fixture
+def addons(state):
+    key = load_or_create_key(state.signing_key)
+    chain = [EnvAuth(), Router(), UpstreamGuard(), AuditLog()]
+    with taddons.context(*chain) as tctx:
+        tctx.options.update(detour_signing_key=str(state.signing_key),
+                            detour_replica=f"{REPLICA[0]}:{REPLICA[1]}",
+                            detour_audit_log=str(state.audit_log))
+        yield chain, key, state
+
+
+def request_flow(host="slack.com", port=443, path="/api/chat.postMessage", host_header=None, sni=None):
+    flow = tflow.tflow()
+    flow.request.scheme = "https" if port == 443 else "http"
+    flow.request.host, flow.request.port, flow.request.path = host, port, path
+    flow.request.headers["Host"] = host_header or host
+    flow.client_conn.sni = sni
+    return flow
+
+
+def connect_flow(host="slack.com", port=443, auth=None):
+    flow = tflow.tflow()
+    flow.request.method, flow.request.host, flow.request.port = "CONNECT", host, port
+    if auth:
+        flow.request.headers["Proxy-Authorization"] = mkauth(*auth)
+    return flow
+
+
+def authenticated(chain, key, env_id="env-a", **kwargs):
+    env_auth = chain[0]
+    connect = connect_flow(auth=(env_id, env_secret(key, env_id)))
+    env_auth.http_connect(connect)
+    assert connect.response is None
+    flow = request_flow(**kwargs)
+    connect.client_conn.sni = flow.client_conn.sni
+    flow.client_conn = connect.client_conn
+    env_auth.requestheaders(flow)
+    return flow
+
+
+def test_shipped_script_loads_the_addons_in_order(state):
+    with taddons.context() as tctx:
+        script = tctx.script(detour_proxy.__file__)
+        names = [type(a).__name__ for a in script.addons]
+    assert names == ["EnvAuth", "Router", "UpstreamGuard", "AuditLog"]
+
+
+@pytest.mark.parametrize("auth", [None, ("env-a", "wrong"), ("env-b", "SECRET-OF-A"), ("bad id!", "x")])
+def test_connect_without_valid_credentials_gets_407(addons, auth):
+    chain, key, _ = addons
+    if auth and auth[1] == "SECRET-OF-A":
+        auth = (auth[0], env_secret(key, "env-a"))
+    flow = connect_flow(auth=auth)
+    chain[0].http_connect(flow)
+    assert flow.response.status_code == 407
+    assert flow.response.headers["Proxy-Authenticate"].startswith("Basic")
+    assert flow.metadata[METADATA_KEY].decision == "unauthorized"
+
+
+def test_tunnel_credentials_carry_to_requests_inside_it(addons):
+    chain, key, _ = addons
+    flow = authenticated(chain, key)
+    assert flow.metadata[ENV_KEY] == "env-a"
+    assert "Proxy-Authorization" not in flow.request.headers
+
+
+@pytest.mark.parametrize("host, path, expected", [
+    ("slack.com", "/api/chat.postMessage", "/api/env/env-a/services/slack/api/chat.postMessage"),
+    ("api.slack.com", "/api/auth.test?x=1", "/api/env/env-a/services/slack/api/auth.test?x=1"),
+    ("API.Linear.App", "/graphql", "/api/env/env-a/services/linear/graphql"),
+])
+def test_mapped_hosts_are_routed_to_the_replica(addons, host, path, expected):
+    chain, key, _ = addons
+    flow = authenticated(chain, key, host=host, path=path)
+    chain[1].requestheaders(flow)
+    assert flow.response is None
+    assert (flow.request.scheme, flow.request.host, flow.request.port) == ("http", *REPLICA)
+    assert flow.request.path == expected
+    assert flow.metadata[METADATA_KEY].decision == "routed"
+
+
+@pytest.mark.parametrize("kwargs, reason", [
+    ({"host": "evil.example.com"}, "host not allowed"),
+    ({"host": "slack.com.evil.example"}, "host not allowed"),
+    ({"host": "slack.com", "port": 8443}, "port 8443 not allowed"),
+    ({"host": "slack.com", "host_header": "evil.example.com"}, "host mismatch"),
+    ({"host": "slack.com", "sni": "evil.example.com"}, "host mismatch"),
+    ({"host": "evil.example.com", "sni": "slack.com", "host_header": "slack.com"}, "host mismatch"),
+])
+def test_everything_else_is_denied_with_a_readable_403(addons, kwargs, reason):
+    chain, key, _ = addons
+    flow = authenticated(chain, key, **kwargs)
+    chain[1].requestheaders(flow)
+    assert flow.response.status_code == 403
+    assert flow.response.headers["X-Detour-Decision"] == "denied"
+    assert reason in json.loads(flow.response.content)["reason"]
+    assert flow.request.host != REPLICA[0]
+
+
+@pytest.mark.parametrize("address, blocked", [(REPLICA, False), (("evil.example.com", 443), True),
+                                              (("127.0.0.1", 22), True)])
+def test_upstream_guard_only_lets_the_replica_through(addons, address, blocked):
+    chain, _, _ = addons
+    data = server_hooks.ServerConnectionHookData(server=tflow.tserver_conn(), client=tflow.tclient_conn())
+    data.server.address = address
+    data.server.error = None
+    chain[2].server_connect(data)
+    assert bool(data.server.error) is blocked
+
+
+def test_audit_log_writes_one_redacted_line_per_decision(addons):
+    chain, key, state = addons
+    routed = authenticated(chain, key)
+    routed.request.headers["Authorization"] = "Bearer xoxb-SECRET"
+    chain[1].requestheaders(routed)
+    denied = authenticated(chain, key, host="evil.example.com", path="/x?token=SECRET2&a=1")
+    chain[1].requestheaders(denied)
+    refused = connect_flow(auth=("env-a", "PROXY-PASSWORD"))
+    chain[0].http_connect(refused)
+    chain[3].response(routed)
+    chain[3].response(denied)
+    chain[3].http_connect(refused)
+    text = state.audit_log.read_text()
+    assert "SECRET" not in text and "PROXY-PASSWORD" not in text
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert [line["decision"] for line in lines] == ["routed", "denied", "unauthorized"]
+    assert lines[0]["host"] == "slack.com" and lines[0]["path"] == "/api/chat.postMessage"
+    assert lines[1]["path"] == "/x?token=[REDACTED]&a=1"
+    assert {line["env_id"] for line in lines} == {"env-a"}

@@ -1,0 +1,102 @@
+import pytest
+
+from detour.credentials import InvalidEnvId
+from mock_services.errors import EnvironmentExists, EnvironmentNotFound, InvalidTemplate, UnknownTemplate
+from mock_services.store import EnvironmentStore
+from mock_services.templates import parse_template
+
+
+@pytest.fixture
+def store(state) -> EnvironmentStore:
+    return EnvironmentStore(state)
+
+
+def test_new_environment_has_the_template_rows_and_an_empty_diff(store):
+    info = store.create("slack_default")
+    assert (info.service, info.acting_user) == ("slack", "U01AGENBOT9")
+    with store.open(info.env_id) as state:
+        assert len(state.rows("users")) == 3
+        assert [c["channel_name"] for c in state.rows("channels")] == ["general", "random"]
+    assert store.diff(info.env_id).model_dump() == {"inserts": [], "updates": [], "deletes": []}
+
+
+def test_diff_has_agentdiff_shape(store):
+    env = store.create("slack_default").env_id
+    with store.open(env, write=True) as state:
+        msg = state.first("messages", channel_id="C01ABCD1234")
+        state.update("messages", {**msg, "message_text": "edited"})
+        state.insert("messages", {"message_id": "1.000001", "channel_id": "C02EFGH5678", "message_text": "new"})
+        state.delete("channel_members", state.first("channel_members", user_id="U02JOHNDOE1"))
+    diff = store.diff(env)
+    assert diff.inserts == [{"message_id": "1.000001", "channel_id": "C02EFGH5678", "message_text": "new",
+                             "__table__": "messages"}]
+    [update] = diff.updates
+    assert update["__table__"] == "messages"
+    assert (update["before"]["message_text"], update["after"]["message_text"]) == (msg["message_text"], "edited")
+    assert diff.deletes == [{"channel_id": "C01ABCD1234", "user_id": "U02JOHNDOE1", "__table__": "channel_members"}]
+
+
+def test_environments_never_see_each_other(store):
+    a, b = store.create("slack_default").env_id, store.create("slack_default").env_id
+    with store.open(a, write=True) as state:
+        state.insert("messages", {"message_id": "2.0", "channel_id": "C01ABCD1234"})
+    assert len(store.diff(a).inserts) == 1
+    assert store.diff(b).inserts == []
+
+
+def test_failed_write_rolls_back(store):
+    env = store.create("slack_default").env_id
+    with pytest.raises(RuntimeError), store.open(env, write=True) as state:
+        state.insert("messages", {"message_id": "3.0", "channel_id": "C01ABCD1234"})
+        raise RuntimeError("handler failed")
+    assert store.diff(env).inserts == []
+
+
+def test_list_and_delete(store):
+    a = store.create("slack_default", env_id="first").env_id
+    b = store.create("linear_default", env_id="second").env_id
+    assert [i.env_id for i in store.list()] == [a, b]
+    store.delete(a)
+    assert [i.env_id for i in store.list()] == [b]
+    with pytest.raises(EnvironmentNotFound):
+        store.diff(a)
+
+
+def test_state_survives_a_new_store_object(state):
+    env = EnvironmentStore(state).create("slack_default").env_id
+    with EnvironmentStore(state).open(env, write=True) as s:
+        s.insert("messages", {"message_id": "4.0", "channel_id": "C01ABCD1234"})
+    assert len(EnvironmentStore(state).diff(env).inserts) == 1
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda s: s.create("no_such_template"), UnknownTemplate),
+    (lambda s: s.create("../etc/passwd"), UnknownTemplate),
+    (lambda s: s.create("slack_default", env_id="bad id!"), InvalidEnvId),
+    (lambda s: s.diff("../../x"), InvalidEnvId),
+    (lambda s: s.delete("missing"), EnvironmentNotFound),
+])
+def test_bad_input_gets_a_clear_error(store, call, error):
+    with pytest.raises(error) as e:
+        call(store)
+    assert str(e.value)
+
+
+def test_existing_environment_is_not_overwritten(store):
+    store.create("slack_default", env_id="keep")
+    with store.open("keep", write=True) as state:
+        state.insert("messages", {"message_id": "5.0", "channel_id": "C01ABCD1234"})
+    with pytest.raises(EnvironmentExists):
+        store.create("linear_default", env_id="keep")
+    assert len(store.diff("keep").inserts) == 1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{", "not valid JSON"),
+    ("[]", "object of table name"),
+    ('{"widgets": []}', "cannot tell its service"),
+    ('{"messages": [{"channel_id": "C1"}]}', "needs message_id"),
+])
+def test_malformed_templates_are_rejected(text, message):
+    with pytest.raises(InvalidTemplate, match=message):
+        parse_template("t", text)
