@@ -177,7 +177,9 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
     else:
         sys.stdout.write(result.stdout)
         sys.stderr.write(result.stderr)
-        typer.echo(summary(result), err=True)
+        sys.stdout.flush()
+        separator = "" if (result.stdout + result.stderr).endswith("\n") or not (result.stdout + result.stderr) else "\n"
+        typer.echo(separator + summary(result), err=True)
     raise typer.Exit(result.exit_code or 0)
 
 

@@ -111,7 +111,6 @@ def test_nothing_outlives_the_run(run):
         subprocess.Popen(['bash', '-c', 'exec -a {marker}-group sleep 300'])
         subprocess.Popen(['bash', '-c', 'exec -a {marker}-setsid sleep 300'], start_new_session=True)
         time.sleep(0.5)
-        print(len([1 for _ in open('/proc/self/status')]))
     """)
     assert result.exit_code == 0
     leftovers = [p for p in psutil.process_iter(["cmdline"]) if marker in " ".join(p.info["cmdline"] or [])]

@@ -1,0 +1,142 @@
+"""The `detour` command as a user runs it: serve, env, run, logs, and its errors."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from detour.stack import free_port
+
+DETOUR = str(Path(sys.executable).parent / "detour")
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    return tmp_path / "home"
+
+
+def detour(home: Path, *args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
+    proc = subprocess.run([DETOUR, *args], env=os.environ | {"DETOUR_HOME": str(home)},
+                          capture_output=True, text=True, timeout=timeout, cwd=home.parent)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+class Server:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [DETOUR, "serve", "--proxy-port", str(free_port("127.0.0.1")),
+             "--replica-port", str(free_port("127.0.0.1"))],
+            env=os.environ | {"DETOUR_HOME": str(self.home)})
+        deadline = time.monotonic() + 30
+        while not (self.home / "stack.json").exists():
+            assert self.proc.poll() is None and time.monotonic() < deadline, "detour serve did not start"
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=15)
+
+
+@pytest.fixture
+def server(home):
+    s = Server(home)
+    yield s
+    s.stop()
+
+
+def write(home: Path, name: str, code: str) -> str:
+    home.parent.joinpath(name).write_text(code)
+    return name
+
+
+POST = """
+from slack_sdk import WebClient
+print(WebClient(token="xoxb-1").chat_postMessage(channel="random", text="survives restarts")["ok"])
+"""
+READ = """
+from slack_sdk import WebClient
+print([m["text"] for m in WebClient(token="xoxb-1").conversations_history(channel="random")["messages"]][0])
+"""
+
+
+def test_environments_and_state_survive_a_restart_of_serve(home, server):
+    server.start()
+    env = json.loads(detour(home, "env", "create", "--template", "slack_default", "--json").stdout)
+    assert env["proxy_url"].startswith(f"http://{env['env_id']}:{env['secret']}@127.0.0.1:")
+    run = detour(home, "run", "--env", env["env_id"], write(home, "post.py", POST))
+    assert run.stdout.strip() == "True"
+    server.stop()
+    assert not (home / "stack.json").exists()
+
+    server.start()
+    assert env["env_id"] in detour(home, "env", "list").stdout
+    assert detour(home, "run", "--env", env["env_id"], write(home, "read.py", READ)).stdout.strip() == "survives restarts"
+    diff = json.loads(detour(home, "env", "diff", env["env_id"]).stdout)
+    assert [i["message_text"] for i in diff["inserts"]] == ["survives restarts"]
+    logs = detour(home, "logs", "--env", env["env_id"], "--json").stdout.splitlines()
+    assert len(logs) == 2 and all(json.loads(line)["decision"] == "routed" for line in logs)
+
+
+def test_run_without_a_server_starts_an_embedded_stack_and_stops_it(home):
+    run = detour(home, "run", "--template", "slack_default", "--json", write(home, "post.py", POST))
+    result = json.loads(run.stdout)
+    assert result["exit_code"] == 0 and result["stdout"].strip() == "True"
+    assert result["backend"] == "process" and len(result["diff"]["inserts"]) == 1
+    assert [r["decision"] for r in result["requests"]] == ["routed"]
+    assert not (home / "stack.json").exists()
+
+
+def test_command_mode_runs_a_command_line(home):
+    run = detour(home, "run", "--json", "--", "curl", "-s", "-H", "Authorization: Bearer x",
+                 "https://slack.com/api/auth.test")
+    assert json.loads(json.loads(run.stdout)["stdout"])["ok"] is True
+
+
+@pytest.mark.parametrize("flags, code, reason", [
+    (["--timeout", "1"], "while True: pass", "timeout"),
+    (["--memory-mb", "100"], "x = []\nwhile True: x.append(bytearray(8 << 20))", "memory"),
+    (["--output-bytes", "2000"], "while True: print('y' * 100)", "output"),
+])
+def test_caps_show_in_the_result(home, flags, code, reason):
+    run = detour(home, "run", "--json", *flags, write(home, "cap.py", code), check=False)
+    result = json.loads(run.stdout)
+    assert result["killed_reason"] == reason
+    assert result["timed_out"] is (reason == "timeout")
+    assert run.returncode == result["exit_code"] == 137
+
+
+@pytest.mark.parametrize("args, message", [
+    (["env", "create", "--template", "no_such_template"], "unknown template 'no_such_template'; known templates:"),
+    (["env", "create", "--id", "bad id!"], "invalid environment id"),
+    (["env", "diff", "env-missing"], "no environment 'env-missing'"),
+    (["run", "--env", "bad id!", "--", "true"], "invalid environment id"),
+    (["run", "--env", "env-missing", "--", "true"], "no environment 'env-missing'"),
+    (["run", "does_not_exist.py"], "no such file: does_not_exist.py"),
+    (["run", "--env", "a", "--template", "b", "--", "true"], "not both"),
+])
+def test_bad_input_gets_a_clear_error(home, args, message):
+    proc = detour(home, *args, check=False)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_ca_commands(home):
+    paths = detour(home, "ca", "path").stdout
+    assert "detour-ca.pem" in paths and ".key" not in paths
+    before = detour(home, "ca", "show").stdout
+    assert "CN=detour sandbox CA" in before
+    assert "previous one" in detour(home, "ca", "rotate").stdout
+    assert detour(home, "ca", "show").stdout != before
