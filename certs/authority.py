@@ -8,8 +8,13 @@ certificate. Creation is idempotent: the CA is made on first use and reused afte
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import os
 import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,20 +71,20 @@ class CAPaths:
         return [self.cert, self.bundle, self.wgetrc]
 
 
-def _write_secret(path: Path, data: bytes) -> None:
+def _write_atomically(path: Path, data: bytes, mode: int) -> None:
+    """Write via a unique temporary file, so concurrent writers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
-def _write_public(path: Path, data: bytes) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(data)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    if path.exists() and path.read_bytes() == data and stat.S_IMODE(path.stat().st_mode) == mode:
+        return
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _system_roots() -> bytes:
@@ -120,27 +125,41 @@ class CertificateAuthority:
     def __init__(self, state: StatePaths) -> None:
         self.paths = CAPaths(state)
 
+    @contextmanager
+    def _lock(self) -> Iterator[None]:
+        """Processes that start at once must agree on one key and one certificate."""
+        self.paths.state.ca_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.paths.state.ca_dir / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
     def ensure(self) -> CAPaths:
         """Create the CA if it is missing, and (re)derive every file made from it."""
-        if not (self.paths.key.exists() and self.paths.cert.exists()):
-            key_pem, cert_pem = _generate()
-            _write_secret(self.paths.key, key_pem)
-            _write_public(self.paths.cert, cert_pem)
-        self._derive()
+        with self._lock():
+            self._create_if_missing()
+            self._derive()
         return self.paths
 
     def rotate(self) -> Path | None:
         """Replace the CA; the old key and certificate move to retired/, never deleted."""
         retired = None
-        if self.paths.key.exists():
-            stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-            retired = self.paths.retired_dir / stamp
-            retired.mkdir(parents=True, mode=0o700)
-            for path in (self.paths.key, self.paths.cert):
-                if path.exists():
-                    shutil.move(path, retired / path.name)
-        self.ensure()
+        with self._lock():
+            if self.paths.key.exists():
+                stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+                retired = self.paths.retired_dir / stamp
+                retired.mkdir(parents=True, mode=0o700)
+                for path in (self.paths.key, self.paths.cert):
+                    if path.exists():
+                        shutil.move(path, retired / path.name)
+            self._create_if_missing()
+            self._derive()
         return retired
+
+    def _create_if_missing(self) -> None:
+        if not (self.paths.key.exists() and self.paths.cert.exists()):
+            key_pem, cert_pem = _generate()
+            _write_atomically(self.paths.key, key_pem, 0o600)
+            _write_atomically(self.paths.cert, cert_pem, 0o644)
 
     def certificate(self) -> x509.Certificate:
         return x509.load_pem_x509_certificate(self.ensure().cert.read_bytes())
@@ -148,10 +167,6 @@ class CertificateAuthority:
     def _derive(self) -> None:
         cert_pem = self.paths.cert.read_bytes()
         key_pem = self.paths.key.read_bytes()
-        _write_secret(self.paths.mitmproxy_ca, key_pem + cert_pem)
-        bundle = _system_roots().rstrip(b"\n") + b"\n" + cert_pem
-        if not self.paths.bundle.exists() or self.paths.bundle.read_bytes() != bundle:
-            _write_public(self.paths.bundle, bundle)
-        wgetrc = f"ca_certificate = {self.paths.bundle}\n".encode()
-        if not self.paths.wgetrc.exists() or self.paths.wgetrc.read_bytes() != wgetrc:
-            _write_public(self.paths.wgetrc, wgetrc)
+        _write_atomically(self.paths.mitmproxy_ca, key_pem + cert_pem, 0o600)
+        _write_atomically(self.paths.bundle, _system_roots().rstrip(b"\n") + b"\n" + cert_pem, 0o644)
+        _write_atomically(self.paths.wgetrc, f"ca_certificate = {self.paths.bundle}\n".encode(), 0o644)

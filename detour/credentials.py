@@ -44,10 +44,17 @@ def load_or_create_key(path: Path) -> bytes:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
     key = secrets.token_bytes(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(key)
-    return key
+    try:
+        os.link(tmp, path)  # fails if another process created the key first; theirs wins
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink()
+    return path.read_bytes()
 
 
 def env_secret(key: bytes, env_id: str) -> str:

@@ -1,6 +1,6 @@
 """Environments stay apart, and credentials decide which one a request may touch."""
 
-import threading
+from concurrent.futures import ThreadPoolExecutor
 import uuid
 
 from detour.credentials import secret_for
@@ -17,16 +17,9 @@ print(requests.post("https://slack.com/api/chat.postMessage", headers={{"Authori
 def test_two_environments_at_once_stay_apart(live_stack, make_env):
     envs = [make_env(), make_env()]
     marks = {env: f"only-{env}-{uuid.uuid4().hex[:6]}" for env in envs}
-    results = {}
-
-    def go(env):
-        results[env] = live_stack.run(env, post_code(marks[env]) * 3, ".py")
-
-    threads = [threading.Thread(target=go, args=(env,)) for env in envs]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    with ThreadPoolExecutor(len(envs)) as pool:
+        futures = {env: pool.submit(live_stack.run, env, post_code(marks[env]) * 3, ".py") for env in envs}
+    results = {env: future.result() for env, future in futures.items()}
     for env in envs:
         assert results[env].exit_code == 0, results[env].stderr
         texts = [i["message_text"] for i in live_stack.store.diff(env).inserts]

@@ -43,3 +43,15 @@ def test_rotate_replaces_the_ca_and_keeps_the_old_one(state):
     assert ca.paths.cert.read_bytes() != old
     assert (retired / "detour-ca.pem").read_bytes() == old
     assert ca.paths.mitmproxy_ca.read_bytes().endswith(ca.paths.cert.read_bytes())
+
+
+def test_concurrent_first_use_agrees_on_one_ca_and_one_signing_key(state):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from detour.credentials import load_or_create_key
+
+    with ThreadPoolExecutor(8) as pool:
+        certs = list(pool.map(lambda _: CertificateAuthority(state).ensure().cert.read_bytes(), range(8)))
+        keys = list(pool.map(lambda _: load_or_create_key(state.signing_key), range(8)))
+    assert len(set(certs)) == 1 and len(set(keys)) == 1
+    assert mode(state.signing_key) == 0o600
