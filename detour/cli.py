@@ -146,7 +146,7 @@ def summary(result: RunResult) -> str:
     killed = f", killed: {result.killed_reason}" if result.killed_reason else ""
     d = result.diff
     return (f"detour: env {result.env_id}, exit {result.exit_code}{killed}, {result.duration_ms:.0f} ms; "
-            f"requests: {counts}; diff: {len(d.inserts)} inserts, {len(d.updates)} updates, "
+            f"requests: {counts}; environment since creation: {len(d.inserts)} inserts, {len(d.updates)} updates, "
             f"{len(d.deletes)} deletes")
 
 

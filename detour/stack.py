@@ -23,9 +23,11 @@ from certs.authority import CertificateAuthority
 from detour.credentials import load_or_create_key
 from detour.errors import DetourError
 from detour.paths import HOME_VARIABLE, StatePaths
-from proxy_addons import detour_proxy
+import proxy_addons
 
 READY_TIMEOUT_S = 30.0
+# The mitmproxy script, found without importing it (that would load all of mitmproxy).
+PROXY_SCRIPT = Path(proxy_addons.__file__).with_name("detour_proxy.py")
 PR_SET_PDEATHSIG = 1
 
 
@@ -113,7 +115,7 @@ class Stack:
         load_or_create_key(self.state.signing_key)
         mitmdump = Path(sys.executable).parent / "mitmdump"
         return [
-            str(mitmdump), "-q", "-s", detour_proxy.__file__,
+            str(mitmdump), "-q", "-s", str(PROXY_SCRIPT),
             "--listen-host", self.info.host, "--listen-port", str(self.info.proxy_port),
             "--set", f"confdir={ca.mitmproxy_ca.parent}",
             "--set", "connection_strategy=lazy",

@@ -1,0 +1,26 @@
+# `make demo` and `make test` do all set-up on a fresh clone: they create .venv themselves.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "detour needs Python >= 3.12, but $(PYTHON) is " + sys.version.split()[0] + ": install 3.12 (pyenv reads .python-version) or run make PYTHON=python3.12")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	bash examples/demo.sh
+
+test: $(STAMP)
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -1,0 +1,110 @@
+"""`make bench`: latency and throughput of detour's moving parts, printed, never asserted.
+
+Runs on loopback only, with bounded request counts. The load generator is Python and
+shares the machine's two cores with mitmdump and uvicorn, so absolute numbers are a
+floor for what the stack can do, not a ceiling.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+
+from certs.authority import CertificateAuthority
+from detour.credentials import secret_for
+from detour.paths import StatePaths
+from detour.stack import Stack, StackInfo
+from mock_services.store import EnvironmentStore
+
+AUTH = {"Authorization": "Bearer xoxb-bench"}
+DETOUR = str(Path(sys.executable).parent / "detour")
+
+
+def percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
+
+
+def load(make_client, url: str, clients: int, requests_each: int) -> str:
+    """Closed loop: each client sends its requests back to back on one keep-alive connection."""
+    def worker(_: int) -> list[float]:
+        latencies = []
+        with make_client() as client:
+            client.post(url, headers=AUTH)  # warm the connection
+            for _ in range(requests_each):
+                start = time.perf_counter()
+                response = client.post(url, headers=AUTH)
+                latencies.append((time.perf_counter() - start) * 1000)
+                assert response.json()["ok"], response.text
+        return latencies
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        latencies = [ms for result in pool.map(worker, range(clients)) for ms in result]
+    elapsed = time.perf_counter() - started
+    return (f"{len(latencies) / elapsed:8.0f} req/s   p50 {statistics.median(latencies):6.1f} ms   "
+            f"p99 {percentile(latencies, 99):6.1f} ms   (n={len(latencies)})")
+
+
+def bench_replica_calls(state: StatePaths, info: StackInfo, env_id: str) -> None:
+    direct = f"{info.replica_url}/api/env/{env_id}/services/slack/api/auth.test"
+    proxy = info.proxy_url(env_id, secret_for(state, env_id))
+    bundle = str(CertificateAuthority(state).ensure().bundle)
+    via_proxy = "https://slack.com/api/auth.test"
+    for clients, each in ((1, 400), (8, 150)):
+        print(f"  replica direct     c={clients}: " + load(lambda: httpx.Client(), direct, clients, each))
+        print(f"  through the proxy  c={clients}: " + load(
+            lambda: httpx.Client(proxy=proxy, verify=bundle), via_proxy, clients, each))
+
+
+def bench_environment_creation(store: EnvironmentStore) -> None:
+    for template in ("slack_default", "linear_default"):
+        times = []
+        for _ in range(30):
+            start = time.perf_counter()
+            store.create(template)
+            times.append((time.perf_counter() - start) * 1000)
+        print(f"  create from {template:<15} median {statistics.median(times):6.1f} ms   "
+              f"p90 {percentile(times, 90):6.1f} ms   (n={len(times)})")
+
+
+def bench_detour_run(state: StatePaths, env_id: str, running: bool) -> None:
+    script = state.home / "trivial.py"
+    script.write_text("print('ok')\n")
+    env = os.environ | {"DETOUR_HOME": str(state.home)}
+    runs = 10 if running else 3
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([DETOUR, "run", "--env", env_id, str(script)], env=env, check=True, capture_output=True)
+        times.append((time.perf_counter() - start) * 1000)
+    label = "with `detour serve` running" if running else "embedded stack (none running)"
+    print(f"  detour run trivial.py, {label:<30} median {statistics.median(times):7.0f} ms   (n={runs})")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="detour-bench-") as tmp:
+        state = StatePaths(Path(tmp)).ensure()
+        store = EnvironmentStore(state)
+        print("environment creation")
+        bench_environment_creation(store)
+        env_id = store.create("slack_default").env_id
+        print("detour run wall time")
+        bench_detour_run(state, env_id, running=False)
+        with Stack(state) as info:
+            state.stack_file.write_text(info.model_dump_json())
+            bench_detour_run(state, env_id, running=True)
+            print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
+            bench_replica_calls(state, info, env_id)
+            state.stack_file.unlink()
+
+
+if __name__ == "__main__":
+    main()
