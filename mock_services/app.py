@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from detour.errors import DetourError
 from detour.paths import StatePaths
 from mock_services import platform
 from mock_services.linear.router import router as linear_router
@@ -17,6 +18,7 @@ from mock_services.store import EnvironmentStore
 def create_app(state: StatePaths | None = None) -> FastAPI:
     app = FastAPI(title="detour replicas", docs_url=None, redoc_url=None)
     app.state.store = EnvironmentStore((state or StatePaths.default()).ensure())
+    app.add_exception_handler(DetourError, platform.detour_error_handler)
     app.include_router(platform.router)
     app.include_router(slack_router)
     app.include_router(linear_router)

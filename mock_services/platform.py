@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from detour.credentials import InvalidEnvId
+from detour.errors import DetourError
 from mock_services.deps import StoreDep
-from mock_services.errors import EnvironmentExists, EnvironmentNotFound, InvalidTemplate, UnknownTemplate
+from mock_services.errors import EnvironmentExists, EnvironmentNotFound
 from mock_services.store import EnvironmentInfo, StateDiff
 from mock_services.templates import template_names
 
@@ -25,15 +26,12 @@ class EnvironmentsPublic(BaseModel):
     count: int
 
 
-def _http_error(e: Exception) -> HTTPException:
-    if isinstance(e, EnvironmentNotFound):
-        return HTTPException(404, str(e))
-    if isinstance(e, EnvironmentExists):
-        return HTTPException(409, str(e))
-    return HTTPException(400, str(e))
+ERROR_STATUS: dict[type[DetourError], int] = {EnvironmentNotFound: 404, EnvironmentExists: 409}
 
 
-USER_ERRORS = (EnvironmentNotFound, EnvironmentExists, UnknownTemplate, InvalidTemplate, InvalidEnvId)
+async def detour_error_handler(_: Request, error: DetourError) -> JSONResponse:
+    """The one place the environment layer's errors become HTTP errors (400 unless listed)."""
+    return JSONResponse({"detail": str(error)}, status_code=ERROR_STATUS.get(type(error), 400))
 
 
 @router.get("/health")
@@ -48,10 +46,7 @@ def list_templates(store: StoreDep) -> list[str]:
 
 @router.post("/environments", status_code=201)
 def create_environment(body: EnvironmentCreate, store: StoreDep) -> EnvironmentInfo:
-    try:
-        return store.create(body.template, env_id=body.env_id, acting_user=body.acting_user)
-    except USER_ERRORS as e:
-        raise _http_error(e) from None
+    return store.create(body.template, env_id=body.env_id, acting_user=body.acting_user)
 
 
 @router.get("/environments")
@@ -62,23 +57,14 @@ def list_environments(store: StoreDep) -> EnvironmentsPublic:
 
 @router.get("/environments/{env_id}")
 def get_environment(env_id: str, store: StoreDep) -> EnvironmentInfo:
-    try:
-        return store.get(env_id)
-    except USER_ERRORS as e:
-        raise _http_error(e) from None
+    return store.get(env_id)
 
 
 @router.get("/environments/{env_id}/diff")
 def diff_environment(env_id: str, store: StoreDep) -> StateDiff:
-    try:
-        return store.diff(env_id)
-    except USER_ERRORS as e:
-        raise _http_error(e) from None
+    return store.diff(env_id)
 
 
 @router.delete("/environments/{env_id}", status_code=204)
 def delete_environment(env_id: str, store: StoreDep) -> None:
-    try:
-        store.delete(env_id)
-    except USER_ERRORS as e:
-        raise _http_error(e) from None
+    store.delete(env_id)

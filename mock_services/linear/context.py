@@ -32,6 +32,11 @@ class LinearContext:
     def maybe(self, table: str, row_id: str | None) -> Row | None:
         return self.state.first(table, id=row_id) if row_id else None
 
+    def linked(self, table: str, link_table: str, link_key: str, **link_match: str) -> list[Row]:
+        """Rows of `table` joined through a many-to-many table (memberships, label links)."""
+        ids = {link[link_key] for link in self.state.rows(link_table, **link_match)}
+        return [row for row in self.state.rows(table) if row["id"] in ids]
+
 
 def ctx(info: GraphQLResolveInfo) -> LinearContext:
     return info.context

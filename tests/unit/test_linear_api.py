@@ -99,3 +99,16 @@ def test_auth_json_and_environment_errors(client, env):
     assert r.status_code == 400 and "not valid JSON" in r.json()["errors"][0]["message"]
     r = gql(client, "env-missing", "{ viewer { id } }")
     assert r.status_code == 404
+
+
+def test_relations_through_link_tables(client, env, state):
+    with EnvironmentStore(state).open(env) as s:
+        links = s.rows("issue_label_issue_association")
+        expected = {link["issue_id"]: s.first("issue_labels", id=link["issue_label_id"])["name"] for link in links}
+    data = gql(client, env, "{ issues { nodes { id labels { nodes { name } } } } "
+                            "teams { nodes { key members { nodes { name } } } } viewer { teams { nodes { key } } } }").json()["data"]
+    labelled = {i["id"]: [label["name"] for label in i["labels"]["nodes"]] for i in data["issues"]["nodes"]
+                if i["labels"]["nodes"]}
+    assert labelled == {issue: [name] for issue, name in expected.items()}
+    assert {t["key"] for t in data["viewer"]["teams"]["nodes"]} <= {"ENG", "PROD"}
+    assert any(t["members"]["nodes"] for t in data["teams"]["nodes"])

@@ -62,10 +62,11 @@ def resolve_creator(row, info):
 
 @issue.field("labels")
 def resolve_labels(row, info, **page):
-    state = ctx(info).state
-    label_ids = {a["issue_label_id"] for a in state.rows("issue_label_issue_association", issue_id=row["id"])}
-    label_ids |= set(row.get("labelIds") or [])
-    return connection([l for l in state.rows("issue_labels") if l["id"] in label_ids], **page)
+    c = ctx(info)
+    labels = c.linked("issue_labels", "issue_label_issue_association", "issue_label_id", issue_id=row["id"])
+    listed = set(row.get("labelIds") or []) - {label["id"] for label in labels}
+    labels += [label for label in c.state.rows("issue_labels") if label["id"] in listed]
+    return connection(labels, **page)
 
 
 @issue.field("comments")

@@ -56,8 +56,7 @@ def resolve_team_issues(row, info, filter=None, **page):
 @team.field("members")
 def resolve_members(row, info, filter=None, **page):
     c = ctx(info)
-    user_ids = {m["userId"] for m in c.state.rows("team_memberships", teamId=row["id"])}
-    members = [u for u in c.state.rows("users") if u["id"] in user_ids]
+    members = c.linked("users", "team_memberships", "userId", teamId=row["id"])
     return connection(c.filters.apply("users", members, filter), **page)
 
 

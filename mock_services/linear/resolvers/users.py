@@ -45,8 +45,7 @@ def resolve_user_organization(row, info):
 @user.field("teams")
 def resolve_user_teams(row, info, filter=None, **page):
     c = ctx(info)
-    team_ids = {m["teamId"] for m in c.state.rows("team_memberships", userId=row["id"])}
-    teams = [t for t in c.state.rows("teams") if t["id"] in team_ids]
+    teams = c.linked("teams", "team_memberships", "teamId", userId=row["id"])
     return connection(c.filters.apply("teams", teams, filter), **page)
 
 
