@@ -55,7 +55,7 @@ def load(make_client, url: str, clients: int, requests_each: int) -> str:
 
 def bench_replica_calls(state: StatePaths, info: StackInfo, env_id: str) -> None:
     direct = f"{info.replica_url}/api/env/{env_id}/services/slack/api/auth.test"
-    proxy = info.proxy_url(env_id, secret_for(state, env_id))
+    proxy = info.access(env_id, secret_for(state, env_id)).url()
     bundle = str(CertificateAuthority(state).ensure().bundle)
     via_proxy = "https://slack.com/api/auth.test"
     for clients, each in ((1, 400), (8, 150)):

@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from detour.paths import StatePaths
+from sandbox.base import TrustFiles
 
 SYSTEM_ROOTS = Path("/etc/ssl/certs/ca-certificates.crt")
 CA_COMMON_NAME = "detour sandbox CA"
@@ -69,6 +70,9 @@ class CAPaths:
     def public_files(self) -> list[Path]:
         """The files a sandbox may read (the key is never among them)."""
         return [self.cert, self.bundle, self.wgetrc]
+
+    def trust_files(self) -> TrustFiles:
+        return TrustFiles(cert=self.cert, bundle=self.bundle, wgetrc=self.wgetrc)
 
 
 def _write_atomically(path: Path, data: bytes, mode: int) -> None:

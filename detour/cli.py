@@ -8,7 +8,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 import typer
 from cryptography.hazmat.primitives import hashes
@@ -22,7 +22,8 @@ from detour.runner import RunResult, run_in_environment
 from detour.stack import Stack, StackInfo, running_stack
 from mock_services.store import EnvironmentStore
 from mock_services.templates import template_names
-from sandbox.base import Limits
+from sandbox import namespace, netns
+from sandbox.base import Limits, Sandbox
 from sandbox.languages import INTERPRETERS, command_for
 from sandbox.process import ProcessSandbox
 
@@ -34,6 +35,7 @@ app.add_typer(env_app, name="env")
 app.add_typer(ca_app, name="ca")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
+Backend = Literal["auto", "process", "namespace"]
 
 
 def state() -> StatePaths:
@@ -88,7 +90,7 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
     info = EnvironmentStore(paths).create(template, env_id=env_id, acting_user=user)
     secret = secret_for(paths, info.env_id)
     stack = running_stack(paths)
-    proxy = stack.proxy_url(info.env_id, secret) if stack else None
+    proxy = stack.access(info.env_id, secret).url() if stack else None
     if as_json:
         typer.echo(json.dumps(info.model_dump() | {"secret": secret, "proxy_url": proxy}))
         return
@@ -129,6 +131,19 @@ def stack_for(paths: StatePaths) -> Iterator[StackInfo]:
         yield embedded
 
 
+def choose_backend(name: Backend, paths: StatePaths) -> Sandbox:
+    """auto: the namespace backend where this machine can run it, else process (with a warning)."""
+    missing = namespace.requirements_missing()
+    if name == "namespace" and missing:
+        raise fail(f"the namespace backend needs {', '.join(missing)}")
+    if name == "namespace" or (name == "auto" and not missing):
+        return namespace.NamespaceSandbox(paths)
+    if name == "auto":
+        typer.echo(f"detour: warning: no {', '.join(missing)}: running with the process backend, "
+                   "which is not isolation (code that ignores proxy variables is not captured)", err=True)
+    return ProcessSandbox(paths.runs_dir)
+
+
 def program_and_argv(args: list[str]) -> tuple[Path | None, list[str]]:
     """FILE (one existing file, or one name with a program suffix) or a command."""
     if len(args) == 1 and (Path(args[0]).is_file() or Path(args[0]).suffix.lower() in INTERPRETERS):
@@ -159,6 +174,7 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
         cpu_s: Annotated[int, typer.Option(help="CPU seconds per process.")] = Limits().cpu_s,
         processes: Annotated[int, typer.Option(help="Processes at once.")] = Limits().processes,
         output_bytes: Annotated[int, typer.Option(help="stdout+stderr kept.")] = Limits().output_bytes,
+        backend: Annotated[Backend, typer.Option(help="Sandbox backend.")] = "auto",
         as_json: JsonOpt = False) -> None:
     """Run a program (python, node .js/.ts, bash) or a command in a sandbox behind the proxy."""
     if env and template:
@@ -167,11 +183,11 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
     program, argv = program_and_argv(args)
     limits = Limits(timeout_s=timeout, memory_mb=memory_mb, cpu_s=cpu_s, processes=processes,
                     output_bytes=output_bytes)
+    sandbox = choose_backend(backend, paths)
     store = EnvironmentStore(paths)
     env_id = store.get(env).env_id if env else store.create(template or "slack_default").env_id
     with stack_for(paths) as info:
-        result = run_in_environment(paths, info, env_id, ProcessSandbox(paths.runs_dir), argv,
-                                    program=program, limits=limits)
+        result = run_in_environment(paths, info, env_id, sandbox, argv, program=program, limits=limits)
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
@@ -181,6 +197,24 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
         separator = "" if (result.stdout + result.stderr).endswith("\n") or not (result.stdout + result.stderr) else "\n"
         typer.echo(separator + summary(result), err=True)
     raise typer.Exit(result.exit_code or 0)
+
+
+@app.command()
+def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what is left over.")] = True) -> None:
+    """Find (and remove) namespaces, veths, nftables tables and cgroups of sandboxes that are gone."""
+    missing = namespace.requirements_missing()
+    typer.echo("namespace backend: " + ("available" if not missing else f"unavailable (needs {', '.join(missing)})"))
+    if "root" in missing:
+        return
+    stale = netns.leftovers()
+    for sid in stale:
+        if fix:
+            netns.teardown(sid)
+        typer.echo(f"{'removed' if fix else 'left over'}: sandbox {sid} (netns, veth, nftables table, cgroups)")
+    if not stale:
+        typer.echo("no leftovers")
+    elif not fix:
+        raise typer.Exit(1)
 
 
 @app.command()

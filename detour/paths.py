@@ -13,6 +13,12 @@ from pathlib import Path
 
 HOME_VARIABLE = "DETOUR_HOME"
 
+# Machine-wide runtime state of namespace sandboxes (which address is which environment,
+# which sandbox owns which resources): shared by every detour home, so `detour doctor`
+# can find leftovers, and the proxy can map a transparent client to its environment.
+RUNTIME_DIR = Path("/run/detour")
+SANDBOX_ADDRESSES = RUNTIME_DIR / "by-address"
+
 
 def default_home() -> Path:
     """`$DETOUR_HOME`, else the XDG data directory, so tests and demos can point elsewhere."""

@@ -15,7 +15,6 @@ from detour.paths import StatePaths
 from detour.stack import StackInfo
 from mock_services.store import EnvironmentStore, StateDiff
 from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
-from sandbox.environment import sandbox_environment
 
 
 class RunResult(Execution):
@@ -30,10 +29,10 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
                        limits: Limits | None = None, stdin: bytes = b"") -> RunResult:
     store = EnvironmentStore(state)
     store.get(env_id)  # fail before running anything if the environment is missing
-    ca = CertificateAuthority(state).ensure()
-    env = sandbox_environment(stack.proxy_url(env_id, secret_for(state, env_id)), ca)
+    trust = CertificateAuthority(state).ensure().trust_files()
+    proxy = stack.access(env_id, secret_for(state, env_id))
     offset = state.audit_log.stat().st_size if state.audit_log.exists() else 0
-    execution = sandbox.run(SandboxSpec(argv=argv, env=env, limits=limits or Limits(),
+    execution = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, trust=trust, limits=limits or Limits(),
                                         program=program, stdin=stdin))
     requests, _ = read_records(state.audit_log, offset, env_id)
     return RunResult(**execution.model_dump(), env_id=env_id, backend=sandbox.name,

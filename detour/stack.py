@@ -22,8 +22,9 @@ from pydantic import BaseModel
 from certs.authority import CertificateAuthority
 from detour.credentials import load_or_create_key
 from detour.errors import DetourError
-from detour.paths import HOME_VARIABLE, StatePaths
+from detour.paths import HOME_VARIABLE, SANDBOX_ADDRESSES, StatePaths
 import proxy_addons
+from sandbox.base import ProxyAccess
 
 READY_TIMEOUT_S = 30.0
 # The mitmproxy script, found without importing it (that would load all of mitmproxy).
@@ -40,6 +41,8 @@ class StackInfo(BaseModel):
 
     host: str
     proxy_port: int
+    transparent_port: int
+    dns_port: int
     replica_port: int
     pid: int
 
@@ -47,8 +50,9 @@ class StackInfo(BaseModel):
     def replica_url(self) -> str:
         return f"http://{self.host}:{self.replica_port}"
 
-    def proxy_url(self, env_id: str, secret: str) -> str:
-        return f"http://{env_id}:{secret}@{self.host}:{self.proxy_port}"
+    def access(self, env_id: str, secret: str) -> ProxyAccess:
+        return ProxyAccess(env_id=env_id, secret=secret, host=self.host, port=self.proxy_port,
+                           transparent_port=self.transparent_port, dns_port=self.dns_port)
 
 
 def free_port(host: str) -> int:
@@ -97,6 +101,7 @@ class Stack:
                  proxy_port: int = 0, replica_port: int = 0) -> None:
         self.state = state.ensure()
         self.info = StackInfo(host=host, proxy_port=proxy_port or free_port(host),
+                              transparent_port=free_port(host), dns_port=free_port(host),
                               replica_port=replica_port or free_port(host), pid=os.getpid())
         self.processes: list[subprocess.Popen] = []
 
@@ -116,14 +121,19 @@ class Stack:
         mitmdump = Path(sys.executable).parent / "mitmdump"
         return [
             str(mitmdump), "-q", "-s", str(PROXY_SCRIPT),
-            "--listen-host", self.info.host, "--listen-port", str(self.info.proxy_port),
+            "--mode", f"regular@{self.info.host}:{self.info.proxy_port}",
+            "--mode", f"transparent@{self.info.host}:{self.info.transparent_port}",
             "--set", f"confdir={ca.mitmproxy_ca.parent}",
             "--set", "connection_strategy=lazy",
             "--set", "upstream_cert=false",
             "--set", f"detour_replica={self.info.host}:{self.info.replica_port}",
             "--set", f"detour_signing_key={self.state.signing_key}",
             "--set", f"detour_audit_log={self.state.audit_log}",
+            "--set", f"detour_sandbox_addresses={SANDBOX_ADDRESSES}",
         ]
+
+    def dns_argv(self) -> list[str]:
+        return [sys.executable, "-m", "sandbox.dns", self.info.host, str(self.info.dns_port)]
 
     def replica_argv(self) -> list[str]:
         return [sys.executable, "-m", "uvicorn", "mock_services.app:create_app", "--factory",
@@ -134,6 +144,7 @@ class Stack:
         try:
             replica = self._spawn("replicas", self.replica_argv())
             proxy = self._spawn("proxy", self.proxy_argv())
+            self._spawn("dns", self.dns_argv())
             self._wait(replica, lambda: _replica_healthy(self.info.host, self.info.replica_port))
             self._wait(proxy, lambda: _port_open(self.info.host, self.info.proxy_port))
         except BaseException:

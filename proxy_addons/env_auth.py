@@ -1,8 +1,12 @@
-"""Which environment a flow belongs to: from proxy credentials `<env_id>:<secret>`.
+"""Which environment a flow belongs to.
 
-A CONNECT authenticates its whole tunnel, as in mitmproxy's proxyauth addon; a plain
-HTTP proxy request authenticates itself. A missing or wrong secret gets 407 and never
-reaches a replica.
+Regular mode: from proxy credentials `<env_id>:<secret>`. A CONNECT authenticates its
+whole tunnel, as in mitmproxy's proxyauth addon; a plain HTTP proxy request authenticates
+itself. A missing or wrong secret gets 407 and never reaches a replica.
+
+Transparent mode: from the client's address, which the namespace backend registers for
+the lifetime of a sandbox. A sandbox with a registered address may use only its own
+environment's credentials in regular mode too.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ class EnvAuth:
     def load(self, loader) -> None:
         loader.add_option("detour_signing_key", str, "",
                           "Path of the key that signs environment credentials.")
+        loader.add_option("detour_sandbox_addresses", str, "",
+                          "Folder of files named by sandbox address, holding its environment id.")
 
     def configure(self, updated: set[str]) -> None:
         if "detour_signing_key" in updated:
@@ -38,6 +44,17 @@ class EnvAuth:
                 self.key = Path(path).read_bytes()
             except OSError as e:
                 raise exceptions.OptionsError(f"cannot read detour_signing_key {path}: {e}") from None
+
+    def registered_env(self, flow: http.HTTPFlow) -> str | None:
+        """The environment a namespace sandbox at this client address was started for."""
+        folder = ctx.options.detour_sandbox_addresses
+        peer = flow.client_conn.peername
+        if not folder or not peer:
+            return None
+        try:
+            return (Path(folder) / peer[0]).read_text().strip() or None
+        except (OSError, ValueError):
+            return None
 
     def credentials(self, flow: http.HTTPFlow) -> tuple[str | None, bool]:
         """The claimed env id (if well-formed) and whether its secret checks out."""
@@ -51,11 +68,13 @@ class EnvAuth:
         assert self.key is not None
         return env_id, check_secret(self.key, env_id, secret)
 
-    def refuse(self, flow: http.HTTPFlow, env_id: str | None) -> None:
-        reason = "missing proxy credentials" if env_id is None else "wrong environment secret"
+    def refuse(self, flow: http.HTTPFlow, env_id: str | None, reason: str) -> None:
         flow.metadata[METADATA_KEY] = Verdict("unauthorized", env_id, flow.request.host,
                                               flow.request.port, flow.request.scheme,
                                               flow.request.path, reason=reason)
+        if flow.client_conn.proxy_mode.type_name == "transparent":
+            flow.response = json_response(403, "unauthorized", {"error": "unknown_sandbox", "reason": reason})
+            return
         flow.response = json_response(
             407, "unauthorized",
             {"error": "proxy_authentication_required", "reason": reason,
@@ -64,8 +83,12 @@ class EnvAuth:
 
     def authenticate(self, flow: http.HTTPFlow) -> str | None:
         env_id, ok = self.credentials(flow)
+        registered = self.registered_env(flow)
         if not ok:
-            self.refuse(flow, env_id)
+            self.refuse(flow, env_id, "missing proxy credentials" if env_id is None else "wrong environment secret")
+            return None
+        if registered and registered != env_id:
+            self.refuse(flow, env_id, "credentials of another environment")
             return None
         flow.metadata[ENV_KEY] = env_id
         return env_id
@@ -82,5 +105,11 @@ class EnvAuth:
             return
         if flow.client_conn in self.tunnels:
             flow.metadata[ENV_KEY] = self.tunnels[flow.client_conn]
+        elif flow.client_conn.proxy_mode.type_name == "transparent":
+            env_id = self.registered_env(flow)
+            if env_id is None:
+                self.refuse(flow, None, "client address belongs to no sandbox")
+            else:
+                flow.metadata[ENV_KEY] = env_id
         else:
             self.authenticate(flow)

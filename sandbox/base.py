@@ -1,8 +1,9 @@
 """The seam between detour and whatever isolates agent code.
 
-A backend gets a SandboxSpec (what to run, with which environment variables and limits)
-and returns an Execution. Everything else (stacks, environments, audit lines, diffs) is
-the runner's business, so a backend is only about starting and containing a process.
+A backend gets a SandboxSpec (what to run, how to reach the proxy, which CA files to
+trust, and the limits) and returns an Execution. Each backend decides where the proxy and
+the CA files appear from inside its sandbox, and builds the environment variables with
+sandbox.environment.sandbox_environment, the one definition of them.
 """
 
 from __future__ import annotations
@@ -14,22 +15,47 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 KilledReason = Literal["timeout", "memory", "cpu", "processes", "output"]
+LimitsVia = Literal["cgroup v1", "cgroup v2", "rlimit+watchdog"]
 
 
 class Limits(BaseModel):
     timeout_s: float = Field(60.0, gt=0, description="Wall-clock time before the run is killed.")
     cpu_s: int = Field(60, gt=0, description="CPU seconds per process (RLIMIT_CPU).")
-    memory_mb: int = Field(1024, gt=0, description="Resident memory of the whole process tree.")
+    memory_mb: int = Field(1024, gt=0, description="Memory of the whole process tree.")
     processes: int = Field(128, gt=0, description="Processes alive at once in the tree.")
     file_size_mb: int = Field(64, gt=0, description="Largest file a process may write (RLIMIT_FSIZE).")
+    disk_mb: int = Field(256, gt=0, description="Writable space (namespace backend: tmpfs size).")
     output_bytes: int = Field(1_000_000, gt=0, description="stdout plus stderr kept before the run is killed.")
+
+
+class ProxyAccess(BaseModel):
+    """How a sandbox reaches its stack, as seen from the host."""
+
+    env_id: str
+    secret: str
+    host: str
+    port: int
+    transparent_port: int
+    dns_port: int
+
+    def url(self, host: str | None = None) -> str:
+        return f"http://{self.env_id}:{self.secret}@{host or self.host}:{self.port}"
+
+
+class TrustFiles(BaseModel):
+    """The public CA files a sandbox trusts (never the key)."""
+
+    cert: Path
+    bundle: Path
+    wgetrc: Path
 
 
 class SandboxSpec(BaseModel):
     argv: list[str] = Field(min_length=1)
-    env: dict[str, str]
+    proxy: ProxyAccess | None
+    trust: TrustFiles
     limits: Limits = Limits()
-    program: Path | None = Field(None, description="A file copied into the fresh work directory.")
+    program: Path | None = Field(None, description="A file placed in the fresh work directory.")
     stdin: bytes = b""
 
 
@@ -40,6 +66,7 @@ class Execution(BaseModel):
     timed_out: bool
     killed_reason: KilledReason | None
     duration_ms: float
+    limits_via: LimitsVia
 
 
 class Sandbox(ABC):

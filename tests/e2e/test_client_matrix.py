@@ -8,6 +8,8 @@ import uuid
 
 import pytest
 
+from tests.conftest import BACKENDS
+
 SLACK = "https://slack.com/api/chat.postMessage"
 
 CLIENTS = {
@@ -63,12 +65,13 @@ console.log(body.ok);
 }
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("client", CLIENTS)
-def test_client_reaches_its_environment_replica(live_stack, make_env, client):
+def test_client_reaches_its_environment_replica(live_stack, make_env, client, backend):
     suffix, template = CLIENTS[client]
     mine, other = make_env(), make_env()
     mark = f"via-{client}-{uuid.uuid4().hex[:8]}"
-    result = live_stack.run(mine, template.format(url=SLACK, mark=mark), suffix)
+    result = live_stack.run(mine, template.format(url=SLACK, mark=mark), suffix, backend=backend)
     assert result.exit_code == 0, result.stderr
     assert "true" in result.stdout.lower()
     [insert] = result.diff.inserts
@@ -80,7 +83,8 @@ def test_client_reaches_its_environment_replica(live_stack, make_env, client):
     assert live_stack.store.diff(other).inserts == []
 
 
-def test_linear_graphql_through_the_proxy(live_stack, make_env):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_linear_graphql_through_the_proxy(live_stack, make_env, backend):
     env = make_env("linear_default")
     code = """
 import httpx
@@ -92,7 +96,7 @@ r = httpx.post("https://api.linear.app/graphql", headers={"Authorization": "lin_
                json={"query": q, "variables": {"i": {"teamId": eng, "title": "From the sandbox"}}})
 print(r.json()["data"]["issueCreate"]["issue"]["identifier"])
 """
-    result = live_stack.run(env, code, ".py")
+    result = live_stack.run(env, code, ".py", backend=backend)
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("ENG-")
     assert [i["title"] for i in result.diff.inserts if i["__table__"] == "issues"] == ["From the sandbox"]

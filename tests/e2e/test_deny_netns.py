@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(not can_make_namespaces(), reason="needs root an
 
 @pytest.fixture
 def netns():
-    name = f"detour-t-{uuid.uuid4().hex[:8]}"
+    name = f"dtest-{uuid.uuid4().hex[:8]}"
     etc = Path("/etc/netns") / name
     subprocess.run(["ip", "netns", "add", name], check=True)
     try:

@@ -9,20 +9,19 @@ import psutil
 import pytest
 
 from certs.authority import CertificateAuthority
-from sandbox.base import Limits, SandboxSpec
-from sandbox.environment import sandbox_environment
+from sandbox.base import Limits, ProxyAccess, SandboxSpec
 from sandbox.process import ProcessSandbox
 
 
 @pytest.fixture
 def run(state, tmp_path):
-    ca = CertificateAuthority(state).ensure()
+    trust = CertificateAuthority(state).ensure().trust_files()
     sandbox = ProcessSandbox(tmp_path / "runs")
 
-    def go(code: str, proxy: str | None = None, **limits):
+    def go(code: str, proxy: ProxyAccess | None = None, **limits):
         program = tmp_path / f"p_{uuid.uuid4().hex[:6]}.py"
         program.write_text(textwrap.dedent(code))
-        spec = SandboxSpec(argv=[sys.executable, program.name], env=sandbox_environment(proxy, ca),
+        spec = SandboxSpec(argv=[sys.executable, program.name], proxy=proxy, trust=trust,
                            limits=Limits(**limits), program=program)
         return sandbox.run(spec)
     return go
@@ -31,7 +30,8 @@ def run(state, tmp_path):
 def test_environment_is_built_from_empty(run, state, monkeypatch):
     monkeypatch.setenv("HOST_ONLY_SECRET", "leak")
     monkeypatch.setenv("SSL_CERT_DIR", "/etc/ssl/certs")
-    result = run("import json, os; print(json.dumps(dict(os.environ)))", proxy="http://e:s@127.0.0.1:1")
+    proxy = ProxyAccess(env_id="e", secret="s", host="127.0.0.1", port=1, transparent_port=2, dns_port=3)
+    result = run("import json, os; print(json.dumps(dict(os.environ)))", proxy=proxy)
     env = json.loads(result.stdout)
     paths = CertificateAuthority(state).paths
     assert "HOST_ONLY_SECRET" not in env and "SSL_CERT_DIR" not in env

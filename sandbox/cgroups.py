@@ -1,0 +1,127 @@
+"""Memory and process caps for one sandbox, from cgroup v2 or v1 where the machine has them.
+
+The kernel enforces these (an allocation past memory.max is OOM-killed inside the group,
+a fork past pids.max fails), so they hold even between two watchdog samples. The events
+counters tell afterwards which limit was hit.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from sandbox.base import KilledReason, Limits, LimitsVia
+
+ROOT = Path("/sys/fs/cgroup")
+PREFIX = "detour-"
+MB = 1024 * 1024
+
+
+def _counter(path: Path, key: str) -> int:
+    try:
+        for line in path.read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _v2_usable() -> bool:
+    try:
+        enabled = (ROOT / "cgroup.subtree_control").read_text().split()
+    except OSError:
+        return False
+    return {"memory", "pids"} <= set(enabled)
+
+
+def _v1_usable() -> bool:
+    return all(os.access(ROOT / c, os.W_OK) for c in ("memory", "pids"))
+
+
+def available() -> LimitsVia | None:
+    if _v2_usable():
+        return "cgroup v2"
+    if _v1_usable():
+        return "cgroup v1"
+    return None
+
+
+class CgroupLimits:
+    def __init__(self, name: str, limits: Limits, via: LimitsVia) -> None:
+        self.via = via
+        if via == "cgroup v2":
+            self.dirs = {"memory": ROOT / name, "pids": ROOT / name}
+            files = {"memory.max": limits.memory_mb * MB, "memory.swap.max": 0, "pids.max": limits.processes}
+        else:
+            self.dirs = {"memory": ROOT / "memory" / name, "pids": ROOT / "pids" / name}
+            files = {"memory.limit_in_bytes": limits.memory_mb * MB, "pids.max": limits.processes}
+        for folder in set(self.dirs.values()):
+            folder.mkdir(exist_ok=True)
+        for file, value in files.items():
+            target = self.dirs["pids" if file.startswith("pids") else "memory"] / file
+            if target.exists():
+                target.write_text(str(value))
+        swap = self.dirs["memory"] / "memory.memsw.limit_in_bytes"
+        if swap.exists():
+            swap.write_text(str(limits.memory_mb * MB))
+
+    @classmethod
+    def create(cls, sid: str, limits: Limits) -> CgroupLimits | None:
+        via = available()
+        return cls(PREFIX + sid, limits, via) if via else None
+
+    def attach(self) -> None:
+        """Runs in the child before exec: everything it starts stays in the group."""
+        for folder in set(self.dirs.values()):
+            (folder / "cgroup.procs").write_text(str(os.getpid()))
+
+    def breach(self) -> KilledReason | None:
+        events = "memory.events" if self.via == "cgroup v2" else "memory.oom_control"
+        if _counter(self.dirs["memory"] / events, "oom_kill") > 0:
+            return "memory"
+        if _counter(self.dirs["pids"] / "pids.events", "max") > 0:
+            return "processes"
+        return None
+
+    def remove(self) -> None:
+        _remove(set(self.dirs.values()))
+
+
+def _remove(folders: set[Path]) -> None:
+    """Kill whatever is left in each group, then remove the group."""
+    deadline = time.monotonic() + 5
+    for folder in folders:
+        while folder.exists():
+            try:
+                pids = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
+            except OSError:
+                pids = []
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            try:
+                folder.rmdir()
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+
+def _candidates(sid: str = "*") -> list[Path]:
+    return [p for base in (ROOT, ROOT / "memory", ROOT / "pids") if base.is_dir()
+            for p in base.glob(PREFIX + sid) if p.is_dir()]
+
+
+def destroy(sid: str) -> None:
+    """Remove sandbox `sid`'s groups wherever they are (after a crash too)."""
+    _remove(set(_candidates(sid)))
+
+
+def group_ids() -> set[str]:
+    return {p.name[len(PREFIX):] for p in _candidates()}

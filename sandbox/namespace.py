@@ -1,0 +1,138 @@
+"""The `namespace` backend: the sandbox's only way out is detour's proxy.
+
+Network: its own netns behind nftables (sandbox/netns.py); code that ignores the proxy
+variables is captured transparently or fails closed. Everything else: bubblewrap gives it
+fresh mount, PID, IPC and UTS namespaces over a read-only root, with private tmpfs for
+/tmp and the work directory, and /root, /home, /run and detour's state masked; the program
+runs under a uid of its own with no capabilities (setpriv). Memory and process limits come
+from cgroups where the machine has them, rlimits and the watchdog otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import sys
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+
+from detour.paths import StatePaths
+from detour.services import SERVICE_HOSTS
+from sandbox import cgroups
+from sandbox.base import Execution, Sandbox, SandboxSpec, TrustFiles
+from sandbox.environment import sandbox_environment
+from sandbox.netns import SandboxNetwork, teardown
+from sandbox.process import apply_rlimits
+from sandbox.supervisor import supervise
+
+HOME = Path("/home/agent")
+TRUST_DIR = Path("/run/detour-ca")
+INSIDE_TRUST = TrustFiles(cert=TRUST_DIR / "ca.pem", bundle=TRUST_DIR / "bundle.pem", wgetrc=TRUST_DIR / "wgetrc")
+MASKED = (Path("/root"), Path("/home"), Path("/tmp"), Path("/var/tmp"), Path("/run"))
+FIRST_UID = 200_000
+MB = 1024 * 1024
+
+
+def requirements_missing() -> list[str]:
+    """What this machine lacks to run the backend (empty when it can)."""
+    missing = [tool for tool in ("ip", "nft", "bwrap", "nsenter", "setpriv") if shutil.which(tool) is None]
+    if os.geteuid() != 0:
+        missing.append("root")
+    return missing
+
+
+def _under(path: Path, folders: tuple[Path, ...]) -> bool:
+    return any(path == f or f in path.parents for f in folders)
+
+
+def _runtime_binds() -> list[str]:
+    """Interpreters that live under a masked folder (a venv in /root, pyenv) stay visible.
+
+    bwrap would create the folders leading to a bind as 0700, which the sandbox's uid could
+    not cross, so each is made 0755 first.
+    """
+    binds: list[str] = []
+    for path in sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}):
+        if _under(path, MASKED):
+            for parent in reversed(path.parents):
+                if _under(parent, MASKED) and parent not in MASKED:
+                    binds += ["--perms", "0755", "--dir", str(parent)]
+            binds += ["--ro-bind", str(path), str(path)]
+    return binds
+
+
+def _support_files(folder: Path, host_ip: str) -> dict[str, Path]:
+    """resolv.conf, hosts and wgetrc as the sandbox sees them."""
+    files = {
+        "/etc/resolv.conf": f"nameserver {host_ip}\noptions timeout:2 attempts:2\n",
+        "/etc/hosts": f"127.0.0.1 localhost\n{host_ip} {' '.join(SERVICE_HOSTS)}\n",
+        str(INSIDE_TRUST.wgetrc): f"ca_certificate = {INSIDE_TRUST.bundle}\n",
+    }
+    paths = {}
+    for inside, text in files.items():
+        path = folder / Path(inside).name
+        path.write_text(text)
+        path.chmod(0o644)
+        paths[inside] = path
+    return paths
+
+
+def bwrap_argv(spec: SandboxSpec, network: SandboxNetwork, support: dict[str, Path], state_home: Path) -> list[str]:
+    disk = str(spec.limits.disk_mb * MB)
+    uid = str(FIRST_UID + network.index)
+    argv = ["nsenter", f"--net=/run/netns/{network.netns}", "bwrap",
+            "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--hostname", "sandbox",
+            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for folder in MASKED:
+        argv += ["--perms", "1777", "--size", disk, "--tmpfs", str(folder)] if folder == Path("/tmp") \
+            else ["--tmpfs", str(folder)]
+    if not _under(state_home, MASKED):
+        argv += ["--tmpfs", str(state_home)]
+    argv += _runtime_binds()
+    argv += ["--perms", "0777", "--size", disk, "--tmpfs", str(HOME)]
+    if spec.program:
+        argv += ["--ro-bind", str(spec.program), str(HOME / spec.program.name)]
+    argv += ["--perms", "0755", "--dir", str(TRUST_DIR),
+             "--ro-bind", str(spec.trust.cert), str(INSIDE_TRUST.cert),
+             "--ro-bind", str(spec.trust.bundle), str(INSIDE_TRUST.bundle)]
+    for inside, path in support.items():
+        argv += ["--ro-bind", str(path), inside]
+    argv += ["--chdir", str(HOME), "--",
+             "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
+             "--inh-caps=-all", "--bounding-set=-all", "--", *spec.argv]
+    return argv
+
+
+class NamespaceSandbox(Sandbox):
+    name = "namespace"
+
+    def __init__(self, state: StatePaths) -> None:
+        self.state = state
+
+    def run(self, spec: SandboxSpec) -> Execution:
+        if spec.proxy is None:
+            raise ValueError("the namespace backend needs a stack to route through")
+        with ExitStack() as cleanup:
+            network = SandboxNetwork.create(spec.proxy)
+            cleanup.callback(teardown, network.sid)
+            network.register(spec.proxy.env_id)
+            limits = cgroups.CgroupLimits.create(network.sid, spec.limits)
+            folder = Path(tempfile.mkdtemp(prefix=f"detour-{network.sid}-"))
+            cleanup.callback(shutil.rmtree, folder, True)
+            support = _support_files(folder, network.host_ip)
+            env = sandbox_environment(spec.proxy.url(host=network.host_ip), INSIDE_TRUST) | {
+                "HOME": str(HOME), "TMPDIR": "/tmp"}
+
+            def preexec() -> None:
+                if limits:
+                    limits.attach()
+                apply_rlimits(spec.limits)
+                resource.setrlimit(resource.RLIMIT_NPROC, (spec.limits.processes,) * 2)
+
+            return supervise(bwrap_argv(spec, network, support, self.state.home), env=env, cwd=folder,
+                             limits=spec.limits, stdin=spec.stdin,
+                             limits_via=limits.via if limits else "rlimit+watchdog", preexec=preexec,
+                             extra_breach=limits.breach if limits else lambda: None)

@@ -1,0 +1,138 @@
+"""Start a process and watch it until it exits or breaks a limit: shared by every backend.
+
+Output is read as it streams and capped; the process tree is sampled for wall time,
+memory and process count; a backend may add its own breach check (a cgroup's counters).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import psutil
+
+from sandbox.base import Execution, KilledReason, Limits, LimitsVia
+
+POLL_S = 0.02
+MB = 1024 * 1024
+
+
+class OutputCapture:
+    """Reads stdout and stderr as they stream, keeping at most `limit` bytes in all."""
+
+    def __init__(self, proc: subprocess.Popen, limit: int) -> None:
+        self.limit = limit
+        self.kept = 0
+        self.exceeded = threading.Event()
+        self.lock = threading.Lock()
+        self.chunks: dict[str, list[bytes]] = {"stdout": [], "stderr": []}
+        self.threads = [threading.Thread(target=self._pump, args=(stream, name), daemon=True)
+                        for stream, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr"))]
+        for t in self.threads:
+            t.start()
+
+    def _pump(self, stream, name: str) -> None:
+        fd = stream.fileno()
+        while chunk := os.read(fd, 65536):
+            with self.lock:
+                room = max(self.limit - self.kept, 0)
+                self.chunks[name].append(chunk[:room])
+                self.kept += min(len(chunk), room)
+                if len(chunk) > room:
+                    self.exceeded.set()
+        stream.close()
+
+    def finish(self) -> tuple[str, str]:
+        for t in self.threads:
+            t.join(timeout=2)
+        with self.lock:
+            out, err = (b"".join(self.chunks[n]).decode("utf-8", "replace") for n in ("stdout", "stderr"))
+        return out, err
+
+
+class Watchdog:
+    """Samples the process tree and names the first limit it breaks."""
+
+    def __init__(self, pid: int, limits: Limits, deadline: float) -> None:
+        self.root = psutil.Process(pid)
+        self.limits = limits
+        self.deadline = deadline
+        self.seen: dict[int, psutil.Process] = {pid: self.root}
+
+    def tree(self) -> list[psutil.Process]:
+        try:
+            children = self.root.children(recursive=True)
+        except psutil.NoSuchProcess:
+            children = []
+        self.seen.update((p.pid, p) for p in children)
+        return [self.root, *children]
+
+    def breach(self) -> KilledReason | None:
+        if time.monotonic() > self.deadline:
+            return "timeout"
+        tree = self.tree()
+        if len(tree) > self.limits.processes:
+            return "processes"
+        rss = 0
+        for proc in tree:
+            try:
+                rss += proc.memory_info().rss
+            except psutil.Error:
+                continue
+        return "memory" if rss > self.limits.memory_mb * MB else None
+
+    def kill_all(self) -> None:
+        """The process group first, then anything that left it (setsid) but was seen."""
+        try:
+            os.killpg(self.root.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        for proc in [*self.seen.values(), *self.tree()]:
+            try:
+                proc.kill()
+            except psutil.Error:
+                continue
+
+
+def exit_code(returncode: int) -> int:
+    """Shell convention: 128 + signal number for a process killed by a signal."""
+    return returncode if returncode >= 0 else 128 - returncode
+
+
+def supervise(argv: list[str], *, env: dict[str, str], cwd: Path, limits: Limits, stdin: bytes,
+              limits_via: LimitsVia, preexec: Callable[[], None],
+              extra_breach: Callable[[], KilledReason | None] = lambda: None) -> Execution:
+    started = time.monotonic()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
+    capture = OutputCapture(proc, limits.output_bytes)
+    watchdog = Watchdog(proc.pid, limits, started + limits.timeout_s)
+    _feed(proc, stdin)
+    killed: KilledReason | None = None
+    while proc.poll() is None and killed is None:
+        killed = "output" if capture.exceeded.is_set() else (extra_breach() or watchdog.breach())
+        if killed is None:
+            capture.exceeded.wait(POLL_S)
+    watchdog.kill_all()
+    returncode = proc.wait()
+    stdout, stderr = capture.finish()
+    killed = killed or ("output" if capture.exceeded.is_set() else None) or extra_breach()
+    if killed is None and returncode == -signal.SIGXCPU:
+        killed = "cpu"
+    return Execution(exit_code=exit_code(returncode), stdout=stdout, stderr=stderr,
+                     timed_out=killed == "timeout", killed_reason=killed,
+                     duration_ms=round((time.monotonic() - started) * 1000, 1), limits_via=limits_via)
+
+
+def _feed(proc: subprocess.Popen, data: bytes) -> None:
+    try:
+        if data:
+            proc.stdin.write(data)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
