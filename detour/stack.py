@@ -103,7 +103,7 @@ class Stack:
         self.info = StackInfo(host=host, proxy_port=proxy_port or free_port(host),
                               transparent_port=free_port(host), dns_port=free_port(host),
                               replica_port=replica_port or free_port(host), pid=os.getpid())
-        self.processes: list[subprocess.Popen] = []
+        self.processes: dict[str, subprocess.Popen] = {}
 
     def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
         logs = self.state.home / "logs"
@@ -112,7 +112,7 @@ class Stack:
             proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     env=os.environ | {HOME_VARIABLE: str(self.state.home)},
                                     preexec_fn=_die_with_parent)
-        self.processes.append(proc)
+        self.processes[name] = proc
         return proc
 
     def proxy_argv(self) -> list[str]:
@@ -163,10 +163,10 @@ class Stack:
             time.sleep(0.05)
 
     def stop(self) -> None:
-        for proc in self.processes:
+        for proc in self.processes.values():
             if proc.poll() is None:
                 proc.terminate()
-        for proc in self.processes:
+        for proc in self.processes.values():
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:

@@ -88,7 +88,8 @@ class EnvAuth:
             self.refuse(flow, env_id, "missing proxy credentials" if env_id is None else "wrong environment secret")
             return None
         if registered and registered != env_id:
-            self.refuse(flow, env_id, "credentials of another environment")
+            # Logged under the sandbox that tried it, not the environment it claimed.
+            self.refuse(flow, registered, f"credentials of another environment ({env_id})")
             return None
         flow.metadata[ENV_KEY] = env_id
         return env_id

@@ -61,8 +61,8 @@ def dns_answer(query: bytes, address: str) -> bytes:
     return header + question + answer
 
 
-def serve_forever(dns: str, tcp_ports: list[int], log_path: str) -> None:
-    """Run inside a namespace: a DNS server on `dns` and TCP listeners on 127.0.0.1."""
+def serve_forever(log_path: str, dns: list[str], tcp: list[str], udp: list[str], icmp: bool) -> None:
+    """Run inside a namespace: log every DNS query, TCP connection, UDP datagram and ping."""
     log = open(log_path, "a", buffering=1)
 
     class Dns(socketserver.BaseRequestHandler):
@@ -71,20 +71,52 @@ def serve_forever(dns: str, tcp_ports: list[int], log_path: str) -> None:
             log.write(f"dns query from {self.client_address}\n")
             sock.sendto(dns_answer(data, "127.0.0.1"), self.client_address)
 
+    class Udp(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            log.write(f"udp to {self.server.server_address} from {self.client_address}\n")
+
     class Tcp(socketserver.BaseRequestHandler):
         def handle(self) -> None:
             log.write(f"tcp to {self.server.server_address} from {self.client_address}\n")
 
-    host, port = dns.rsplit(":", 1)
-    servers = [socketserver.ThreadingUDPServer((host, int(port)), Dns)]
-    servers += [socketserver.ThreadingTCPServer(("127.0.0.1", p), Tcp) for p in tcp_ports]
+    class Tcp6(socketserver.ThreadingTCPServer):
+        address_family = socket.AF_INET6
+
+        def server_bind(self) -> None:
+            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            super().server_bind()
+
+    def address(spec: str) -> tuple[str, int]:
+        host, port = spec.rsplit(":", 1)
+        return host.strip("[]"), int(port)
+
+    servers = [socketserver.ThreadingUDPServer(address(a), Dns) for a in dns]
+    servers += [socketserver.ThreadingUDPServer(address(a), Udp) for a in udp]
+    servers += [(Tcp6 if ":" in address(a)[0] else socketserver.ThreadingTCPServer)(address(a), Tcp) for a in tcp]
     for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()
+    if icmp:
+        threading.Thread(target=_log_pings, args=(log,), daemon=True).start()
     log.write("ready\n")
     threading.Event().wait()
 
 
-if __name__ == "__main__":
-    import sys
+def _log_pings(log) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP) as raw:
+        while True:
+            packet, peer = raw.recvfrom(65535)
+            if packet[20] == 8:  # echo request
+                log.write(f"icmp echo from {peer}\n")
 
-    serve_forever(sys.argv[1], [int(p) for p in sys.argv[2].split(",")], sys.argv[3])
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("log")
+    parser.add_argument("--dns", action="append", default=[])
+    parser.add_argument("--tcp", action="append", default=[])
+    parser.add_argument("--udp", action="append", default=[])
+    parser.add_argument("--icmp", action="store_true")
+    args = parser.parse_args()
+    serve_forever(args.log, args.dns, args.tcp, args.udp, args.icmp)

@@ -11,13 +11,13 @@ import shutil
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from detour.paths import StatePaths
 from mock_services.store import EnvironmentStore
+from tests.e2e.netlab import canary, in_ns, namespace
 
 BIN = Path(sys.executable).parent
 CANARY_DNS = "127.0.0.53:53"
@@ -32,38 +32,15 @@ pytestmark = pytest.mark.skipif(not can_make_namespaces(), reason="needs root an
 
 @pytest.fixture
 def netns():
-    name = f"dtest-{uuid.uuid4().hex[:8]}"
-    etc = Path("/etc/netns") / name
-    subprocess.run(["ip", "netns", "add", name], check=True)
-    try:
-        subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True)
-        etc.mkdir(parents=True)
-        (etc / "resolv.conf").write_text(f"nameserver {CANARY_DNS.split(':')[0]}\n")
-        (etc / "hosts").write_text("127.0.0.1 localhost\n")
+    with namespace(resolver=CANARY_DNS.split(":")[0]) as name:
         yield name
-    finally:
-        shutil.rmtree(etc, ignore_errors=True)
-        subprocess.run(["ip", "netns", "del", name], check=False)
-
-
-def in_ns(ns: str, *argv: str) -> list[str]:
-    return ["ip", "netns", "exec", ns, *argv]
 
 
 @pytest.fixture
 def canary_log(netns, tmp_path):
-    log = tmp_path / "canary.log"
-    proc = subprocess.Popen(in_ns(netns, sys.executable, "-m", "tests.e2e.canary", CANARY_DNS, "80,443", str(log)),
-                            cwd=Path(__file__).parents[2])
-    try:
-        deadline = time.monotonic() + 10
-        while not (log.exists() and "ready" in log.read_text()):
-            assert proc.poll() is None and time.monotonic() < deadline, "canary did not start"
-            time.sleep(0.05)
+    with canary(netns, tmp_path / "canary.log", "--dns", CANARY_DNS, "--tcp", "127.0.0.1:80",
+                "--tcp", "127.0.0.1:443") as log:
         yield log
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.fixture

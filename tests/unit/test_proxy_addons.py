@@ -147,3 +147,49 @@ def test_audit_log_writes_one_redacted_line_per_decision(addons):
     assert lines[0]["host"] == "slack.com" and lines[0]["path"] == "/api/chat.postMessage"
     assert lines[1]["path"] == "/x?token=[REDACTED]&a=1"
     assert {line["env_id"] for line in lines} == {"env-a"}
+
+
+def transparent_flow(address: str, host="slack.com"):
+    from mitmproxy.proxy.mode_specs import ProxyMode
+    flow = request_flow(host=host, sni=host)
+    flow.client_conn.proxy_mode = ProxyMode.parse("transparent")
+    flow.client_conn.peername = (address, 40000)
+    flow.request.data.host = "10.213.0.1"  # transparent mode: the original destination address
+    return flow
+
+
+@pytest.fixture
+def registry(addons, tmp_path):
+    folder = tmp_path / "by-address"
+    folder.mkdir()
+    (folder / "10.213.0.2").write_text("env-a")
+    with taddons.context(*addons[0]) as tctx:
+        tctx.options.update(detour_sandbox_addresses=str(folder))
+        yield addons
+
+
+def test_transparent_flows_take_the_environment_of_their_sandbox_address(registry):
+    chain, _, _ = registry
+    flow = transparent_flow("10.213.0.2")
+    chain[0].requestheaders(flow)
+    chain[1].requestheaders(flow)
+    assert flow.metadata[ENV_KEY] == "env-a"
+    assert flow.request.path == "/api/env/env-a/services/slack/api/chat.postMessage"
+
+
+def test_transparent_flow_from_an_unknown_address_is_refused(registry):
+    chain, _, _ = registry
+    flow = transparent_flow("10.213.0.6")
+    chain[0].requestheaders(flow)
+    assert flow.response.status_code == 403
+    assert flow.metadata[METADATA_KEY].decision == "unauthorized"
+
+
+def test_a_sandbox_cannot_use_another_environments_valid_credentials(registry):
+    chain, key, _ = registry
+    connect = connect_flow(auth=("env-b", env_secret(key, "env-b")))
+    connect.client_conn.peername = ("10.213.0.2", 40000)
+    chain[0].http_connect(connect)
+    assert connect.response.status_code == 407
+    verdict = connect.metadata[METADATA_KEY]
+    assert (verdict.env_id, verdict.reason) == ("env-a", "credentials of another environment (env-b)")
