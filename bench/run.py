@@ -22,7 +22,11 @@ from certs.authority import CertificateAuthority
 from detour.credentials import secret_for
 from detour.paths import StatePaths
 from detour.stack import Stack, StackInfo
+from detour.runner import run_in_environment
 from mock_services.store import EnvironmentStore
+from sandbox.base import Sandbox, SandboxSpec
+from sandbox.namespace import NamespaceSandbox, requirements_missing
+from sandbox.process import ProcessSandbox
 
 AUTH = {"Authorization": "Bearer xoxb-bench"}
 DETOUR = str(Path(sys.executable).parent / "detour")
@@ -89,6 +93,46 @@ def bench_detour_run(state: StatePaths, env_id: str, running: bool) -> None:
     print(f"  detour run trivial.py, {label:<30} median {statistics.median(times):7.0f} ms   (n={runs})")
 
 
+def bench_sandbox_start(state: StatePaths, info: StackInfo, env_id: str) -> None:
+    """Start plus teardown of an empty sandbox, beside the program's own time (/bin/true)."""
+    backends: list[Sandbox] = [ProcessSandbox(state.runs_dir)]
+    if not requirements_missing():
+        backends.append(NamespaceSandbox(state))
+    trust = CertificateAuthority(state).ensure().trust_files()
+    proxy = info.access(env_id, secret_for(state, env_id))
+    for sandbox in backends:
+        times = []
+        for _ in range(30):
+            start = time.perf_counter()
+            sandbox.run(SandboxSpec(argv=["/bin/true"], proxy=proxy, trust=trust))
+            times.append((time.perf_counter() - start) * 1000)
+        print(f"  {sandbox.name:<10} start+teardown of /bin/true   median {statistics.median(times):6.1f} ms   "
+              f"p90 {percentile(times, 90):6.1f} ms   (n={len(times)})")
+
+
+INSIDE_LOAD = """
+import time, httpx
+for label, trust_env in (("regular (HTTPS_PROXY)", True), ("transparent (no proxy)", False)):
+    with httpx.Client(trust_env=trust_env, verify="/run/detour-ca/bundle.pem") as client:
+        client.post("https://slack.com/api/auth.test", headers={"Authorization": "Bearer x"})
+        start = time.perf_counter()
+        for _ in range(400):
+            assert client.post("https://slack.com/api/auth.test", headers={"Authorization": "Bearer x"}).json()["ok"]
+        print(f"  {label:<24} c=1: {400 / (time.perf_counter() - start):8.0f} req/s  (n=400, keep-alive)")
+"""
+
+
+def bench_transparent_vs_regular(state: StatePaths, info: StackInfo, env_id: str) -> None:
+    if requirements_missing():
+        print("  (namespace backend unavailable here)")
+        return
+    program = state.home / "load.py"
+    program.write_text(INSIDE_LOAD)
+    result = run_in_environment(state, info, env_id, NamespaceSandbox(state), [sys.executable, "load.py"],
+                                program=program)
+    print(result.stdout.rstrip() or result.stderr)
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="detour-bench-") as tmp:
         state = StatePaths(Path(tmp)).ensure()
@@ -101,8 +145,12 @@ def main() -> None:
         with Stack(state) as info:
             state.stack_file.write_text(info.model_dump_json())
             bench_detour_run(state, env_id, running=True)
+            print("sandbox start + teardown")
+            bench_sandbox_start(state, info, env_id)
             print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
             bench_replica_calls(state, info, env_id)
+            print("from inside a namespace sandbox: regular versus transparent")
+            bench_transparent_vs_regular(state, info, env_id)
             state.stack_file.unlink()
 
 

@@ -1,8 +1,9 @@
-"""Memory and process caps for one sandbox, from cgroup v2 or v1 where the machine has them.
+"""Memory, process and CPU-time caps for one sandbox, from cgroup v2 or v1 where available.
 
-The kernel enforces these (an allocation past memory.max is OOM-killed inside the group,
-a fork past pids.max fails), so they hold even between two watchdog samples. The events
-counters tell afterwards which limit was hit.
+The kernel enforces memory and processes (an allocation past the limit is OOM-killed
+inside the group, a fork past pids.max fails), so they hold even between two watchdog
+samples; the events counters tell which limit was hit. CPU time is the whole group's
+usage, so a program cannot spread its work over many processes to escape RLIMIT_CPU.
 """
 
 from __future__ import annotations
@@ -53,11 +54,14 @@ def available() -> LimitsVia | None:
 class CgroupLimits:
     def __init__(self, name: str, limits: Limits, via: LimitsVia) -> None:
         self.via = via
+        self.cpu_ns = limits.cpu_s * 1_000_000_000
         if via == "cgroup v2":
-            self.dirs = {"memory": ROOT / name, "pids": ROOT / name}
+            self.dirs = {"memory": ROOT / name, "pids": ROOT / name, "cpu": ROOT / name}
             files = {"memory.max": limits.memory_mb * MB, "memory.swap.max": 0, "pids.max": limits.processes}
         else:
             self.dirs = {"memory": ROOT / "memory" / name, "pids": ROOT / "pids" / name}
+            if os.access(ROOT / "cpuacct", os.W_OK):
+                self.dirs["cpu"] = ROOT / "cpuacct" / name
             files = {"memory.limit_in_bytes": limits.memory_mb * MB, "pids.max": limits.processes}
         for folder in set(self.dirs.values()):
             folder.mkdir(exist_ok=True)
@@ -85,7 +89,18 @@ class CgroupLimits:
             return "memory"
         if _counter(self.dirs["pids"] / "pids.events", "max") > 0:
             return "processes"
-        return None
+        return "cpu" if self.cpu_used_ns() > self.cpu_ns else None
+
+    def cpu_used_ns(self) -> int:
+        folder = self.dirs.get("cpu")
+        if folder is None:
+            return 0
+        if self.via == "cgroup v2":
+            return _counter(folder / "cpu.stat", "usage_usec") * 1000
+        try:
+            return int((folder / "cpuacct.usage").read_text())
+        except (OSError, ValueError):
+            return 0
 
     def remove(self) -> None:
         _remove(set(self.dirs.values()))
@@ -114,7 +129,7 @@ def _remove(folders: set[Path]) -> None:
 
 
 def _candidates(sid: str = "*") -> list[Path]:
-    return [p for base in (ROOT, ROOT / "memory", ROOT / "pids") if base.is_dir()
+    return [p for base in (ROOT, ROOT / "memory", ROOT / "pids", ROOT / "cpuacct") if base.is_dir()
             for p in base.glob(PREFIX + sid) if p.is_dir()]
 
 

@@ -39,8 +39,8 @@ def _run(argv: list[str], script: str | None = None) -> None:
         raise NetworkError(f"{' '.join(argv[:3])} failed: {done.stderr.strip()}")
 
 
-def _quiet(argv: list[str]) -> None:
-    subprocess.run(argv, capture_output=True)
+def _quiet(argv: list[str], script: str | None = None) -> None:
+    subprocess.run(argv, input=script, capture_output=True, text=True)
 
 
 def nft_rules(table: str, host_veth: str, host_ip: str, proxy: ProxyAccess) -> str:
@@ -112,18 +112,19 @@ class SandboxNetwork:
         return network
 
     def _build(self, proxy: ProxyAccess) -> None:
+        # The rules exist before the sandbox side has an address, so no packet precedes them.
+        _run(["nft", "-f", "-"], nft_rules(self.table, self.host_veth, self.host_ip, proxy))
         _run(["ip", "-batch", "-"], "\n".join([
             f"netns add {self.netns}",
             f"link add {self.host_veth} type veth peer name {self.sandbox_veth} netns {self.netns}",
             f"addr add {self.host_ip}/30 dev {self.host_veth}",
+            f"link set {self.host_veth} up",
         ]))
         sysctl = Path("/proc/sys/net")
         (sysctl / "ipv4/conf" / self.host_veth / "route_localnet").write_text("1")
         v6 = sysctl / "ipv6/conf" / self.host_veth / "disable_ipv6"
         if v6.exists():
             v6.write_text("1")
-        _run(["nft", "-f", "-"], nft_rules(self.table, self.host_veth, self.host_ip, proxy))
-        _run(["ip", "link", "set", self.host_veth, "up"])
         _run(["ip", "-n", self.netns, "-batch", "-"], "\n".join([
             f"addr add {self.sandbox_ip}/30 dev {self.sandbox_veth}",
             f"link set {self.sandbox_veth} up",
@@ -156,9 +157,8 @@ def _claim_subnet(sid: str) -> int:
 
 def teardown(sid: str) -> None:
     """Remove everything sandbox `sid` had; safe to call twice or after a crash."""
+    _quiet(["ip", "netns", "del", NETNS_PREFIX + sid])  # the kernel removes the veth pair with it
     _quiet(["nft", "delete", "table", "inet", TABLE_PREFIX + sid])
-    _quiet(["ip", "netns", "del", NETNS_PREFIX + sid])
-    _quiet(["ip", "link", "del", f"dt{sid}h"])
     cgroups.destroy(sid)
     owner = OWNERS / f"{sid}.json"
     try:

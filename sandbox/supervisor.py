@@ -117,7 +117,10 @@ def supervise(argv: list[str], *, env: dict[str, str], cwd: Path, limits: Limits
     while proc.poll() is None and killed is None:
         killed = "output" if capture.exceeded.is_set() else (extra_breach() or watchdog.breach())
         if killed is None:
-            capture.exceeded.wait(POLL_S)
+            try:
+                proc.wait(POLL_S)  # returns as soon as the program exits
+            except subprocess.TimeoutExpired:
+                pass
     watchdog.kill_all()
     returncode = proc.wait()
     stdout, stderr = capture.finish()

@@ -58,7 +58,10 @@ def test_each_run_removes_its_namespace_veth_rules_and_cgroup(live_stack, make_e
     assert result.exit_code == 0 and result.stdout.strip() == "2"  # lo and its veth end, nothing else
     assert result.limits_via == (cgroups.available() or "rlimit+watchdog")
     assert resources() == before
-    assert not any(p.name.startswith("dt") for p in Path("/sys/class/net").iterdir())
+    deadline = time.monotonic() + 5  # the kernel removes a veth pair shortly after its namespace
+    while any(p.name.startswith("dt") for p in Path("/sys/class/net").iterdir()):
+        assert time.monotonic() < deadline, "a veth outlived its sandbox"
+        time.sleep(0.05)
 
 
 def test_proxy_killed_mid_run_fails_closed(tmp_path):
@@ -112,3 +115,12 @@ def test_doctor_cleans_up_after_a_killed_run(tmp_path):
     assert sid not in resources()
     assert not Path(f"/run/netns/detour-{sid}").exists()
     assert subprocess.run([DETOUR, "doctor", "--check"], env=env, capture_output=True).returncode == 0
+
+
+def test_cpu_time_counts_the_whole_group(live_stack, make_env):
+    """Four busy processes of 0.9 s each stay under RLIMIT_CPU (1 s) but not under the group's 1 s."""
+    code = "for i in 1 2 3 4; do timeout 0.9 sh -c 'while :; do :; done' & done; wait; sleep 5"
+    result = live_stack.run(make_env(), code, ".sh", backend="namespace", limits=Limits(cpu_s=1, timeout_s=30))
+    if result.limits_via == "rlimit+watchdog":
+        pytest.skip("no cgroup CPU accounting on this machine")
+    assert result.killed_reason == "cpu"
