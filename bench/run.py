@@ -133,6 +133,35 @@ def bench_transparent_vs_regular(state: StatePaths, info: StackInfo, env_id: str
     print(result.stdout.rstrip() or result.stderr)
 
 
+FIFTY_CALLS = """
+import requests
+with requests.Session() as slack:
+    slack.headers["Authorization"] = "Bearer xoxb-bench"
+    for i in range(50):
+        assert slack.post("https://slack.com/api/chat.postMessage", data={"channel": "general", "text": str(i)}).json()["ok"]
+"""
+
+
+def bench_modes(state: StatePaths, info: StackInfo) -> None:
+    """Wall time of one agent program making 50 replica calls, in each mode."""
+    program = state.home / "fifty.py"
+    program.write_text(FIFTY_CALLS)
+    sandbox = NamespaceSandbox(state) if not requirements_missing() else ProcessSandbox(state.runs_dir)
+    store = EnvironmentStore(state)
+    medians = {}
+    for mode in ("proxy", "rewrite"):
+        times = []
+        for _ in range(5):
+            env_id = store.create("slack_default").env_id
+            result = run_in_environment(state, info, env_id, sandbox, [sys.executable, "fifty.py"],
+                                        program=program, mode=mode)
+            assert result.exit_code == 0, result.stderr
+            times.append(result.duration_ms)
+        medians[mode] = statistics.median(times)
+        print(f"  {mode:<8} ({sandbox.name}) 50 calls: median {medians[mode]:6.0f} ms   (n={len(times)})")
+    print(f"  proxy / rewrite: {medians['proxy'] / medians['rewrite']:.2f}x")
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="detour-bench-") as tmp:
         state = StatePaths(Path(tmp)).ensure()
@@ -151,6 +180,8 @@ def main() -> None:
             bench_replica_calls(state, info, env_id)
             print("from inside a namespace sandbox: regular versus transparent")
             bench_transparent_vs_regular(state, info, env_id)
+            print("one agent program, 50 replica calls: proxy mode versus rewrite mode")
+            bench_modes(state, info)
             state.stack_file.unlink()
 
 

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives import hashes
 
 from certs.authority import CertificateAuthority
 from detour.audit import read_records
+from detour.compare import Comparison, compare as compare_modes
 from detour.credentials import secret_for
 from detour.errors import DetourError
 from detour.paths import StatePaths
@@ -23,7 +24,7 @@ from detour.stack import Stack, StackInfo, running_stack
 from mock_services.store import EnvironmentStore
 from mock_services.templates import template_names
 from sandbox import namespace, netns
-from sandbox.base import Limits, Sandbox
+from sandbox.base import Limits, Mode, Sandbox
 from sandbox.languages import INTERPRETERS, command_for
 from sandbox.process import ProcessSandbox
 
@@ -175,8 +176,9 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
         processes: Annotated[int, typer.Option(help="Processes at once.")] = Limits().processes,
         output_bytes: Annotated[int, typer.Option(help="stdout+stderr kept.")] = Limits().output_bytes,
         backend: Annotated[Backend, typer.Option(help="Sandbox backend.")] = "auto",
+        mode: Annotated[Mode, typer.Option(help="proxy: through mitmproxy; rewrite: URL-rewriting preludes.")] = "proxy",
         as_json: JsonOpt = False) -> None:
-    """Run a program (python, node .js/.ts, bash) or a command in a sandbox behind the proxy."""
+    """Run a program (python, node .js/.ts, bash, perl) or a command in a sandbox behind the proxy."""
     if env and template:
         raise fail("give --env or --template, not both")
     paths = state()
@@ -187,7 +189,7 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
     store = EnvironmentStore(paths)
     env_id = store.get(env).env_id if env else store.create(template or "slack_default").env_id
     with stack_for(paths) as info:
-        result = run_in_environment(paths, info, env_id, sandbox, argv, program=program, limits=limits)
+        result = run_in_environment(paths, info, env_id, sandbox, argv, program=program, limits=limits, mode=mode)
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
@@ -197,6 +199,53 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
         separator = "" if (result.stdout + result.stderr).endswith("\n") or not (result.stdout + result.stderr) else "\n"
         typer.echo(separator + summary(result), err=True)
     raise typer.Exit(result.exit_code or 0)
+
+
+def comparison_report(c: Comparison) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="requests", title_justify="left")
+    for column in ("request", "proxy", "rewrite"):
+        table.add_column(column, justify="left" if column == "request" else "right")
+    for row in c.requests:
+        style = None if row.proxy == row.rewrite else "yellow"
+        table.add_row(row.request, str(row.proxy), str(row.rewrite), style=style)
+    console = Console()
+    console.print(table)
+    for result in (c.proxy, c.rewrite):
+        d = result.diff
+        killed = f", killed: {result.killed_reason}" if result.killed_reason else ""
+        console.print(f"{result.mode:>7}: env {result.env_id}, exit {result.exit_code}{killed}; "
+                      f"{len(d.inserts)} inserts, {len(d.updates)} updates, {len(d.deletes)} deletes")
+    if c.states_match:
+        console.print("[green]final states match[/green]")
+        return
+    console.print("[red]final states diverge[/red]")
+    for label, rows in (("only in proxy mode", c.only_in_proxy), ("only in rewrite mode", c.only_in_rewrite)):
+        for row in rows:
+            console.print(f"  {label}: {json.dumps(row, sort_keys=True)}", markup=False)
+
+
+@app.command()
+def compare(program: Annotated[Path, typer.Argument(help="The agent program to run both ways.")],
+            template: Annotated[str, typer.Option(help="Both environments start from this template.")] = "slack_default",
+            backend: Annotated[Backend, typer.Option(help="Sandbox backend.")] = "auto",
+            as_json: JsonOpt = False) -> None:
+    """Run FILE in proxy mode and in rewrite mode on two fresh environments; compare what each
+    intercepted and the final states. Exit code 1 when the states diverge."""
+    paths = state()
+    if not program.is_file():
+        raise fail(f"no such file: {program}")
+    argv = command_for(program)
+    sandbox = choose_backend(backend, paths)
+    with stack_for(paths) as info:
+        result = compare_modes(paths, info, sandbox, template, argv, program.resolve())
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        comparison_report(result)
+    raise typer.Exit(0 if result.states_match else 1)
 
 
 @app.command()

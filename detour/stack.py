@@ -43,6 +43,7 @@ class StackInfo(BaseModel):
     proxy_port: int
     transparent_port: int
     dns_port: int
+    gateway_port: int
     replica_port: int
     pid: int
 
@@ -52,7 +53,8 @@ class StackInfo(BaseModel):
 
     def access(self, env_id: str, secret: str) -> ProxyAccess:
         return ProxyAccess(env_id=env_id, secret=secret, host=self.host, port=self.proxy_port,
-                           transparent_port=self.transparent_port, dns_port=self.dns_port)
+                           transparent_port=self.transparent_port, dns_port=self.dns_port,
+                           gateway_port=self.gateway_port)
 
 
 def free_port(host: str) -> int:
@@ -102,6 +104,7 @@ class Stack:
         self.state = state.ensure()
         self.info = StackInfo(host=host, proxy_port=proxy_port or free_port(host),
                               transparent_port=free_port(host), dns_port=free_port(host),
+                              gateway_port=free_port(host),
                               replica_port=replica_port or free_port(host), pid=os.getpid())
         self.processes: dict[str, subprocess.Popen] = {}
 
@@ -123,6 +126,7 @@ class Stack:
             str(mitmdump), "-q", "-s", str(PROXY_SCRIPT),
             "--mode", f"regular@{self.info.host}:{self.info.proxy_port}",
             "--mode", f"transparent@{self.info.host}:{self.info.transparent_port}",
+            "--mode", f"reverse:{self.info.replica_url}@{self.info.host}:{self.info.gateway_port}",
             "--set", f"confdir={ca.mitmproxy_ca.parent}",
             "--set", "connection_strategy=lazy",
             "--set", "upstream_cert=false",

@@ -17,6 +17,10 @@ from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.verdict import METADATA_KEY, Verdict
 
 
+# mitmproxy's listener names, as detour's users know them.
+MODES = {"reverse": "rewrite"}
+
+
 def _client(flow: http.HTTPFlow | tcp.TCPFlow) -> str:
     peer = flow.client_conn.peername
     return f"{peer[0]}:{peer[1]}" if peer else ""
@@ -48,7 +52,8 @@ class AuditLog:
         assert self.file is not None
         record = AuditRecord(
             ts=now_iso(), env_id=verdict.env_id, client=_client(flow),
-            mode=flow.client_conn.proxy_mode.type_name, method=method, scheme=verdict.scheme,
+            mode=MODES.get(flow.client_conn.proxy_mode.type_name, flow.client_conn.proxy_mode.type_name),
+            method=method, scheme=verdict.scheme,
             host=verdict.host, port=verdict.port, path=redact_path(verdict.path),
             decision=verdict.decision, reason=verdict.reason, service=verdict.service,
             status=status, duration_ms=round((time.time() - started) * 1000, 2),

@@ -7,6 +7,9 @@ itself. A missing or wrong secret gets 407 and never reaches a replica.
 Transparent mode: from the client's address, which the namespace backend registers for
 the lifetime of a sandbox. A sandbox with a registered address may use only its own
 environment's credentials in regular mode too.
+
+Reverse mode (the gateway that rewrite-mode preludes call): from an
+`X-Detour-Credentials: <env_id>:<secret>` header, or from a registered address.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from mitmproxy import connection, ctx, exceptions, http
 from mitmproxy.addons.proxyauth import parse_http_basic_auth
 
 from detour.credentials import ENV_ID_PATTERN, check_secret
+from detour.services import CREDENTIALS_HEADER
 from proxy_addons.verdict import METADATA_KEY, Verdict, json_response
 
 ENV_KEY = "detour.env_id"
@@ -58,11 +62,13 @@ class EnvAuth:
 
     def credentials(self, flow: http.HTTPFlow) -> tuple[str | None, bool]:
         """The claimed env id (if well-formed) and whether its secret checks out."""
-        header = flow.request.headers.pop("Proxy-Authorization", "")
-        try:
-            _, env_id, secret = parse_http_basic_auth(header)
-        except ValueError:
-            return None, False
+        if flow.client_conn.proxy_mode.type_name == "reverse":
+            env_id, _, secret = flow.request.headers.pop(CREDENTIALS_HEADER, "").partition(":")
+        else:
+            try:
+                _, env_id, secret = parse_http_basic_auth(flow.request.headers.pop("Proxy-Authorization", ""))
+            except ValueError:
+                return None, False
         if not ENV_ID_PATTERN.fullmatch(env_id):
             return None, False
         assert self.key is not None
@@ -72,8 +78,8 @@ class EnvAuth:
         flow.metadata[METADATA_KEY] = Verdict("unauthorized", env_id, flow.request.host,
                                               flow.request.port, flow.request.scheme,
                                               flow.request.path, reason=reason)
-        if flow.client_conn.proxy_mode.type_name == "transparent":
-            flow.response = json_response(403, "unauthorized", {"error": "unknown_sandbox", "reason": reason})
+        if flow.client_conn.proxy_mode.type_name != "regular":
+            flow.response = json_response(403, "unauthorized", {"error": "unauthorized", "reason": reason})
             return
         flow.response = json_response(
             407, "unauthorized",
@@ -84,6 +90,8 @@ class EnvAuth:
     def authenticate(self, flow: http.HTTPFlow) -> str | None:
         env_id, ok = self.credentials(flow)
         registered = self.registered_env(flow)
+        if not ok and registered and env_id is None and flow.client_conn.proxy_mode.type_name == "reverse":
+            env_id, ok = registered, True  # a namespace sandbox is known by its address
         if not ok:
             self.refuse(flow, env_id, "missing proxy credentials" if env_id is None else "wrong environment secret")
             return None

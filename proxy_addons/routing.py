@@ -12,7 +12,8 @@ import ipaddress
 
 from mitmproxy import ctx, exceptions, http, tcp
 
-from detour.services import SERVICE_PORTS, replica_path, service_for_host
+from detour.services import (ORIGINAL_HOST_HEADER, SERVICE_PORTS, canonical_host, parse_replica_path,
+                             replica_path, service_for_host)
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.verdict import METADATA_KEY, Verdict, json_response
 
@@ -59,6 +60,9 @@ class Router:
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if flow.response or flow.error or not flow.live:
             return
+        if flow.client_conn.proxy_mode.type_name == "reverse":
+            self.gateway(flow)
+            return
         env_id = flow.metadata.get(ENV_KEY)
         names = host_names(flow)
         host = next(iter(names)) if len(names) == 1 else (flow.request.host or "")
@@ -82,6 +86,27 @@ class Router:
         flow.response = json_response(403, "denied", {
             "error": "denied", "host": host, "reason": verdict.reason,
             "detail": "detour: this sandbox may only reach the APIs of its environment"})
+
+    def gateway(self, flow: http.HTTPFlow) -> None:
+        """A rewritten URL already names its replica; it may name only its own environment."""
+        env_id = flow.metadata.get(ENV_KEY)
+        parsed = parse_replica_path(flow.request.path)
+        claimed = flow.request.headers.pop(ORIGINAL_HOST_HEADER, "").lower()
+        service = parsed[1] if parsed else None
+        host = claimed if service and service_for_host(claimed) == service else (
+            canonical_host(service) if service else flow.request.host_header or "")
+        verdict = Verdict("denied", env_id, host, 443, "https", parsed[2] if parsed else flow.request.path,
+                          service=service)
+        flow.metadata[METADATA_KEY] = verdict
+        if parsed is None:
+            verdict.reason = "not a replica path"
+        elif parsed[0] != env_id:
+            verdict.reason = f"another environment ({parsed[0]})"
+        else:
+            verdict.decision = "routed"
+            return
+        verdict.service = None
+        flow.response = json_response(403, "denied", {"error": "denied", "reason": verdict.reason})
 
     def route(self, flow: http.HTTPFlow, verdict: Verdict, service: str, env_id: str) -> None:
         assert self.replica is not None

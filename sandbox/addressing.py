@@ -13,6 +13,10 @@ SANDBOX_NET = ipaddress.IPv4Network("10.213.0.0/16")
 SLOTS = SANDBOX_NET.num_addresses // 4
 
 
+def subnet(index: int) -> str:
+    return f"{SANDBOX_NET.network_address + 4 * index}/30"
+
+
 def host_address(index: int) -> str:
     return str(SANDBOX_NET.network_address + 4 * index + 1)
 

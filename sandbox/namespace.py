@@ -22,7 +22,7 @@ from detour.paths import StatePaths
 from detour.services import SERVICE_HOSTS
 from sandbox import cgroups
 from sandbox.base import Execution, Sandbox, SandboxSpec, TrustFiles
-from sandbox.environment import sandbox_environment
+from sandbox.environment import PRELUDES, sandbox_environment
 from sandbox.netns import SandboxNetwork, teardown
 from sandbox.process import apply_rlimits
 from sandbox.supervisor import supervise
@@ -54,7 +54,7 @@ def _runtime_binds() -> list[str]:
     not cross, so each is made 0755 first.
     """
     binds: list[str] = []
-    for path in sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}):
+    for path in sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), PRELUDES.resolve()}):
         if _under(path, MASKED):
             for parent in reversed(path.parents):
                 if _under(parent, MASKED) and parent not in MASKED:
@@ -116,14 +116,14 @@ class NamespaceSandbox(Sandbox):
         if spec.proxy is None:
             raise ValueError("the namespace backend needs a stack to route through")
         with ExitStack() as cleanup:
-            network = SandboxNetwork.create(spec.proxy)
+            network = SandboxNetwork.create(spec.proxy, spec.mode)
             cleanup.callback(teardown, network.sid)
             network.register(spec.proxy.env_id)
             limits = cgroups.CgroupLimits.create(network.sid, spec.limits)
             folder = Path(tempfile.mkdtemp(prefix=f"detour-{network.sid}-"))
             cleanup.callback(shutil.rmtree, folder, True)
             support = _support_files(folder, network.host_ip)
-            env = sandbox_environment(spec.proxy.url(host=network.host_ip), INSIDE_TRUST) | {
+            env = sandbox_environment(spec, INSIDE_TRUST, proxy_host=network.host_ip) | {
                 "HOME": str(HOME), "TMPDIR": "/tmp"}
 
             def preexec() -> None:

@@ -20,8 +20,8 @@ import psutil
 
 from detour.paths import RUNTIME_DIR, SANDBOX_ADDRESSES
 from sandbox import cgroups
-from sandbox.addressing import SLOTS, host_address, sandbox_address
-from sandbox.base import ProxyAccess
+from sandbox.addressing import SLOTS, host_address, sandbox_address, subnet
+from sandbox.base import Mode, ProxyAccess
 
 OWNERS = RUNTIME_DIR / "sandboxes"
 SUBNETS = RUNTIME_DIR / "subnets"
@@ -43,20 +43,29 @@ def _quiet(argv: list[str], script: str | None = None) -> None:
     subprocess.run(argv, input=script, capture_output=True, text=True)
 
 
-def nft_rules(table: str, host_veth: str, host_ip: str, proxy: ProxyAccess) -> str:
+def nft_rules(table: str, host_veth: str, host_ip: str, proxy: ProxyAccess, mode: Mode) -> str:
+    """Proxy mode: the regular and transparent listeners. Rewrite mode: only the gateway,
+    and 80/443 are rejected, so the comparison shows what the preludes really miss."""
     local = proxy.host
+    if mode == "proxy":
+        ports = [proxy.port, proxy.transparent_port, proxy.dns_port]
+        nat = (f'iifname "{host_veth}" ip daddr {host_ip} tcp dport {proxy.port} dnat ip to {local}:{proxy.port}\n'
+               f'    iifname "{host_veth}" tcp dport {{ 80, 443 }} dnat ip to {local}:{proxy.transparent_port}')
+    else:
+        ports = [proxy.gateway_port, proxy.dns_port]
+        nat = (f'iifname "{host_veth}" ip daddr {host_ip} tcp dport {proxy.gateway_port} '
+               f'dnat ip to {local}:{proxy.gateway_port}')
     return f"""
 table inet {table} {{
   chain prerouting {{
     type nat hook prerouting priority dstnat - 10; policy accept;
-    iifname "{host_veth}" ip daddr {host_ip} tcp dport {proxy.port} dnat ip to {local}:{proxy.port}
-    iifname "{host_veth}" tcp dport {{ 80, 443 }} dnat ip to {local}:{proxy.transparent_port}
+    {nat}
     iifname "{host_veth}" meta l4proto {{ tcp, udp }} th dport 53 dnat ip to {local}:{proxy.dns_port}
   }}
   chain input {{
     type filter hook input priority filter - 10; policy accept;
     iifname "{host_veth}" ct state established,related accept
-    iifname "{host_veth}" ct status dnat ip daddr {local} tcp dport {{ {proxy.port}, {proxy.transparent_port}, {proxy.dns_port} }} accept
+    iifname "{host_veth}" ct status dnat ip daddr {local} tcp dport {{ {", ".join(map(str, ports))} }} accept
     iifname "{host_veth}" ct status dnat ip daddr {local} udp dport {proxy.dns_port} accept
     iifname "{host_veth}" meta l4proto tcp counter reject with tcp reset
     iifname "{host_veth}" counter reject with icmpx type admin-prohibited
@@ -101,24 +110,27 @@ class SandboxNetwork:
         return sandbox_address(self.index)
 
     @classmethod
-    def create(cls, proxy: ProxyAccess) -> SandboxNetwork:
+    def create(cls, proxy: ProxyAccess, mode: Mode = "proxy") -> SandboxNetwork:
         sid = secrets.token_hex(4)
         network = cls(sid, _claim_subnet(sid))
         try:
-            network._build(proxy)
+            network._build(proxy, mode)
         except BaseException:
             teardown(sid)
             raise
         return network
 
-    def _build(self, proxy: ProxyAccess) -> None:
+    def _build(self, proxy: ProxyAccess, mode: Mode) -> None:
         # The rules exist before the sandbox side has an address, so no packet precedes them.
-        _run(["nft", "-f", "-"], nft_rules(self.table, self.host_veth, self.host_ip, proxy))
+        _run(["nft", "-f", "-"], nft_rules(self.table, self.host_veth, self.host_ip, proxy, mode))
         _run(["ip", "-batch", "-"], "\n".join([
             f"netns add {self.netns}",
             f"link add {self.host_veth} type veth peer name {self.sandbox_veth} netns {self.netns}",
-            f"addr add {self.host_ip}/30 dev {self.host_veth}",
+            f"addr add {self.host_ip}/30 dev {self.host_veth} noprefixroute",
             f"link set {self.host_veth} up",
+            # ACK the sandbox at once: a client that writes headers and body apart (urllib3)
+            # would otherwise wait out Nagle against delayed ACK, 40 ms a request.
+            f"route add {subnet(self.index)} dev {self.host_veth} src {self.host_ip} quickack 1",
         ]))
         sysctl = Path("/proc/sys/net")
         (sysctl / "ipv4/conf" / self.host_veth / "route_localnet").write_text("1")

@@ -38,7 +38,7 @@ class ProcessSandbox(Sandbox):
             (workdir / ".tmp").mkdir()
             if spec.program:
                 shutil.copy2(spec.program, workdir / spec.program.name)
-            env = sandbox_environment(spec.proxy.url() if spec.proxy else None, spec.trust)
+            env = sandbox_environment(spec, spec.trust)
             return supervise(spec.argv, env=env | workdir_variables(workdir), cwd=workdir,
                              limits=spec.limits, stdin=spec.stdin, limits_via="rlimit+watchdog",
                              preexec=lambda: apply_rlimits(spec.limits))

@@ -53,12 +53,12 @@ class LiveStack:
         return NamespaceSandbox(self.state) if backend == "namespace" else ProcessSandbox(self.state.runs_dir)
 
     def run(self, env_id: str, code: str, suffix: str, limits: Limits | None = None,
-            backend: str = "process") -> RunResult:
+            backend: str = "process", mode: str = "proxy") -> RunResult:
         """Run `code` as a program file of the given kind, the way `detour run FILE` does."""
         program = self.scripts / f"agent_{os.urandom(4).hex()}{suffix}"
         program.write_text(code)
         return run_in_environment(self.state, self.info, env_id, self.sandbox(backend),
-                                  command_for(program), program=program, limits=limits)
+                                  command_for(program), program=program, limits=limits, mode=mode)
 
 
 @pytest.fixture(scope="session")

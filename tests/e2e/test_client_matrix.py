@@ -65,13 +65,14 @@ console.log(body.ok);
 }
 
 
+@pytest.mark.parametrize("mode", ["proxy", "rewrite"])
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("client", CLIENTS)
-def test_client_reaches_its_environment_replica(live_stack, make_env, client, backend):
+def test_client_reaches_its_environment_replica(live_stack, make_env, client, backend, mode):
     suffix, template = CLIENTS[client]
     mine, other = make_env(), make_env()
     mark = f"via-{client}-{uuid.uuid4().hex[:8]}"
-    result = live_stack.run(mine, template.format(url=SLACK, mark=mark), suffix, backend=backend)
+    result = live_stack.run(mine, template.format(url=SLACK, mark=mark), suffix, backend=backend, mode=mode)
     assert result.exit_code == 0, result.stderr
     assert "true" in result.stdout.lower()
     [insert] = result.diff.inserts
@@ -79,7 +80,7 @@ def test_client_reaches_its_environment_replica(live_stack, make_env, client, ba
     assert insert["channel_id"] == "C01ABCD1234"
     routed = [r for r in result.requests if r.decision == "routed"]
     assert [(r.host, r.path, r.status, r.mode) for r in routed] == [
-        ("slack.com", "/api/chat.postMessage", 200, "regular")]
+        ("slack.com", "/api/chat.postMessage", 200, "regular" if mode == "proxy" else "rewrite")]
     assert live_stack.store.diff(other).inserts == []
 
 

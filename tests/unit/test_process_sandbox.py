@@ -30,7 +30,7 @@ def run(state, tmp_path):
 def test_environment_is_built_from_empty(run, state, monkeypatch):
     monkeypatch.setenv("HOST_ONLY_SECRET", "leak")
     monkeypatch.setenv("SSL_CERT_DIR", "/etc/ssl/certs")
-    proxy = ProxyAccess(env_id="e", secret="s", host="127.0.0.1", port=1, transparent_port=2, dns_port=3)
+    proxy = ProxyAccess(env_id="e", secret="s", host="127.0.0.1", port=1, transparent_port=2, dns_port=3, gateway_port=4)
     result = run("import json, os; print(json.dumps(dict(os.environ)))", proxy=proxy)
     env = json.loads(result.stdout)
     paths = CertificateAuthority(state).paths

@@ -1,0 +1,94 @@
+"""Run one program in proxy mode and in rewrite mode, and say how the two differ.
+
+Each mode gets a fresh environment from the same template. Final states are compared
+after generated values (ids, timestamps, URLs built from them) are replaced by their
+order of appearance, so two runs that did the same thing compare equal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from detour.paths import StatePaths
+from detour.runner import RunResult, run_in_environment
+from detour.stack import StackInfo
+from mock_services.store import EnvironmentStore, Row, StateDiff
+from sandbox.base import Limits, Mode, Sandbox
+
+GENERATED = frozenset({"message_id", "ts", "created_at", "updated_at", "id", "createdAt", "updatedAt",
+                       "url", "editedAt", "lastSyncId"})
+MODES: tuple[Mode, Mode] = ("proxy", "rewrite")
+
+
+class RequestRow(BaseModel):
+    request: str
+    proxy: int
+    rewrite: int
+
+
+class Comparison(BaseModel):
+    proxy: RunResult
+    rewrite: RunResult
+    states_match: bool
+    only_in_proxy: list[Row]
+    only_in_rewrite: list[Row]
+    requests: list[RequestRow]
+
+
+def _replace(value, aliases: dict[str, str]):
+    if isinstance(value, dict):
+        return {k: _replace(v, aliases) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace(v, aliases) for v in value]
+    if not isinstance(value, str):
+        return value
+    for original, alias in aliases.items():
+        value = value.replace(original, alias)
+    return value
+
+
+def normalized_state(diff: StateDiff) -> list[str]:
+    """The diff's rows as sorted JSON, each generated value (id, ts, timestamp) replaced by an
+    alias named after the content of the row it belongs to, so neither the clock nor the order
+    of concurrent requests matters, while references between rows (a reaction's message)
+    still line up."""
+    rows = [*diff.inserts, *diff.updates, *({**r, "__deleted__": True} for r in diff.deletes)]
+    aliases: dict[str, str] = {}
+    for _ in range(3):  # rows that reference generated values settle once those are aliased
+        found: dict[str, str] = {}
+        for row in rows:
+            flat = row.get("after", row)
+            stable = {k: _replace(v, aliases) for k, v in flat.items() if k not in GENERATED}
+            signature = hashlib.sha1(json.dumps(stable, sort_keys=True, default=str).encode()).hexdigest()[:10]
+            found |= {str(flat[k]): f"<{k}:{signature}>" for k in GENERATED & flat.keys() if flat[k] is not None}
+        if found == aliases:
+            break
+        aliases = found
+    return sorted(json.dumps(_replace(row, aliases), sort_keys=True) for row in rows)
+
+
+def request_signature(record) -> str:
+    status = record.status if record.status is not None else "error"
+    return f"{record.method} {record.host}{record.path.split('?')[0]} -> {record.decision} {status}"
+
+
+def compare(state: StatePaths, stack: StackInfo, sandbox: Sandbox, template: str, argv: list[str],
+            program: Path | None, limits: Limits | None = None) -> Comparison:
+    store = EnvironmentStore(state)
+    results = {mode: run_in_environment(state, stack, store.create(template).env_id, sandbox, argv,
+                                        program=program, limits=limits, mode=mode) for mode in MODES}
+    states = {mode: Counter(normalized_state(results[mode].diff)) for mode in MODES}
+    counts = {mode: Counter(request_signature(r) for r in results[mode].requests) for mode in MODES}
+    signatures = sorted(set(counts["proxy"]) | set(counts["rewrite"]))
+    return Comparison(
+        proxy=results["proxy"], rewrite=results["rewrite"],
+        states_match=states["proxy"] == states["rewrite"],
+        only_in_proxy=[json.loads(r) for r in (states["proxy"] - states["rewrite"]).elements()],
+        only_in_rewrite=[json.loads(r) for r in (states["rewrite"] - states["proxy"]).elements()],
+        requests=[RequestRow(request=s, proxy=counts["proxy"][s], rewrite=counts["rewrite"][s]) for s in signatures],
+    )

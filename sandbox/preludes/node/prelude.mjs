@@ -1,0 +1,56 @@
+// detour rewrite mode for Node (`node --import prelude.mjs`): calls to the mapped APIs go to
+// the environment's replicas. Patches fetch (Node's undici), node:http and node:https; the
+// user's program is not changed. The facts come from the DETOUR_REWRITE_* variables.
+import http from "node:http";
+import https from "node:https";
+import { syncBuiltinESMExports } from "node:module";
+
+const BASE = process.env.DETOUR_REWRITE_BASE;
+const HOSTS = Object.fromEntries((process.env.DETOUR_REWRITE_HOSTS || "").split(/\s+/).filter(Boolean)
+  .map((pair) => pair.split("=")));
+const HEADERS = Object.fromEntries((process.env.DETOUR_REWRITE_HEADERS || "").split("\n").filter(Boolean)
+  .map((line) => [line.slice(0, line.indexOf(": ")), line.slice(line.indexOf(": ") + 2)]));
+const ORIGINAL_HOST = process.env.DETOUR_ORIGINAL_HOST_HEADER;
+
+function rewrite(url) {
+  const u = new URL(url);
+  const service = HOSTS[u.hostname.toLowerCase()];
+  if (!service || !["http:", "https:"].includes(u.protocol)) return null;
+  return { url: new URL(`${BASE}/${service}${u.pathname}${u.search}`),
+           headers: { ...HEADERS, [ORIGINAL_HOST]: u.hostname.toLowerCase() } };
+}
+
+if (BASE) {
+  const originalFetch = globalThis.fetch;
+  globalThis.fetch = async function fetch(input, init) {
+    const target = rewrite(input instanceof Request ? input.url : String(input));
+    if (!target) return originalFetch(input, init);
+    const request = new Request(input, init);  // method, headers and body as the caller gave them
+    const headers = new Headers(request.headers);
+    for (const [name, value] of Object.entries(target.headers)) headers.set(name, value);
+    return originalFetch(target.url, { method: request.method, headers, body: request.body,
+                                       duplex: "half", redirect: request.redirect, signal: request.signal });
+  };
+
+  // http(s).request(url[, options][, callback]) or (options[, callback]) -> plain http to the gateway.
+  const retarget = (args) => {
+    const hasUrl = typeof args[0] === "string" || args[0] instanceof URL;
+    const url = hasUrl ? new URL(args[0]) : null;
+    const options = hasUrl ? (typeof args[1] === "object" && args[1] !== null ? args[1] : {}) : (args[0] || {});
+    const rest = args.slice(hasUrl && options === args[1] ? 2 : 1);
+    const host = (url ? url.hostname : options.hostname || String(options.host || "").split(":")[0]);
+    const target = rewrite(`https://${host}${url ? url.pathname + url.search : options.path || "/"}`);
+    if (!target) return null;
+    const { agent, host: _host, hostname, port, protocol, path, ...kept } = options;
+    return [{ ...kept, protocol: "http:", hostname: target.url.hostname, port: target.url.port,
+              path: target.url.pathname + target.url.search,
+              headers: { ...(options.headers || {}), ...target.headers } }, ...rest];
+  };
+  const { request: httpRequest, get: httpGet } = http;
+  const { request: httpsRequest, get: httpsGet } = https;
+  http.request = (...args) => httpRequest(...(retarget(args) || args));
+  http.get = (...args) => httpGet(...(retarget(args) || args));
+  https.request = (...args) => { const r = retarget(args); return r ? httpRequest(...r) : httpsRequest(...args); };
+  https.get = (...args) => { const r = retarget(args); return r ? httpGet(...r) : httpsGet(...args); };
+  syncBuiltinESMExports();
+}
