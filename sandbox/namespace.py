@@ -22,7 +22,7 @@ from detour.paths import StatePaths
 from detour.services import SERVICE_HOSTS
 from sandbox import cgroups
 from sandbox.base import Execution, Sandbox, SandboxSpec, TrustFiles
-from sandbox.environment import PRELUDES, sandbox_environment
+from sandbox.environment import NODE_PACKAGES, PRELUDES, sandbox_environment
 from sandbox.netns import SandboxNetwork, teardown
 from sandbox.process import apply_rlimits
 from sandbox.supervisor import supervise
@@ -54,7 +54,8 @@ def _runtime_binds() -> list[str]:
     not cross, so each is made 0755 first.
     """
     binds: list[str] = []
-    for path in sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), PRELUDES.resolve()}):
+    for path in sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), PRELUDES.resolve(),
+                        NODE_PACKAGES.resolve()}):
         if _under(path, MASKED):
             for parent in reversed(path.parents):
                 if _under(parent, MASKED) and parent not in MASKED:
@@ -93,6 +94,8 @@ def bwrap_argv(spec: SandboxSpec, network: SandboxNetwork, support: dict[str, Pa
         argv += ["--tmpfs", str(state_home)]
     argv += _runtime_binds()
     argv += ["--perms", "0777", "--size", disk, "--tmpfs", str(HOME)]
+    if NODE_PACKAGES.is_dir():
+        argv += ["--ro-bind", str(NODE_PACKAGES), str(HOME.parent / "node_modules")]
     if spec.program:
         argv += ["--ro-bind", str(spec.program), str(HOME / spec.program.name)]
     argv += ["--perms", "0755", "--dir", str(TRUST_DIR),

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
-from sandbox.environment import sandbox_environment, workdir_variables
+from sandbox.environment import NODE_PACKAGES, sandbox_environment, workdir_variables
 from sandbox.supervisor import MB, supervise
 
 
@@ -33,6 +33,9 @@ class ProcessSandbox(Sandbox):
     def run(self, spec: SandboxSpec) -> Execution:
         if self.runs_dir:
             self.runs_dir.mkdir(parents=True, exist_ok=True)
+            link = self.runs_dir / "node_modules"
+            if NODE_PACKAGES.is_dir() and not link.exists():
+                link.symlink_to(NODE_PACKAGES, target_is_directory=True)
         workdir = Path(tempfile.mkdtemp(prefix="detour-run-", dir=self.runs_dir))
         try:
             (workdir / ".tmp").mkdir()

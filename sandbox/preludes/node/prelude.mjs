@@ -1,6 +1,7 @@
 // detour rewrite mode for Node (`node --import prelude.mjs`): calls to the mapped APIs go to
-// the environment's replicas. Patches fetch (Node's undici), node:http and node:https; the
-// user's program is not changed. The facts come from the DETOUR_REWRITE_* variables.
+// the environment's replicas. Covers undici, which is both Node's fetch and the npm package
+// (they share one global dispatcher, which is wrapped here), and node:http / node:https.
+// The user's program is not changed. The facts come from the DETOUR_REWRITE_* variables.
 import http from "node:http";
 import https from "node:https";
 import { syncBuiltinESMExports } from "node:module";
@@ -20,17 +21,26 @@ function rewrite(url) {
            headers: { ...HEADERS, [ORIGINAL_HOST]: u.hostname.toLowerCase() } };
 }
 
+function withHeaders(headers, extra) {
+  if (!headers) return { ...extra };
+  if (!Array.isArray(headers)) return { ...headers, ...extra };
+  const pairs = Object.entries(extra);
+  return Array.isArray(headers[0]) ? [...headers, ...pairs] : [...headers, ...pairs.flat()];
+}
+
 if (BASE) {
-  const originalFetch = globalThis.fetch;
-  globalThis.fetch = async function fetch(input, init) {
-    const target = rewrite(input instanceof Request ? input.url : String(input));
-    if (!target) return originalFetch(input, init);
-    const request = new Request(input, init);  // method, headers and body as the caller gave them
-    const headers = new Headers(request.headers);
-    for (const [name, value] of Object.entries(target.headers)) headers.set(name, value);
-    return originalFetch(target.url, { method: request.method, headers, body: request.body,
-                                       duplex: "half", redirect: request.redirect, signal: request.signal });
+  // Constructing a Request makes Node's undici create its global agent (no connection).
+  new Request("http://localhost/");
+  const SYMBOLS = [Symbol.for("undici.globalDispatcher.1"), Symbol.for("undici.globalDispatcher.2")];
+  const agent = globalThis[SYMBOLS[0]];
+  const dispatcher = Object.create(agent);  // every Dispatcher API, with dispatch() retargeted
+  dispatcher.dispatch = (opts, handler) => {
+    const target = rewrite(new URL(opts.path || "/", opts.origin));
+    if (!target) return agent.dispatch(opts, handler);
+    return agent.dispatch({ ...opts, origin: target.url.origin, path: target.url.pathname + target.url.search,
+                            headers: withHeaders(opts.headers, target.headers) }, handler);
   };
+  for (const symbol of SYMBOLS) globalThis[symbol] = dispatcher;
 
   // http(s).request(url[, options][, callback]) or (options[, callback]) -> plain http to the gateway.
   const retarget = (args) => {
