@@ -47,6 +47,22 @@ def _under(path: Path, folders: tuple[Path, ...]) -> bool:
     return any(path == f or f in path.parents for f in folders)
 
 
+def _root_binds() -> list[str]:
+    """The host's top-level folders, read-only, one by one. Binding / itself would also take
+    in /run/netns, whose entries come and go with other sandboxes; bwrap fails if one
+    vanishes while it remounts them read-only."""
+    argv: list[str] = []
+    for entry in sorted(os.scandir("/"), key=lambda e: e.name):
+        path = Path("/", entry.name)
+        if entry.name in ("proc", "dev") or path in MASKED:
+            continue
+        if entry.is_symlink():
+            argv += ["--symlink", os.readlink(path), str(path)]
+        elif entry.is_dir(follow_symlinks=False):
+            argv += ["--ro-bind", str(path), str(path)]
+    return argv
+
+
 def _runtime_binds() -> list[str]:
     """Interpreters that live under a masked folder (a venv in /root, pyenv) stay visible.
 
@@ -86,7 +102,7 @@ def bwrap_argv(spec: SandboxSpec, network: SandboxNetwork, support: dict[str, Pa
     argv = ["nsenter", f"--net=/run/netns/{network.netns}", "bwrap",
             "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", "sandbox",
-            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+            *_root_binds(), "--dev", "/dev", "--proc", "/proc"]
     for folder in MASKED:
         argv += ["--perms", "1777", "--size", disk, "--tmpfs", str(folder)] if folder == Path("/tmp") \
             else ["--tmpfs", str(folder)]

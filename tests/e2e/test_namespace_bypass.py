@@ -178,7 +178,9 @@ def test_detours_state_is_invisible_from_inside(live_stack, make_env):
     secrets = [home / "ca" / "detour-ca.key", home / "signing.key", home / "mitmproxy" / "mitmproxy-ca.pem",
                home / "audit.jsonl", home / "environments"]
     code = "\n".join(f"cat {p} >/dev/null 2>&1 || ls {p} >/dev/null 2>&1 && echo READABLE {p}" for p in secrets)
-    code += "\nfind / -xdev \\( -name 'detour-ca.key' -o -name 'signing.key' \\) 2>/dev/null\nid -u\ncat /proc/1/cmdline | tr '\\0' ' '"
+    code += ("\nfind / \\( -path /proc -o -path /sys -o -path /dev \\) -prune -o "
+             "\\( -name 'detour-ca.key' -o -name 'signing.key' -o -name 'mitmproxy-ca.pem' \\) -print 2>/dev/null"
+             "\nid -u\ncat /proc/1/cmdline | tr '\\0' ' '")
     result = run_ns(live_stack, env, code)
     assert "READABLE" not in result.stdout
     lines = result.stdout.splitlines()
