@@ -46,6 +46,32 @@ class SlackCall:
             raise SlackError("channel_not_found")
         return found
 
-    def is_member(self, channel: Row) -> bool:
+    def is_member(self, channel: Row, user_id: str | None = None) -> bool:
         return self.state.first("channel_members", channel_id=channel["channel_id"],
-                                user_id=self.user_id) is not None
+                                user_id=user_id or self.user_id) is not None
+
+    def member_channel(self, ref: str) -> Row:
+        """A channel the caller belongs to (Slack hides private ones from others)."""
+        channel = self.channel(ref)
+        if not self.is_member(channel):
+            private = channel.get("is_private") or channel.get("is_dm")
+            raise SlackError("channel_not_found" if private else "not_in_channel")
+        return channel
+
+    def writable_channel(self, ref: str) -> Row:
+        channel = self.member_channel(ref)
+        if channel.get("is_archived"):
+            raise SlackError("is_archived")
+        return channel
+
+    def other_user(self, user_id: str) -> Row:
+        user = self.state.first("users", user_id=user_id)
+        if user is None:
+            raise SlackError("user_not_found")
+        return user
+
+    def message(self, channel: Row, ts: str) -> Row:
+        found = self.state.first("messages", message_id=ts, channel_id=channel["channel_id"])
+        if found is None:
+            raise SlackError("message_not_found")
+        return found

@@ -1,3 +1,6 @@
+import json
+from pathlib import Path
+
 import pytest
 
 from detour.credentials import InvalidEnvId
@@ -100,3 +103,15 @@ def test_existing_environment_is_not_overwritten(store):
 def test_malformed_templates_are_rejected(text, message):
     with pytest.raises(InvalidTemplate, match=message):
         parse_template("t", text)
+
+
+@pytest.mark.parametrize("name", ["slack_default", "slack_bench_default", "slack_bench_v2",
+                                  "linear_default", "linear_expanded"])
+def test_every_agentdiff_seed_is_a_template_row_for_row(store, name):
+    from mock_services.templates import BUILTIN_DIR
+    seed = json.loads((BUILTIN_DIR / f"{name}.json").read_text())
+    env = store.create(name).env_id
+    with store.open(env) as state:
+        for table, rows in seed.items():
+            assert state.rows(table) == rows
+    assert store.diff(env).inserts == []

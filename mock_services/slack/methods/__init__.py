@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mock_services.slack.call import SlackCall
-from mock_services.slack.methods import auth, chat, conversations, reactions, users
+from mock_services.slack.methods import auth, channel_admin, chat, conversations, membership, reactions, search, users
 
 Handler = Callable[[SlackCall], dict]
 
@@ -13,7 +13,10 @@ METHODS: dict[str, Handler] = {
     **auth.METHODS,
     **chat.METHODS,
     **conversations.METHODS,
+    **membership.METHODS,
+    **channel_admin.METHODS,
     **reactions.METHODS,
+    **search.METHODS,
     **users.METHODS,
 }
 

@@ -29,6 +29,18 @@ def new_ts(call: SlackCall) -> str:
     return f"{micros // 1_000_000}.{micros % 1_000_000:06d}"
 
 
+class UpdateArgs(BaseModel):
+    channel: str
+    ts: str
+    text: str | None = None
+    blocks: Any = None
+
+
+class DeleteArgs(BaseModel):
+    channel: str
+    ts: str
+
+
 def post_message(call: SlackCall) -> dict:
     args = call.args(PostMessageArgs)
     channel = call.channel(args.channel)
@@ -55,4 +67,33 @@ def post_message(call: SlackCall) -> dict:
     return {"channel": channel["channel_id"], "ts": ts, "message": message_json(call.state, message)}
 
 
-METHODS = {"chat.postMessage": post_message}
+def own_message(call: SlackCall, channel_ref: str, ts: str, error: str) -> tuple[dict, dict]:
+    channel = call.channel(channel_ref)
+    message = call.message(channel, ts)
+    if message.get("user_id") != call.user_id:
+        raise SlackError(error)
+    return channel, message
+
+
+def update(call: SlackCall) -> dict:
+    args = call.args(UpdateArgs)
+    channel, message = own_message(call, args.channel, args.ts, "cant_update_message")
+    if not (args.text or args.blocks):
+        raise SlackError("no_text")
+    if channel.get("is_archived"):
+        raise SlackError("is_archived")
+    message = call.state.update("messages", {**message, "message_text": args.text or ""})
+    return {"channel": channel["channel_id"], "ts": args.ts, "text": message["message_text"],
+            "message": message_json(call.state, message)}
+
+
+def delete(call: SlackCall) -> dict:
+    args = call.args(DeleteArgs)
+    channel, message = own_message(call, args.channel, args.ts, "cant_delete_message")
+    for reaction in call.state.rows("message_reactions", message_id=message["message_id"]):
+        call.state.delete("message_reactions", reaction)
+    call.state.delete("messages", message)
+    return {"channel": channel["channel_id"], "ts": args.ts}
+
+
+METHODS = {"chat.postMessage": post_message, "chat.update": update, "chat.delete": delete}

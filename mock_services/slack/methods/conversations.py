@@ -20,6 +20,23 @@ class ListArgs(BaseModel):
     cursor: str | None = None
 
 
+class ChannelArgs(BaseModel):
+    channel: str
+
+
+class MembersArgs(BaseModel):
+    channel: str
+    limit: int = 100
+    cursor: str | None = None
+
+
+class RepliesArgs(BaseModel):
+    channel: str
+    ts: str
+    limit: int = 1000
+    cursor: str | None = None
+
+
 class HistoryArgs(BaseModel):
     channel: str
     limit: int = 100
@@ -29,7 +46,7 @@ class HistoryArgs(BaseModel):
     inclusive: bool = False
 
 
-def _channel_type(channel: Row) -> str:
+def channel_type(channel: Row) -> str:
     if channel.get("is_dm"):
         return "im"
     if channel.get("is_gc"):
@@ -44,9 +61,9 @@ def list_conversations(call: SlackCall) -> dict:
         raise SlackError("invalid_types")
     visible = [
         c for c in call.state.rows("channels")
-        if _channel_type(c) in wanted
+        if channel_type(c) in wanted
         and not (args.exclude_archived and c.get("is_archived"))
-        and (_channel_type(c) == "public_channel" or call.is_member(c))
+        and (channel_type(c) == "public_channel" or call.is_member(c))
     ]
     page, next_cursor = paginate(visible, args.cursor, args.limit)
     return {"channels": [channel_json(call.state, c, call.user_id) for c in page],
@@ -66,7 +83,7 @@ def history(call: SlackCall) -> dict:
     args = call.args(HistoryArgs)
     channel = call.channel(args.channel)
     if not call.is_member(channel):
-        raise SlackError("not_in_channel" if _channel_type(channel) == "public_channel"
+        raise SlackError("not_in_channel" if channel_type(channel) == "public_channel"
                          else "channel_not_found")
     oldest, latest = _ts(args.oldest, "invalid_ts_oldest"), _ts(args.latest, "invalid_ts_latest")
 
@@ -86,4 +103,37 @@ def history(call: SlackCall) -> dict:
             "response_metadata": {"next_cursor": next_cursor}}
 
 
-METHODS = {"conversations.list": list_conversations, "conversations.history": history}
+def replies(call: SlackCall) -> dict:
+    args = call.args(RepliesArgs)
+    channel = call.member_channel(args.channel)
+    parent = call.state.first("messages", message_id=args.ts, channel_id=channel["channel_id"])
+    if parent is None:
+        raise SlackError("thread_not_found")
+    root = parent.get("parent_id") or parent["message_id"]
+    thread = [m for m in call.state.rows("messages", channel_id=channel["channel_id"])
+              if m["message_id"] == root or m.get("parent_id") == root]
+    thread.sort(key=lambda m: float(m["message_id"]))
+    page, next_cursor = paginate(thread, args.cursor, args.limit)
+    return {"messages": [message_json(call.state, m) for m in page], "has_more": bool(next_cursor),
+            "response_metadata": {"next_cursor": next_cursor}}
+
+
+def info(call: SlackCall) -> dict:
+    channel = call.channel(call.args(ChannelArgs).channel)
+    if (channel.get("is_private") or channel.get("is_dm")) and not call.is_member(channel):
+        raise SlackError("channel_not_found")
+    return {"channel": channel_json(call.state, channel, call.user_id)}
+
+
+def members(call: SlackCall) -> dict:
+    args = call.args(MembersArgs)
+    channel = call.channel(args.channel)
+    if (channel.get("is_private") or channel.get("is_dm")) and not call.is_member(channel):
+        raise SlackError("channel_not_found")
+    ids = [m["user_id"] for m in call.state.rows("channel_members", channel_id=channel["channel_id"])]
+    page, next_cursor = paginate(ids, args.cursor, args.limit)
+    return {"members": page, "response_metadata": {"next_cursor": next_cursor}}
+
+
+METHODS = {"conversations.list": list_conversations, "conversations.history": history,
+           "conversations.replies": replies, "conversations.info": info, "conversations.members": members}

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
+from mock_services.slack.serializers import message_json
 
 EMOJI_NAME = re.compile(r"^[a-z0-9_+\-']{1,100}$")
 
@@ -16,6 +17,12 @@ class AddArgs(BaseModel):
     channel: str
     timestamp: str
     name: str
+
+
+class GetArgs(BaseModel):
+    channel: str
+    timestamp: str
+    full: bool = False
 
 
 def add(call: SlackCall) -> dict:
@@ -37,4 +44,23 @@ def add(call: SlackCall) -> dict:
     return {}
 
 
-METHODS = {"reactions.add": add}
+def remove(call: SlackCall) -> dict:
+    args = call.args(AddArgs)
+    channel = call.channel(args.channel)
+    message = call.message(channel, args.timestamp)
+    reaction = call.state.first("message_reactions", message_id=message["message_id"], user_id=call.user_id,
+                                reaction_type=args.name.strip(":"))
+    if reaction is None:
+        raise SlackError("no_reaction")
+    call.state.delete("message_reactions", reaction)
+    return {}
+
+
+def get(call: SlackCall) -> dict:
+    args = call.args(GetArgs)
+    channel = call.member_channel(args.channel)
+    message = call.message(channel, args.timestamp)
+    return {"type": "message", "channel": channel["channel_id"], "message": message_json(call.state, message)}
+
+
+METHODS = {"reactions.add": add, "reactions.remove": remove, "reactions.get": get}

@@ -6,11 +6,25 @@ from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.pagination import paginate
-from mock_services.slack.serializers import user_json
+from mock_services.slack.errors import SlackError
+from mock_services.slack.methods.conversations import CHANNEL_TYPES, channel_type
+from mock_services.slack.serializers import channel_json, user_json
 
 
 class ListArgs(BaseModel):
     limit: int = 0
+    cursor: str | None = None
+
+
+class InfoArgs(BaseModel):
+    user: str
+
+
+class ConversationsArgs(BaseModel):
+    user: str | None = None
+    types: str = "public_channel"
+    exclude_archived: bool = False
+    limit: int = 100
     cursor: str | None = None
 
 
@@ -21,4 +35,22 @@ def list_users(call: SlackCall) -> dict:
             "response_metadata": {"next_cursor": next_cursor}}
 
 
-METHODS = {"users.list": list_users}
+def info(call: SlackCall) -> dict:
+    return {"user": user_json(call.other_user(call.args(InfoArgs).user))}
+
+
+def conversations(call: SlackCall) -> dict:
+    args = call.args(ConversationsArgs)
+    user_id = call.other_user(args.user).get("user_id") if args.user else call.user_id
+    wanted = {t.strip() for t in args.types.split(",") if t.strip()}
+    if not wanted <= CHANNEL_TYPES:
+        raise SlackError("invalid_types")
+    mine = [c for c in call.state.rows("channels")
+            if call.is_member(c, user_id) and channel_type(c) in wanted
+            and not (args.exclude_archived and c.get("is_archived"))]
+    page, next_cursor = paginate(mine, args.cursor, args.limit)
+    return {"channels": [channel_json(call.state, c, call.user_id) for c in page],
+            "response_metadata": {"next_cursor": next_cursor}}
+
+
+METHODS = {"users.list": list_users, "users.info": info, "users.conversations": conversations}

@@ -1,0 +1,97 @@
+"""conversations.create, archive, unarchive, rename and setTopic: the channel itself."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+from mock_services.slack.call import SlackCall
+from mock_services.slack.errors import SlackError
+from mock_services.slack.methods.membership import add_member, new_id
+from mock_services.slack.serializers import channel_json
+from mock_services.store import Row
+
+NAME = re.compile(r"^[a-z0-9_-]+$")
+MAX_NAME = 80
+MAX_TOPIC = 250
+
+
+class CreateArgs(BaseModel):
+    name: str
+    is_private: bool = False
+
+
+class ChannelArgs(BaseModel):
+    channel: str
+
+
+class RenameArgs(BaseModel):
+    channel: str
+    name: str
+
+
+class TopicArgs(BaseModel):
+    channel: str
+    topic: str
+
+
+def checked_name(call: SlackCall, name: str) -> str:
+    name = name.strip().removeprefix("#")
+    if not name:
+        raise SlackError("invalid_name_required")
+    if len(name) > MAX_NAME:
+        raise SlackError("invalid_name_maxlength")
+    if name != name.lower() or " " in name or "." in name:
+        raise SlackError("invalid_name_punctuation" if "." in name else "invalid_name_specials")
+    if not NAME.fullmatch(name):
+        raise SlackError("invalid_name_specials")
+    if call.state.first("channels", channel_name=name):
+        raise SlackError("name_taken")
+    return name
+
+
+def reply(call: SlackCall, channel: Row) -> dict:
+    return {"channel": channel_json(call.state, channel, call.user_id)}
+
+
+def create(call: SlackCall) -> dict:
+    args = call.args(CreateArgs)
+    team = call.state.first("teams") or {}
+    channel = call.state.insert("channels", {
+        "channel_id": new_id("C"), "channel_name": checked_name(call, args.name), "team_id": team.get("team_id"),
+        "is_private": args.is_private, "is_dm": False, "is_gc": False, "is_archived": False,
+        "topic_text": "", "purpose_text": ""})
+    add_member(call, channel, call.user_id)
+    return reply(call, channel)
+
+
+def set_archived(call: SlackCall, archived: bool) -> dict:
+    channel = call.channel(call.args(ChannelArgs).channel)
+    if channel.get("channel_name") == "general":
+        raise SlackError("cant_archive_general")
+    if bool(channel.get("is_archived")) == archived:
+        raise SlackError("already_archived" if archived else "not_archived")
+    call.state.update("channels", {**channel, "is_archived": archived})
+    return {}
+
+
+def rename(call: SlackCall) -> dict:
+    args = call.args(RenameArgs)
+    channel = call.member_channel(args.channel)
+    if channel.get("channel_name") == "general":
+        raise SlackError("not_authorized")
+    return reply(call, call.state.update("channels", {**channel, "channel_name": checked_name(call, args.name)}))
+
+
+def set_topic(call: SlackCall) -> dict:
+    args = call.args(TopicArgs)
+    channel = call.writable_channel(args.channel)
+    if len(args.topic) > MAX_TOPIC:
+        raise SlackError("too_long")
+    return reply(call, call.state.update("channels", {**channel, "topic_text": args.topic}))
+
+
+METHODS = {"conversations.create": create, "conversations.archive": lambda call: set_archived(call, True),
+           "conversations.unarchive": lambda call: set_archived(call, False),
+           "conversations.rename": rename, "conversations.setTopic": set_topic}
