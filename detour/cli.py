@@ -14,6 +14,7 @@ import typer
 from cryptography.hazmat.primitives import hashes
 
 from certs.authority import CertificateAuthority
+from detour.assertions import evaluate, load_spec
 from detour.audit import read_records
 from detour.compare import Comparison, compare as compare_modes
 from detour.credentials import secret_for
@@ -246,6 +247,23 @@ def compare(program: Annotated[Path, typer.Argument(help="The agent program to r
     else:
         comparison_report(result)
     raise typer.Exit(0 if result.states_match else 1)
+
+
+@app.command()
+def check(env: Annotated[str, typer.Option(help="The environment whose diff is checked.")],
+          assertions: Annotated[Path, typer.Option(help="A spec, an assertion list, a test entry or a suite.")],
+          test: Annotated[Optional[str], typer.Option(help="The test's id, when the file is a suite.")] = None,
+          as_json: JsonOpt = False) -> None:
+    """Evaluate AgentDiff assertions against an environment's diff; exit code 1 if any fails."""
+    results = evaluate(load_spec(assertions, test), EnvironmentStore(state()).diff(env))
+    for r in results:
+        typer.echo(r.model_dump_json() if as_json else
+                   f"{'PASS' if r.passed else 'FAIL'}  #{r.index} {r.assertion.diff_type} {r.assertion.entity}: "
+                   f"{r.message}")
+    failed = sum(not r.passed for r in results)
+    if not as_json:
+        typer.echo(f"{len(results) - failed} passed, {failed} failed")
+    raise typer.Exit(1 if failed else 0)
 
 
 @app.command()

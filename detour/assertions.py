@@ -1,0 +1,174 @@
+"""AgentDiff's assertion language, evaluated against an environment's diff.
+
+A spec is `{assertions: [...], ignore_fields?, strict?}` (dsl_schema.json, v0.1): each
+assertion picks rows of one entity (table) that were added, removed or changed, filters
+them with `where`, and checks how many there are or how their fields changed. In strict
+mode (the default) a `changed` row may change only the fields it names, besides ignored ones.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from detour.errors import DetourError
+from mock_services.store import Row, StateDiff
+
+
+class InvalidAssertions(DetourError):
+    pass
+
+
+PREDICATES = {
+    "eq": lambda v, x: v == x,
+    "ne": lambda v, x: v != x,
+    "contains": lambda v, x: isinstance(v, str) and x in v,
+    "not_contains": lambda v, x: not (isinstance(v, str) and x in v),
+    "i_contains": lambda v, x: isinstance(v, str) and x.lower() in v.lower(),
+    "starts_with": lambda v, x: isinstance(v, str) and v.startswith(x),
+    "i_starts_with": lambda v, x: isinstance(v, str) and v.lower().startswith(x.lower()),
+    "ends_with": lambda v, x: isinstance(v, str) and v.endswith(x),
+    "i_ends_with": lambda v, x: isinstance(v, str) and v.lower().endswith(x.lower()),
+    "regex": lambda v, x: isinstance(v, str) and re.search(x, v) is not None,
+    "in": lambda v, x: v in x,
+    "not_in": lambda v, x: v not in x,
+    "gt": lambda v, x: isinstance(v, (int, float)) and v > x,
+    "gte": lambda v, x: isinstance(v, (int, float)) and v >= x,
+    "lt": lambda v, x: isinstance(v, (int, float)) and v < x,
+    "lte": lambda v, x: isinstance(v, (int, float)) and v <= x,
+    "exists": lambda v, x: (v is not None) == x,
+    "has_any": lambda v, x: isinstance(v, list) and any(i in v for i in x),
+    "has_all": lambda v, x: isinstance(v, list) and all(i in v for i in x),
+}
+
+
+class CountRange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    min: int | None = Field(None, ge=0)
+    max: int | None = Field(None, ge=0)
+
+
+class Assertion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    diff_type: Literal["added", "removed", "changed"]
+    entity: str
+    where: dict[str, Any] = {}
+    expected_count: int | CountRange | None = None
+    expected_changes: dict[str, dict[str, Any]] = {}
+    ignore: list[str] = []
+    description: str | None = None
+
+
+class Spec(BaseModel):
+    assertions: list[Assertion] = Field(min_length=1)
+    ignore_fields: dict[str, list[str]] = {}
+    strict: bool = True
+
+
+class AssertionResult(BaseModel):
+    index: int
+    assertion: Assertion
+    passed: bool
+    matched: int
+    message: str
+
+
+def test_predicate(value: Any, condition: Any) -> bool:
+    if not isinstance(condition, dict):
+        return value == condition
+    for op, arg in condition.items():
+        if op not in PREDICATES:
+            raise InvalidAssertions(f"unknown predicate {op!r}; known: {', '.join(sorted(PREDICATES))}")
+        if not PREDICATES[op](value, arg):
+            return False
+    return True
+
+
+def matches(row: Row, where: dict[str, Any]) -> bool:
+    return all(test_predicate(row.get(field), condition) for field, condition in where.items())
+
+
+def count_ok(count: int, expected: int | CountRange | None) -> bool:
+    if expected is None:
+        return count >= 1
+    if isinstance(expected, int):
+        return count == expected
+    return (expected.min is None or count >= expected.min) and (expected.max is None or count <= expected.max)
+
+
+def change_problem(update: Row, assertion: Assertion, ignored: set[str], strict: bool) -> str | None:
+    before, after = update["before"], update["after"]
+    for field, expectation in assertion.expected_changes.items():
+        if before.get(field) == after.get(field):
+            return f"{field} did not change"
+        if "from" in expectation and not test_predicate(before.get(field), expectation["from"]):
+            return f"{field} changed from {before.get(field)!r}"
+        if "to" in expectation and not test_predicate(after.get(field), expectation["to"]):
+            return f"{field} changed to {after.get(field)!r}"
+    if strict:
+        changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+        extra = changed - set(assertion.expected_changes) - ignored
+        if extra:
+            return f"unexpected changes to {', '.join(sorted(extra))}"
+    return None
+
+
+def evaluate_one(index: int, assertion: Assertion, spec: Spec, diff: StateDiff) -> AssertionResult:
+    ignored = set(spec.ignore_fields.get("global", [])) | set(spec.ignore_fields.get(assertion.entity, [])) \
+        | set(assertion.ignore)
+    if assertion.diff_type != "changed":
+        rows = diff.inserts if assertion.diff_type == "added" else diff.deletes
+        found = [r for r in rows if r.get("__table__") == assertion.entity and matches(r, assertion.where)]
+        ok = count_ok(len(found), assertion.expected_count)
+        expected = "at least 1" if assertion.expected_count is None else assertion.expected_count
+        return AssertionResult(index=index, assertion=assertion, passed=ok, matched=len(found),
+                               message=f"{len(found)} {assertion.diff_type} {assertion.entity} row(s) matched"
+                               + ("" if ok else f", expected {expected}"))
+    candidates = [u for u in diff.updates if u.get("__table__") == assertion.entity
+                  and (matches(u["after"], assertion.where) or matches(u["before"], assertion.where))]
+    problems = [change_problem(u, assertion, ignored, spec.strict) for u in candidates]
+    good = problems.count(None)
+    ok = count_ok(good, assertion.expected_count)
+    reason = next((p for p in problems if p), "no matching row was changed")
+    return AssertionResult(index=index, assertion=assertion, passed=ok, matched=good,
+                           message=f"{good} changed {assertion.entity} row(s) as expected" + ("" if ok else f"; {reason}"))
+
+
+def evaluate(spec: Spec, diff: StateDiff) -> list[AssertionResult]:
+    return [evaluate_one(i, a, spec, diff) for i, a in enumerate(spec.assertions)]
+
+
+def parse_spec(data: Any, suite_ignore: dict[str, list[str]] | None = None) -> Spec:
+    """A bare assertion list, a spec, or a test-suite entry (its other keys are ignored)."""
+    if isinstance(data, dict) and "aggregates" in data:
+        raise InvalidAssertions("aggregates are not supported yet")
+    try:
+        if isinstance(data, list):
+            return Spec(assertions=data, ignore_fields=suite_ignore or {})
+        if isinstance(data, dict) and "assertions" in data:
+            ignore = {**(suite_ignore or {}), **data.get("ignore_fields", {})}
+            return Spec(assertions=data["assertions"], ignore_fields=ignore, strict=data.get("strict", True))
+    except ValidationError as e:
+        raise InvalidAssertions(f"invalid assertions: {e.errors()[0]['msg']} at "
+                                f"{'.'.join(map(str, e.errors()[0]['loc']))}") from None
+    raise InvalidAssertions("expected a list of assertions, or an object with 'assertions'")
+
+
+def load_spec(path: Path, test_id: str | None = None) -> Spec:
+    """From a file: a spec, an assertion list, a test entry, or (with test_id) a whole suite."""
+    try:
+        data = json.loads(path.read_text())
+    except OSError as e:
+        raise InvalidAssertions(f"cannot read {path}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise InvalidAssertions(f"{path} is not valid JSON: {e}") from None
+    if isinstance(data, dict) and "tests" in data:
+        tests = {t.get("id"): t for t in data["tests"]}
+        if test_id not in tests:
+            raise InvalidAssertions(f"{path} is a suite: name a test with --test ({', '.join(map(str, tests))})")
+        return parse_spec(tests[test_id], data.get("ignore_fields"))
+    return parse_spec(data)

@@ -1,0 +1,69 @@
+import json
+
+import pytest
+
+from detour.assertions import InvalidAssertions, evaluate, load_spec, parse_spec
+from mock_services.store import StateDiff
+
+DIFF = StateDiff(
+    inserts=[{"__table__": "messages", "channel_id": "C1", "message_text": "Hello team", "user_id": "U1"},
+             {"__table__": "messages", "channel_id": "C2", "message_text": "other", "user_id": "U1"}],
+    updates=[{"__table__": "channels", "before": {"channel_id": "C1", "topic_text": "old", "updated_at": 1},
+              "after": {"channel_id": "C1", "topic_text": "Weekly standup", "updated_at": 2}}],
+    deletes=[{"__table__": "channel_members", "channel_id": "C1", "user_id": "U2"}],
+)
+
+
+@pytest.mark.parametrize("assertion, passed", [
+    ({"diff_type": "added", "entity": "messages", "where": {"channel_id": {"eq": "C1"}}}, True),
+    ({"diff_type": "added", "entity": "messages", "where": {"message_text": {"i_contains": "HELLO"}}, "expected_count": 1}, True),
+    ({"diff_type": "added", "entity": "messages", "expected_count": 2}, True),
+    ({"diff_type": "added", "entity": "messages", "expected_count": {"min": 3}}, False),
+    ({"diff_type": "added", "entity": "messages", "where": {"message_text": {"regex": "^Hel+o"}}}, True),
+    ({"diff_type": "added", "entity": "messages", "where": {"channel_id": "C9"}}, False),
+    ({"diff_type": "added", "entity": "channels"}, False),
+    ({"diff_type": "removed", "entity": "channel_members", "where": {"user_id": {"in": ["U2", "U3"]}}}, True),
+    ({"diff_type": "changed", "entity": "channels", "where": {"channel_id": "C1"},
+      "expected_changes": {"topic_text": {"to": {"contains": "Weekly"}}}, "ignore": ["updated_at"]}, True),
+    ({"diff_type": "changed", "entity": "channels", "where": {"channel_id": "C1"},
+      "expected_changes": {"topic_text": {"from": "old", "to": "Weekly standup"}}}, False),  # strict: updated_at
+    ({"diff_type": "changed", "entity": "channels", "where": {"channel_id": "C1"},
+      "expected_changes": {"topic_text": {"from": "nope"}}, "ignore": ["updated_at"]}, False),
+    ({"diff_type": "changed", "entity": "channels", "where": {"channel_id": "C1"},
+      "expected_changes": {"channel_id": {"to": "C1"}}, "ignore": ["updated_at", "topic_text"]}, False),  # unchanged
+])
+def test_assertions(assertion, passed):
+    [result] = evaluate(parse_spec([assertion]), DIFF)
+    assert result.passed is passed, result.message
+
+
+def test_global_ignore_fields_relax_strict_mode():
+    spec = parse_spec({"assertions": [{"diff_type": "changed", "entity": "channels",
+                                       "expected_changes": {"topic_text": {"to": "Weekly standup"}}}],
+                       "ignore_fields": {"global": ["updated_at"]}})
+    assert evaluate(spec, DIFF)[0].passed
+
+
+def test_a_suite_needs_a_test_id_and_merges_its_ignore_fields(tmp_path):
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"ignore_fields": {"global": ["updated_at"]}, "tests": [
+        {"id": "t1", "prompt": "p", "assertions": [{"diff_type": "changed", "entity": "channels",
+                                                    "expected_changes": {"topic_text": {"to": {"eq": "Weekly standup"}}}}]}]}))
+    with pytest.raises(InvalidAssertions, match="name a test with --test"):
+        load_spec(suite)
+    assert evaluate(load_spec(suite, "t1"), DIFF)[0].passed
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"nothing": 1}, "expected a list"),
+    ([{"diff_type": "grown", "entity": "x"}], "invalid assertions"),
+    ({"assertions": [{"diff_type": "added", "entity": "x"}], "aggregates": []}, "not supported"),
+])
+def test_bad_specs_get_clear_errors(data, message):
+    with pytest.raises(InvalidAssertions, match=message):
+        parse_spec(data)
+
+
+def test_unknown_predicate():
+    with pytest.raises(InvalidAssertions, match="unknown predicate 'like'"):
+        evaluate(parse_spec([{"diff_type": "added", "entity": "messages", "where": {"x": {"like": "a"}}}]), DIFF)
