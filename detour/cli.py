@@ -23,7 +23,7 @@ from detour.paths import StatePaths
 from detour.runner import RunResult, run_in_environment
 from detour.stack import Stack, StackInfo, running_stack
 from mock_services.store import EnvironmentStore
-from mock_services.templates import template_names
+from mock_services.templates import save_template, template_names
 from sandbox import namespace, netns
 from sandbox.base import Limits, Mode, Sandbox
 from sandbox.languages import INTERPRETERS, command_for
@@ -114,6 +114,15 @@ def env_delete(env_id: str) -> None:
     """Delete an environment and its state."""
     EnvironmentStore(state()).delete(env_id)
     typer.echo(f"deleted {env_id}")
+
+
+@env_app.command("save-template")
+def env_save_template(env_id: str, name: str) -> None:
+    """Save an environment's current state as a new template."""
+    paths = state()
+    with EnvironmentStore(paths).open(env_id) as env_state:
+        path = save_template(paths, name, env_state.tables())
+    typer.echo(f"template {name} saved to {path}")
 
 
 @env_app.command("diff")

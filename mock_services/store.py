@@ -91,6 +91,13 @@ class EnvState:
     def delete(self, table: str, row: Row) -> None:
         self.conn.execute("DELETE FROM rows WHERE tbl = ? AND pk = ?", (table, self._pk(table, row)))
 
+    def tables(self) -> dict[str, list[Row]]:
+        """The current rows by table, in insertion order: a template's shape."""
+        tables: dict[str, list[Row]] = {}
+        for table, data in self.conn.execute("SELECT tbl, data FROM rows ORDER BY rowid"):
+            tables.setdefault(table, []).append(json.loads(data))
+        return tables
+
     def diff(self) -> StateDiff:
         def tagged(tbl: str, data: str) -> Row:
             return {**json.loads(data), "__table__": tbl}

@@ -75,3 +75,16 @@ def _infer_service(name: str, tables: Rows) -> Service:
         )
     return services.pop()
 
+
+
+def save_template(state: StatePaths, name: str, tables: Rows) -> Path:
+    """Write a user template; refuses to overwrite one that exists, built in or not."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise InvalidTemplate(f"invalid template name {name!r}")
+    parse_template(name, json.dumps(tables))
+    if name in template_names(state):
+        raise InvalidTemplate(f"template {name!r} exists already")
+    state.templates_dir.mkdir(parents=True, exist_ok=True)
+    path = state.templates_dir / f"{name}.json"
+    path.write_text(json.dumps(tables, indent=2))
+    return path

@@ -115,3 +115,22 @@ def test_every_agentdiff_seed_is_a_template_row_for_row(store, name):
         for table, rows in seed.items():
             assert state.rows(table) == rows
     assert store.diff(env).inserts == []
+
+
+def test_an_environment_can_become_a_template(state, store):
+    from mock_services.templates import save_template
+    env = store.create("slack_default").env_id
+    with store.open(env, write=True) as s:
+        s.insert("messages", {"message_id": "7.0", "channel_id": "C01ABCD1234", "message_text": "kept"})
+    with store.open(env) as s:
+        save_template(state, "slack_with_kept", s.tables())
+    copy = store.create("slack_with_kept").env_id
+    with store.open(copy) as s:
+        assert [m["message_text"] for m in s.rows("messages")][-1] == "kept"
+    assert store.diff(copy).inserts == []
+    with store.open(env) as s:
+        for taken in ("slack_with_kept", "slack_default"):
+            with pytest.raises(InvalidTemplate, match="exists already"):
+                save_template(state, taken, s.tables())
+        with pytest.raises(InvalidTemplate, match="invalid template name"):
+            save_template(state, "../escape", s.tables())

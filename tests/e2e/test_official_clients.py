@@ -1,0 +1,80 @@
+"""Slack's official clients, unmodified, against the replica: slack_sdk (sync and async) and
+the npm @slack/web-api. @slack/web-api ignores proxy variables, so it runs on the namespace
+backend only, where anything that is not captured is stopped on this machine."""
+
+import pytest
+
+from tests.conftest import needs_namespaces
+
+SLACK_SDK = """
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+slack = WebClient(token="xoxb-1")
+room = slack.conversations_create(name="sdk-room")["channel"]["id"]
+slack.conversations_invite(channel=room, users="U02JOHNDOE1")
+parent = slack.chat_postMessage(channel=room, text="kickoff")["ts"]
+slack.chat_postMessage(channel=room, text="first reply", thread_ts=parent)
+slack.reactions_add(channel=room, timestamp=parent, name="rocket")
+assert [m["text"] for m in slack.conversations_replies(channel=room, ts=parent)["messages"]] == ["kickoff", "first reply"]
+assert slack.search_messages(query="kickoff")["messages"]["total"] == 1
+members = [m["id"] for page in slack.users_list(limit=1) for m in page["members"]]   # the SDK follows cursors
+assert len(members) == 3, members
+try:
+    slack.chat_postMessage(channel="no-such-channel", text="x")
+except SlackApiError as e:
+    print("error", e.response["error"])
+"""
+
+ASYNC_SLACK_SDK = """
+import asyncio
+from slack_sdk.web.async_client import AsyncWebClient
+
+async def main():
+    slack = AsyncWebClient(token="xoxb-1")
+    await slack.conversations_setTopic(channel="C01ABCD1234", topic="async topic")
+    info = await slack.conversations_info(channel="C01ABCD1234")
+    print(info["channel"]["topic"]["value"])
+
+asyncio.run(main())
+"""
+
+WEB_API = """
+import { WebClient } from "@slack/web-api";
+
+const slack = new WebClient("xoxb-1");
+const { channel } = await slack.conversations.create({ name: "npm-room" });
+await slack.chat.postMessage({ channel: channel.id, text: "from @slack/web-api" });
+let names = [];
+for await (const page of slack.paginate("conversations.list", { limit: 1 })) names.push(...page.channels.map((c) => c.name));
+try {
+  await slack.reactions.add({ channel: channel.id, timestamp: "1.000001", name: "tada" });
+} catch (e) {
+  console.log("error", e.data.error);
+}
+console.log(names.sort().join(","));
+"""
+
+
+def test_slack_sdk_web_client(live_stack, make_env):
+    result = live_stack.run(make_env(), SLACK_SDK, ".py")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "error channel_not_found"
+    tables = sorted(i["__table__"] for i in result.diff.inserts)
+    assert tables == ["channel_members", "channel_members", "channels", "message_reactions", "messages", "messages"]
+
+
+def test_slack_sdk_async_web_client(live_stack, make_env):
+    result = live_stack.run(make_env(), ASYNC_SLACK_SDK, ".py")
+    assert (result.exit_code, result.stdout.strip()) == (0, "async topic"), result.stderr
+    assert result.diff.updates[0]["after"]["topic_text"] == "async topic"
+
+
+@needs_namespaces
+@pytest.mark.parametrize("mode", ["proxy", "rewrite"])
+def test_npm_slack_web_api(live_stack, make_env, mode):
+    result = live_stack.run(make_env(), WEB_API, ".mjs", backend="namespace", mode=mode)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == ["error message_not_found", "general,npm-room,random"]
+    assert {i["__table__"] for i in result.diff.inserts} == {"channels", "channel_members", "messages"}
+    assert {r.mode for r in result.requests} == {"transparent" if mode == "proxy" else "rewrite"}
