@@ -53,3 +53,12 @@ def new_id() -> str:
 def payload(entity: str, row: Row) -> dict:
     """Linear's mutation payload: success, a sync id, and the entity."""
     return {"success": True, "lastSyncId": float(time.time()), entity: row}
+
+
+def deleted(entity_id: str) -> dict:
+    return {"success": True, "lastSyncId": float(time.time()), "entityId": entity_id}
+
+
+def changed(state_row: Row, changes: dict) -> Row:
+    """A row with `changes` applied and its updatedAt moved on."""
+    return {**state_row, **changes, "updatedAt": now_iso()}

@@ -21,7 +21,7 @@ def format_error(error: GraphQLError, debug: bool = False) -> dict:
     original = error.original_error
     if isinstance(original, LinearError):
         formatted["extensions"] = {"type": original.type, "userPresentableMessage": str(original)}
-    elif original is not None:
+    elif original is not None and not isinstance(original, GraphQLError):  # a bug, not bad input
         formatted["message"] = "Internal error"
         formatted["extensions"] = {"type": "internal error"}
     return formatted

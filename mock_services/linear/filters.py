@@ -19,6 +19,7 @@ RELATIONS: dict[str, dict[str, tuple[str, str]]] = {
         "creator": ("users", "creatorId"),
     },
     "workflow_states": {"team": ("teams", "teamId")},
+    "issue_labels": {"team": ("teams", "teamId")},
     "comments": {"issue": ("issues", "issueId"), "user": ("users", "userId")},
 }
 

@@ -37,15 +37,27 @@ def errors(status: int, message: str, type_: str) -> JSONResponse:
     return JSONResponse({"errors": [{"message": message, "extensions": {"type": type_}}]}, status_code=status)
 
 
+class _RollBack(Exception):
+    """Carries a result with errors out of the transaction, so nothing of it is kept."""
+
+    def __init__(self, result: dict) -> None:
+        self.result = result
+
+
 def execute(store: EnvironmentStore, env_id: str, data: dict) -> dict:
-    with store.open(env_id, write=True) as state:
-        if state.service != "linear":
-            return {"errors": [{"message": "This environment has no Linear state",
-                                "extensions": {"type": "invalid input"}}]}
-        context = LinearContext(state, state.info.acting_user)
-        _, result = graphql_sync(schema(), data, context_value=context, error_formatter=format_error,
-                                 logger="mock_services.linear")
-        return result
+    try:
+        with store.open(env_id, write=True) as state:
+            if state.service != "linear":
+                return {"errors": [{"message": "This environment has no Linear state",
+                                    "extensions": {"type": "invalid input"}}]}
+            context = LinearContext(state, state.info.acting_user)
+            _, result = graphql_sync(schema(), data, context_value=context, error_formatter=format_error,
+                                     logger="mock_services.linear")
+            if result.get("errors"):
+                raise _RollBack(result)
+            return result
+    except _RollBack as failed:
+        return failed.result
 
 
 @router.post("/graphql")

@@ -112,3 +112,8 @@ def test_relations_through_link_tables(client, env, state):
     assert labelled == {issue: [name] for issue, name in expected.items()}
     assert {t["key"] for t in data["viewer"]["teams"]["nodes"]} <= {"ENG", "PROD"}
     assert any(t["members"]["nodes"] for t in data["teams"]["nodes"])
+
+
+def test_bad_variables_are_reported_not_masked(client, env):
+    r = gql(client, env, "query($f: TeamFilter) { teams(filter: $f) { nodes { id } } }", {"f": {"colour": {"eq": "x"}}})
+    assert "unknown field 'colour'" in r.json()["errors"][0]["message"]

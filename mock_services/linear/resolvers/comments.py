@@ -6,10 +6,11 @@ import json
 
 from ariadne import ObjectType
 
-from mock_services.linear.context import ctx, new_id, now_iso, payload
+from mock_services.linear.context import changed, ctx, deleted, new_id, now_iso, payload
 from mock_services.linear.errors import LinearError
+from mock_services.linear.pagination import connection
 from mock_services.linear.resolvers.issues import find_issue
-from mock_services.linear.resolvers.roots import mutation
+from mock_services.linear.resolvers.roots import mutation, query
 
 comment = ObjectType("Comment")
 
@@ -37,6 +38,34 @@ def resolve_comment_create(_, info, input):
         "url": f"{parent.get('url', '')}#comment-{now}",
     })
     return payload("comment", row)
+
+
+@mutation.field("commentUpdate")
+def resolve_comment_update(_, info, id, input):
+    c = ctx(info)
+    row = c.get("comments", "Comment", id)
+    body = (input.get("body") or "").strip()
+    if not body:
+        raise LinearError("Argument Validation Error: body must not be empty")
+    return payload("comment", c.state.update("comments", changed(row, {"body": body, "editedAt": now_iso()})))
+
+
+@mutation.field("commentDelete")
+def resolve_comment_delete(_, info, id):
+    c = ctx(info)
+    c.state.delete("comments", c.get("comments", "Comment", id))
+    return deleted(id)
+
+
+@query.field("comments")
+def resolve_comments(_, info, filter=None, **page):
+    c = ctx(info)
+    return connection(c.filters.apply("comments", c.state.rows("comments"), filter), **page)
+
+
+@query.field("comment")
+def resolve_comment(_, info, id):
+    return ctx(info).get("comments", "Comment", id)
 
 
 @comment.field("issue")

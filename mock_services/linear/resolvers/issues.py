@@ -6,7 +6,7 @@ import re
 
 from ariadne import ObjectType
 
-from mock_services.linear.context import ctx, new_id, now_iso, payload
+from mock_services.linear.context import LinearContext, changed, ctx, new_id, now_iso, payload
 from mock_services.linear.errors import LinearError, not_found
 from mock_services.linear.pagination import connection
 from mock_services.linear.resolvers.roots import mutation, query
@@ -74,6 +74,22 @@ def resolve_comments(row, info, **page):
     return connection(ctx(info).state.rows("comments", issueId=row["id"]), **page)
 
 
+def set_labels(c: LinearContext, issue: Row, label_ids: list[str]) -> None:
+    """Labels live in the association table (what AgentDiff asserts on) and in labelIds."""
+    for label_id in label_ids:
+        c.get("issue_labels", "IssueLabel", label_id)
+    for link in c.state.rows("issue_label_issue_association", issue_id=issue["id"]):
+        c.state.delete("issue_label_issue_association", link)
+    for label_id in label_ids:
+        c.state.insert("issue_label_issue_association", {"issue_id": issue["id"], "issue_label_id": label_id})
+
+
+def _priority(value: int) -> dict:
+    if value not in PRIORITY_LABELS:
+        raise LinearError("Argument Validation Error: priority must be between 0 and 4")
+    return {"priority": float(value), "priorityLabel": PRIORITY_LABELS[value]}
+
+
 def _default_state(info, team_id: str) -> Row:
     states = ctx(info).state.rows("workflow_states", teamId=team_id)
     for kind in ("backlog", "unstarted", "triage"):
@@ -93,9 +109,7 @@ def resolve_issue_create(_, info, input):
     title = (input.get("title") or "").strip()
     if not title:
         raise LinearError("Argument Validation Error: title must not be empty")
-    priority = input.get("priority") or 0
-    if priority not in PRIORITY_LABELS:
-        raise LinearError("Argument Validation Error: priority must be between 0 and 4")
+    priority = _priority(input.get("priority") or 0)
     team = c.get("teams", "Team", input["teamId"])
     state = c.get("workflow_states", "WorkflowState", input["stateId"]) if input.get("stateId") \
         else _default_state(info, team["id"])
@@ -116,8 +130,7 @@ def resolve_issue_create(_, info, input):
         "stateId": state["id"],
         "assigneeId": input.get("assigneeId"),
         "creatorId": c.viewer_id,
-        "priority": float(priority),
-        "priorityLabel": PRIORITY_LABELS[priority],
+        **priority,
         "estimate": input.get("estimate"),
         "dueDate": input.get("dueDate"),
         "labelIds": input.get("labelIds") or [],
@@ -126,7 +139,31 @@ def resolve_issue_create(_, info, input):
         "createdAt": now,
         "updatedAt": now,
     })
+    set_labels(c, row, row["labelIds"])
     return payload("issue", row)
+
+
+@mutation.field("issueUpdate")
+def resolve_issue_update(_, info, id, input):
+    """Only the fields given change (assigneeId: null unassigns)."""
+    c = ctx(info)
+    issue = find_issue(info, id)
+    updates = {k: v for k, v in input.items() if k in ("title", "description", "estimate", "dueDate", "assigneeId")}
+    if "title" in updates and not (updates["title"] or "").strip():
+        raise LinearError("Argument Validation Error: title must not be empty")
+    if input.get("assigneeId"):
+        c.get("users", "User", input["assigneeId"])
+    if "stateId" in input:
+        state = c.get("workflow_states", "WorkflowState", input["stateId"])
+        if state.get("teamId") != issue["teamId"]:
+            raise LinearError("Argument Validation Error: the state belongs to another team")
+        updates["stateId"] = state["id"]
+    if input.get("priority") is not None:
+        updates |= _priority(input["priority"])
+    if input.get("labelIds") is not None:
+        updates["labelIds"] = input["labelIds"]
+        set_labels(c, issue, input["labelIds"])
+    return payload("issue", c.state.update("issues", changed(issue, updates)))
 
 
 OBJECTS = [issue]
