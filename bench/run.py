@@ -69,7 +69,7 @@ def bench_replica_calls(state: StatePaths, info: StackInfo, env_id: str) -> None
 
 
 def bench_environment_creation(store: EnvironmentStore) -> None:
-    for template in ("slack_default", "linear_default"):
+    for template in ("slack_default", "linear_default", "slack_bench_v2", "linear_expanded"):
         times = []
         for _ in range(30):
             start = time.perf_counter()
@@ -77,6 +77,26 @@ def bench_environment_creation(store: EnvironmentStore) -> None:
             times.append((time.perf_counter() - start) * 1000)
         print(f"  create from {template:<15} median {statistics.median(times):6.1f} ms   "
               f"p90 {percentile(times, 90):6.1f} ms   (n={len(times)})")
+
+
+def bench_diff_after_changes(store: EnvironmentStore) -> None:
+    """Diff time once an environment has 1,000 changes (inserts, updates and deletes)."""
+    env_id = store.create("slack_bench_v2").env_id
+    with store.open(env_id, write=True) as state:
+        for message in state.rows("messages"):  # the 116 seeded messages
+            state.update("messages", {**message, "message_text": "edited"})
+        for member in state.rows("channel_members"):  # 62
+            state.delete("channel_members", member)
+        for i in range(822):
+            state.insert("messages", {"message_id": f"1800000000.{i:06d}", "channel_id": "C01ABCD1234",
+                                      "user_id": "U01AGENBOT9", "message_text": f"bench {i}"})
+    times = []
+    for _ in range(20):
+        start = time.perf_counter()
+        diff = store.diff(env_id)
+        times.append((time.perf_counter() - start) * 1000)
+    changes = len(diff.inserts) + len(diff.updates) + len(diff.deletes)
+    print(f"  diff with {changes} changes (slack_bench_v2)   median {statistics.median(times):6.1f} ms   (n={len(times)})")
 
 
 def bench_detour_run(state: StatePaths, env_id: str, running: bool) -> None:
@@ -168,6 +188,7 @@ def main() -> None:
         store = EnvironmentStore(state)
         print("environment creation")
         bench_environment_creation(store)
+        bench_diff_after_changes(store)
         env_id = store.create("slack_default").env_id
         print("detour run wall time")
         bench_detour_run(state, env_id, running=False)
