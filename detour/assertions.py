@@ -2,8 +2,10 @@
 
 A spec is `{assertions: [...], ignore_fields?, strict?}` (dsl_schema.json, v0.1): each
 assertion picks rows of one entity (table) that were added, removed or changed, filters
-them with `where`, and checks how many there are or how their fields changed. In strict
-mode (the default) a `changed` row may change only the fields it names, besides ignored ones.
+them with `where`, and checks how many there are or how their fields changed: `from`/`to`
+test a changed row's values before and after (a field may already hold its `to` value, as
+in AgentDiff). In strict mode (the default) a changed row may change only the fields it
+names, besides ignored ones.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from detour.errors import DetourError
-from mock_services.store import Row, StateDiff
+from mock_services.store import EnvironmentStore, Row, StateDiff
 
 
 class InvalidAssertions(DetourError):
@@ -69,6 +72,18 @@ class Spec(BaseModel):
     strict: bool = True
 
 
+# A `where` field that a row lacks is looked up through these references (AgentDiff's engine
+# "auto-resolves relationships"): channel_members rows can be filtered by channel_name.
+FOREIGN_KEYS = {"channel_id": "channels", "user_id": "users", "message_id": "messages", "team_id": "teams",
+                "teamId": "teams", "stateId": "workflow_states", "assigneeId": "users", "creatorId": "users",
+                "userId": "users", "issueId": "issues"}
+Lookup = Callable[[str, str, Any], Row | None]
+
+# When a row last changed is bookkeeping, not a change an agent makes: AgentDiff's own
+# replicas move these on every update and its suites pass without ignoring them.
+BOOKKEEPING = frozenset({"updatedAt", "updated_at"})
+
+
 class AssertionResult(BaseModel):
     index: int
     assertion: Assertion
@@ -88,8 +103,19 @@ def test_predicate(value: Any, condition: Any) -> bool:
     return True
 
 
-def matches(row: Row, where: dict[str, Any]) -> bool:
-    return all(test_predicate(row.get(field), condition) for field, condition in where.items())
+def field_value(row: Row, field: str, lookup: Lookup | None) -> Any:
+    if field in row or lookup is None:
+        return row.get(field)
+    for key, table in FOREIGN_KEYS.items():
+        if row.get(key) is not None:
+            related = lookup(table, key, row[key])
+            if related is not None and field in related:
+                return related[field]
+    return None
+
+
+def matches(row: Row, where: dict[str, Any], lookup: Lookup | None = None) -> bool:
+    return all(test_predicate(field_value(row, field, lookup), condition) for field, condition in where.items())
 
 
 def count_ok(count: int, expected: int | CountRange | None) -> bool:
@@ -103,33 +129,32 @@ def count_ok(count: int, expected: int | CountRange | None) -> bool:
 def change_problem(update: Row, assertion: Assertion, ignored: set[str], strict: bool) -> str | None:
     before, after = update["before"], update["after"]
     for field, expectation in assertion.expected_changes.items():
-        if before.get(field) == after.get(field):
-            return f"{field} did not change"
         if "from" in expectation and not test_predicate(before.get(field), expectation["from"]):
             return f"{field} changed from {before.get(field)!r}"
         if "to" in expectation and not test_predicate(after.get(field), expectation["to"]):
             return f"{field} changed to {after.get(field)!r}"
     if strict:
         changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-        extra = changed - set(assertion.expected_changes) - ignored
+        extra = changed - set(assertion.expected_changes) - ignored - BOOKKEEPING
         if extra:
             return f"unexpected changes to {', '.join(sorted(extra))}"
     return None
 
 
-def evaluate_one(index: int, assertion: Assertion, spec: Spec, diff: StateDiff) -> AssertionResult:
+def evaluate_one(index: int, assertion: Assertion, spec: Spec, diff: StateDiff,
+                 lookup: Lookup | None) -> AssertionResult:
     ignored = set(spec.ignore_fields.get("global", [])) | set(spec.ignore_fields.get(assertion.entity, [])) \
         | set(assertion.ignore)
     if assertion.diff_type != "changed":
         rows = diff.inserts if assertion.diff_type == "added" else diff.deletes
-        found = [r for r in rows if r.get("__table__") == assertion.entity and matches(r, assertion.where)]
+        found = [r for r in rows if r.get("__table__") == assertion.entity and matches(r, assertion.where, lookup)]
         ok = count_ok(len(found), assertion.expected_count)
         expected = "at least 1" if assertion.expected_count is None else assertion.expected_count
         return AssertionResult(index=index, assertion=assertion, passed=ok, matched=len(found),
                                message=f"{len(found)} {assertion.diff_type} {assertion.entity} row(s) matched"
                                + ("" if ok else f", expected {expected}"))
     candidates = [u for u in diff.updates if u.get("__table__") == assertion.entity
-                  and (matches(u["after"], assertion.where) or matches(u["before"], assertion.where))]
+                  and (matches(u["after"], assertion.where, lookup) or matches(u["before"], assertion.where, lookup))]
     problems = [change_problem(u, assertion, ignored, spec.strict) for u in candidates]
     good = problems.count(None)
     ok = count_ok(good, assertion.expected_count)
@@ -138,8 +163,16 @@ def evaluate_one(index: int, assertion: Assertion, spec: Spec, diff: StateDiff) 
                            message=f"{good} changed {assertion.entity} row(s) as expected" + ("" if ok else f"; {reason}"))
 
 
-def evaluate(spec: Spec, diff: StateDiff) -> list[AssertionResult]:
-    return [evaluate_one(i, a, spec, diff) for i, a in enumerate(spec.assertions)]
+def evaluate(spec: Spec, diff: StateDiff, lookup: Lookup | None = None) -> list[AssertionResult]:
+    return [evaluate_one(i, a, spec, diff, lookup) for i, a in enumerate(spec.assertions)]
+
+
+def evaluate_environment(spec: Spec, store: EnvironmentStore, env_id: str) -> list[AssertionResult]:
+    """Against an environment's diff, resolving references through its current rows."""
+    with store.open(env_id) as state:
+        def lookup(table: str, key: str, value: Any) -> Row | None:
+            return state.first(table, **{key: value}) or state.first(table, id=value)
+        return evaluate(spec, state.diff(), lookup)
 
 
 def parse_spec(data: Any, suite_ignore: dict[str, list[str]] | None = None) -> Spec:

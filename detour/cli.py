@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 import signal
 import sys
 from collections.abc import Iterator
@@ -14,7 +15,8 @@ import typer
 from cryptography.hazmat.primitives import hashes
 
 from certs.authority import CertificateAuthority
-from detour.assertions import evaluate, load_spec
+from detour.assertions import evaluate_environment, load_spec
+from detour.suite import load_suite, run_suite
 from detour.audit import read_records
 from detour.compare import Comparison, compare as compare_modes
 from detour.credentials import secret_for
@@ -32,9 +34,11 @@ from sandbox.process import ProcessSandbox
 app = typer.Typer(help="Run agent code whose only way out is detour's proxy.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
 env_app = typer.Typer(help="Create, list, delete and diff environments.", no_args_is_help=True)
+suite_app = typer.Typer(help="Run agents over AgentDiff test suites.", no_args_is_help=True)
 ca_app = typer.Typer(help="detour's certificate authority.", no_args_is_help=True)
 app.add_typer(env_app, name="env")
 app.add_typer(ca_app, name="ca")
+app.add_typer(suite_app, name="suite")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 Backend = Literal["auto", "process", "namespace"]
@@ -264,7 +268,7 @@ def check(env: Annotated[str, typer.Option(help="The environment whose diff is c
           test: Annotated[Optional[str], typer.Option(help="The test's id, when the file is a suite.")] = None,
           as_json: JsonOpt = False) -> None:
     """Evaluate AgentDiff assertions against an environment's diff; exit code 1 if any fails."""
-    results = evaluate(load_spec(assertions, test), EnvironmentStore(state()).diff(env))
+    results = evaluate_environment(load_spec(assertions, test), EnvironmentStore(state()), env)
     for r in results:
         typer.echo(r.model_dump_json() if as_json else
                    f"{'PASS' if r.passed else 'FAIL'}  #{r.index} {r.assertion.diff_type} {r.assertion.entity}: "
@@ -273,6 +277,47 @@ def check(env: Annotated[str, typer.Option(help="The environment whose diff is c
     if not as_json:
         typer.echo(f"{len(results) - failed} passed, {failed} failed")
     raise typer.Exit(1 if failed else 0)
+
+
+def agent_argv(command: str) -> list[str]:
+    """The agent command, with paths to existing files made absolute (runs start elsewhere)."""
+    return [str(Path(word).resolve()) if Path(word).is_file() else word for word in shlex.split(command)]
+
+
+@suite_app.command("run")
+def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suite (JSON).")],
+              agent: Annotated[str, typer.Option(help="The agent's command line.")],
+              test: Annotated[Optional[str], typer.Option(help="Only this test id.")] = None,
+              backend: Annotated[Backend, typer.Option(help="Sandbox backend.")] = "auto",
+              mode: Annotated[Mode, typer.Option(help="proxy or rewrite.")] = "proxy",
+              timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = Limits().timeout_s,
+              as_json: JsonOpt = False) -> None:
+    """For each test: a fresh environment from its seed, the agent with DETOUR_PROMPT, its assertions.
+    Exit code 1 unless every test passes."""
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    paths = state()
+    argv = agent_argv(agent)
+    sandbox = choose_backend(backend, paths)
+    total = len(load_suite(suite)["tests"]) if test is None else 1
+    with stack_for(paths) as info, Progress(transient=True, disable=as_json) as bar:
+        task = bar.add_task(f"running {suite.name}", total=total)
+        report = run_suite(paths, info, sandbox, suite, argv, mode=mode, only=test, limits=Limits(timeout_s=timeout),
+                           progress=lambda _: bar.advance(task))
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+    else:
+        table = Table(title=f"{report.suite}: {report.passed}/{len(report.tests)} passed", title_justify="left")
+        for column in ("test", "name", "result", "assertions", "exit"):
+            table.add_column(column)
+        for t in report.tests:
+            good = sum(a.passed for a in t.assertions)
+            table.add_row(t.id, t.name, "[green]pass[/green]" if t.passed else "[red]fail[/red]",
+                          f"{good}/{len(t.assertions)}", str(t.exit_code))
+        Console().print(table)
+    raise typer.Exit(0 if report.passed == len(report.tests) else 1)
 
 
 @app.command()

@@ -127,9 +127,9 @@ class EnvironmentStore:
     def _path(self, env_id: str) -> Path:
         return self.folder / f"{validate_env_id(env_id)}.sqlite"
 
-    def create(self, template_name: str, env_id: str | None = None,
-               acting_user: str | None = None) -> EnvironmentInfo:
-        template = load_template(self.state, template_name)
+    def create(self, template_name: str, env_id: str | None = None, acting_user: str | None = None,
+               template_dirs: tuple[Path, ...] = ()) -> EnvironmentInfo:
+        template = load_template(self.state, template_name, template_dirs)
         env_id = validate_env_id(env_id) if env_id else new_env_id()
         path = self._path(env_id)
         if path.exists():

@@ -38,10 +38,11 @@ def template_names(state: StatePaths) -> list[str]:
     return sorted(names)
 
 
-def load_template(state: StatePaths, name: str) -> Template:
+def load_template(state: StatePaths, name: str, first_in: tuple[Path, ...] = ()) -> Template:
+    """The named template; `first_in` folders (a suite's own seeds) are searched first."""
     if not NAME_PATTERN.fullmatch(name):
         raise UnknownTemplate(f"invalid template name {name!r}")
-    for folder in _search_path(state):
+    for folder in [*first_in, *_search_path(state)]:
         path = folder / f"{name}.json"
         if path.is_file():
             return parse_template(name, path.read_text())

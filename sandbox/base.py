@@ -64,6 +64,7 @@ class SandboxSpec(BaseModel):
     limits: Limits = Limits()
     program: Path | None = Field(None, description="A file placed in the fresh work directory.")
     stdin: bytes = b""
+    task: dict[str, str] = Field({}, description="What the agent is asked to do (DETOUR_PROMPT, ...).")
 
 
 class Execution(BaseModel):

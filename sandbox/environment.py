@@ -81,4 +81,4 @@ def sandbox_environment(spec: SandboxSpec, trust: TrustFiles, proxy_host: str | 
         env |= proxy_variables(spec.proxy.url(proxy_host))
     elif spec.proxy:
         env |= rewrite_variables(spec.proxy, spec.proxy.gateway(proxy_host))
-    return env
+    return env | spec.task

@@ -26,11 +26,15 @@ DIFF = StateDiff(
     ({"diff_type": "changed", "entity": "channels", "where": {"channel_id": "C1"},
       "expected_changes": {"topic_text": {"to": {"contains": "Weekly"}}}, "ignore": ["updated_at"]}, True),
     ({"diff_type": "changed", "entity": "channels", "where": {"channel_id": "C1"},
-      "expected_changes": {"topic_text": {"from": "old", "to": "Weekly standup"}}}, False),  # strict: updated_at
+      "expected_changes": {"topic_text": {"from": "old", "to": "Weekly standup"}}}, True),  # updated_at is bookkeeping
+    ({"diff_type": "changed", "entity": "channels", "where": {"channel_id": "C1"},
+      "expected_changes": {"updated_at": {"to": 2}}}, False),  # strict: topic_text changed too
     ({"diff_type": "changed", "entity": "channels", "where": {"channel_id": "C1"},
       "expected_changes": {"topic_text": {"from": "nope"}}, "ignore": ["updated_at"]}, False),
     ({"diff_type": "changed", "entity": "channels", "where": {"channel_id": "C1"},
-      "expected_changes": {"channel_id": {"to": "C1"}}, "ignore": ["updated_at", "topic_text"]}, False),  # unchanged
+      "expected_changes": {"channel_id": {"to": "C1"}}, "ignore": ["topic_text"]}, True),  # already at "to"
+    ({"diff_type": "changed", "entity": "channels", "where": {"channel_id": "C1"},
+      "expected_changes": {"channel_id": {"to": "C2"}}, "ignore": ["topic_text"]}, False),
 ])
 def test_assertions(assertion, passed):
     [result] = evaluate(parse_spec([assertion]), DIFF)
@@ -67,3 +71,18 @@ def test_bad_specs_get_clear_errors(data, message):
 def test_unknown_predicate():
     with pytest.raises(InvalidAssertions, match="unknown predicate 'like'"):
         evaluate(parse_spec([{"diff_type": "added", "entity": "messages", "where": {"x": {"like": "a"}}}]), DIFF)
+
+
+def test_fields_of_related_rows_are_resolved(state):
+    from detour.assertions import evaluate_environment
+    from mock_services.store import EnvironmentStore
+    store = EnvironmentStore(state)
+    env = store.create("slack_default").env_id
+    with store.open(env, write=True) as s:
+        s.insert("channels", {"channel_id": "C9", "channel_name": "rl-project"})
+        s.insert("channel_members", {"channel_id": "C9", "user_id": "U02JOHNDOE1"})
+    spec = parse_spec([{"diff_type": "added", "entity": "channel_members",
+                        "where": {"channel_name": {"i_contains": "RL-project"}, "real_name": "John Doe"}}])
+    assert evaluate_environment(spec, store, env)[0].passed
+    wrong = parse_spec([{"diff_type": "added", "entity": "channel_members", "where": {"channel_name": "general"}}])
+    assert not evaluate_environment(wrong, store, env)[0].passed

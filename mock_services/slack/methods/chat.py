@@ -67,17 +67,12 @@ def post_message(call: SlackCall) -> dict:
     return {"channel": channel["channel_id"], "ts": ts, "message": message_json(call.state, message)}
 
 
-def own_message(call: SlackCall, channel_ref: str, ts: str, error: str) -> tuple[dict, dict]:
-    channel = call.channel(channel_ref)
-    message = call.message(channel, ts)
-    if message.get("user_id") != call.user_id:
-        raise SlackError(error)
-    return channel, message
-
-
 def update(call: SlackCall) -> dict:
+    """Members may edit any message of the conversation, as in AgentDiff's replica (whose suites
+    edit others' messages); real Slack allows only the author."""
     args = call.args(UpdateArgs)
-    channel, message = own_message(call, args.channel, args.ts, "cant_update_message")
+    channel = call.member_channel(args.channel)
+    message = call.message(channel, args.ts)
     if not (args.text or args.blocks):
         raise SlackError("no_text")
     if channel.get("is_archived"):
@@ -88,8 +83,11 @@ def update(call: SlackCall) -> dict:
 
 
 def delete(call: SlackCall) -> dict:
+    """Any member of the conversation may delete a message, as in AgentDiff's replica (whose
+    suites delete others' messages); real Slack reserves that for admins."""
     args = call.args(DeleteArgs)
-    channel, message = own_message(call, args.channel, args.ts, "cant_delete_message")
+    channel = call.member_channel(args.channel)
+    message = call.message(channel, args.ts)
     for reaction in call.state.rows("message_reactions", message_id=message["message_id"]):
         call.state.delete("message_reactions", reaction)
     call.state.delete("messages", message)

@@ -1,0 +1,50 @@
+"""`detour suite run` on AgentDiff's early suite, with scripted agents that use real clients
+(slack_sdk, httpx on Linear's GraphQL) through the proxy, unaware of detour."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SUITE = Path(__file__).parents[1] / "fixtures" / "early-suite"
+AGENTS = Path(__file__).parents[1] / "agents"
+DETOUR = str(Path(sys.executable).parent / "detour")
+
+
+def suite_run(tmp_path, suite: str, agent: str, *flags: str) -> subprocess.CompletedProcess:
+    return subprocess.run([DETOUR, "suite", "run", str(SUITE / suite), "--agent", agent, "--json", *flags],
+                          env=os.environ | {"DETOUR_HOME": str(tmp_path / "home")}, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.mark.parametrize("suite, agent, tests", [("slack_bench.json", "slack_early_suite.py", 19),
+                                                 ("linear_bench.json", "linear_early_suite.py", 10)])
+def test_the_early_suite_passes_with_scripted_agents(tmp_path, suite, agent, tests):
+    done = suite_run(tmp_path, suite, f"python3 {AGENTS / agent}")
+    report = json.loads(done.stdout)
+    failed = [(t["id"], [a["message"] for a in t["assertions"] if not a["passed"]], t["stderr_tail"][-300:])
+              for t in report["tests"] if not t["passed"]]
+    assert failed == [] and len(report["tests"]) == tests
+    assert done.returncode == 0
+
+
+def test_an_agent_that_does_nothing_fails_every_test(tmp_path):
+    done = suite_run(tmp_path, "linear_bench.json", f"python3 {AGENTS / 'linear_early_suite.py'} --lazy")
+    report = json.loads(done.stdout)
+    assert done.returncode == 1
+    assert [t["passed"] for t in report["tests"]] == [False] * 10
+    assert all(t["exit_code"] == 0 for t in report["tests"])  # it ran fine, it just did nothing
+
+
+def test_bad_suite_input(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"tests": []}')
+    done = subprocess.run([DETOUR, "suite", "run", str(bad), "--agent", "true"], capture_output=True, text=True,
+                          env=os.environ | {"DETOUR_HOME": str(tmp_path / "home")})
+    assert done.returncode == 2 and "is not a test suite" in done.stderr
+    done = subprocess.run([DETOUR, "suite", "run", str(SUITE / "slack_bench.json"), "--agent", "true", "--test", "nope"],
+                          capture_output=True, text=True, env=os.environ | {"DETOUR_HOME": str(tmp_path / "home")})
+    assert done.returncode == 2 and "no test 'nope'" in done.stderr
