@@ -166,7 +166,7 @@ def program_and_argv(args: list[str]) -> tuple[Path | None, list[str]]:
         if not program.is_file():
             raise fail(f"no such file: {program}")
         return program.resolve(), command_for(program)
-    return None, args
+    return None, agent_argv(args)
 
 
 def summary(result: RunResult) -> str:
@@ -279,9 +279,10 @@ def check(env: Annotated[str, typer.Option(help="The environment whose diff is c
     raise typer.Exit(1 if failed else 0)
 
 
-def agent_argv(command: str) -> list[str]:
-    """The agent command, with paths to existing files made absolute (runs start elsewhere)."""
-    return [str(Path(word).resolve()) if Path(word).is_file() else word for word in shlex.split(command)]
+def agent_argv(words: list[str]) -> list[str]:
+    """A command with paths to existing files made absolute: runs start in a fresh folder,
+    and a sandbox shows those files' folders (read-only) where they are."""
+    return [str(Path(word).resolve()) if Path(word).is_file() else word for word in words]
 
 
 @suite_app.command("run")
@@ -299,7 +300,7 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
     from rich.table import Table
 
     paths = state()
-    argv = agent_argv(agent)
+    argv = agent_argv(shlex.split(agent))
     sandbox = choose_backend(backend, paths)
     total = len(load_suite(suite)["tests"]) if test is None else 1
     with stack_for(paths) as info, Progress(transient=True, disable=as_json) as bar:

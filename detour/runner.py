@@ -17,6 +17,10 @@ from mock_services.store import EnvironmentStore, StateDiff
 from sandbox.base import Execution, Limits, Mode, Sandbox, SandboxSpec
 
 
+def named_folders(argv: list[str]) -> list[Path]:
+    return sorted({Path(word).parent for word in argv if Path(word).is_absolute() and Path(word).is_file()})
+
+
 class RunResult(Execution):
     env_id: str
     backend: str
@@ -29,6 +33,7 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
                        argv: list[str], program: Path | None = None,
                        limits: Limits | None = None, stdin: bytes = b"", mode: Mode = "proxy",
                        task: dict[str, str] | None = None) -> RunResult:
+    """`argv` may name host files (an agent script): their folders become visible read-only."""
     store = EnvironmentStore(state)
     store.get(env_id)  # fail before running anything if the environment is missing
     trust = CertificateAuthority(state).ensure().trust_files()
@@ -36,7 +41,7 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
     offset = state.audit_log.stat().st_size if state.audit_log.exists() else 0
     execution = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, mode=mode, trust=trust,
                                         limits=limits or Limits(), program=program, stdin=stdin,
-                                        task=task or {}))
+                                        task=task or {}, files=named_folders(argv)))
     requests, _ = read_records(state.audit_log, offset, env_id)
     return RunResult(**execution.model_dump(), env_id=env_id, backend=sandbox.name, mode=mode,
                      requests=requests, diff=store.diff(env_id))

@@ -65,6 +65,7 @@ class SandboxSpec(BaseModel):
     program: Path | None = Field(None, description="A file placed in the fresh work directory.")
     stdin: bytes = b""
     task: dict[str, str] = Field({}, description="What the agent is asked to do (DETOUR_PROMPT, ...).")
+    files: list[Path] = Field([], description="Host folders the command names, visible read-only at their own path.")
 
 
 class Execution(BaseModel):

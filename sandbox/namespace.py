@@ -63,21 +63,25 @@ def _root_binds() -> list[str]:
     return argv
 
 
-def _runtime_binds() -> list[str]:
-    """Interpreters that live under a masked folder (a venv in /root, pyenv) stay visible.
+def _reveal(paths: list[Path], masked: tuple[Path, ...]) -> list[str]:
+    """Make paths under masked folders visible again, read-only, at the same place.
 
     bwrap would create the folders leading to a bind as 0700, which the sandbox's uid could
     not cross, so each is made 0755 first.
     """
     binds: list[str] = []
-    for path in sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), PRELUDES.resolve(),
-                        NODE_PACKAGES.resolve()}):
-        if _under(path, MASKED):
+    for path in sorted({p.resolve() for p in paths}):
+        if _under(path, masked):
             for parent in reversed(path.parents):
-                if _under(parent, MASKED) and parent not in MASKED:
+                if _under(parent, masked) and parent not in masked:
                     binds += ["--perms", "0755", "--dir", str(parent)]
             binds += ["--ro-bind", str(path), str(path)]
     return binds
+
+
+def _runtime_binds() -> list[str]:
+    """Interpreters that live under a masked folder (a venv in /root, pyenv) stay visible."""
+    return _reveal([Path(sys.prefix), Path(sys.base_prefix), PRELUDES, NODE_PACKAGES], MASKED)
 
 
 def _support_files(folder: Path, host_ip: str) -> dict[str, Path]:
@@ -109,6 +113,9 @@ def bwrap_argv(spec: SandboxSpec, network: SandboxNetwork, support: dict[str, Pa
     if not _under(state_home, MASKED):
         argv += ["--tmpfs", str(state_home)]
     argv += _runtime_binds()
+    # Folders the command names become visible, except anything of detour's own state.
+    named = [f for f in spec.files if not _under(f.resolve(), (state_home.resolve(),))]
+    argv += _reveal(named, (*MASKED, state_home))
     argv += ["--perms", "0777", "--size", disk, "--tmpfs", str(HOME)]
     if NODE_PACKAGES.is_dir():
         argv += ["--ro-bind", str(NODE_PACKAGES), str(HOME.parent / "node_modules")]

@@ -142,3 +142,16 @@ def test_ca_commands(home):
     assert "CN=detour sandbox CA" in before
     assert "previous one" in detour(home, "ca", "rotate").stdout
     assert detour(home, "ca", "show").stdout != before
+
+
+@pytest.mark.skipif(bool(NAMESPACE_MISSING), reason="the namespace backend masks /tmp and the state dir")
+def test_files_a_command_names_are_visible_but_never_detours_state(home, tmp_path):
+    agent = tmp_path / "agents" / "agent.py"
+    agent.parent.mkdir()
+    agent.write_text("print('agent ran')\n")
+    ran = json.loads(detour(home, "run", "--json", "--", "python3", str(agent)).stdout)
+    assert (ran["backend"], ran["exit_code"], ran["stdout"]) == ("namespace", 0, "agent ran\n")
+    key = home / "signing.key"
+    assert key.exists()
+    leaked = json.loads(detour(home, "run", "--json", "--", "cat", str(key), check=False).stdout)
+    assert leaked["exit_code"] != 0 and leaked["stdout"] == ""
