@@ -191,14 +191,18 @@ def parse_spec(data: Any, suite_ignore: dict[str, list[str]] | None = None) -> S
     raise InvalidAssertions("expected a list of assertions, or an object with 'assertions'")
 
 
-def load_spec(path: Path, test_id: str | None = None) -> Spec:
-    """From a file: a spec, an assertion list, a test entry, or (with test_id) a whole suite."""
+def read_json(path: Path) -> Any:
     try:
-        data = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except OSError as e:
         raise InvalidAssertions(f"cannot read {path}: {e.strerror}") from None
     except json.JSONDecodeError as e:
         raise InvalidAssertions(f"{path} is not valid JSON: {e}") from None
+
+
+def load_spec(path: Path, test_id: str | None = None) -> Spec:
+    """From a file: a spec, an assertion list, a test entry, or (with test_id) a whole suite."""
+    data = read_json(path)
     if isinstance(data, dict) and "tests" in data:
         tests = {t.get("id"): t for t in data["tests"]}
         if test_id not in tests:

@@ -7,13 +7,12 @@ whose assertions all pass against the environment's diff.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from detour.assertions import AssertionResult, InvalidAssertions, evaluate_environment, parse_spec
+from detour.assertions import AssertionResult, InvalidAssertions, evaluate_environment, parse_spec, read_json
 from detour.paths import StatePaths
 from detour.runner import run_in_environment
 from detour.stack import StackInfo
@@ -41,12 +40,7 @@ class SuiteReport(BaseModel):
 
 
 def load_suite(path: Path) -> dict:
-    try:
-        suite = json.loads(path.read_text())
-    except OSError as e:
-        raise InvalidAssertions(f"cannot read {path}: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise InvalidAssertions(f"{path} is not valid JSON: {e}") from None
+    suite = read_json(path)
     if not isinstance(suite, dict) or not isinstance(suite.get("tests"), list) or not suite["tests"]:
         raise InvalidAssertions(f"{path} is not a test suite: expected an object with a list of 'tests'")
     return suite

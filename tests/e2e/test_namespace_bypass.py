@@ -190,10 +190,8 @@ def test_detours_state_is_invisible_from_inside(live_stack, make_env):
 
 
 def test_another_sandbox_and_another_environment_are_out_of_reach(live_stack, make_env):
-    import json
     import threading
     import time
-    from pathlib import Path
 
     from detour.credentials import secret_for
     from detour.paths import SANDBOX_ADDRESSES

@@ -1,6 +1,5 @@
 """What the namespace backend asks bubblewrap for, without running it."""
 
-from pathlib import Path
 
 from sandbox.base import SandboxSpec, TrustFiles
 from sandbox.namespace import bwrap_argv
