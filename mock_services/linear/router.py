@@ -22,7 +22,8 @@ from mock_services.store import EnvironmentStore
 
 router = APIRouter(prefix="/api/env/{env_id}/services/linear", tags=["linear"])
 
-SCHEMA_PATH = Path(__file__).with_name("schema.graphql")
+SCHEMA_PATHS = [Path(__file__).with_name("schema.graphql"),
+                Path(__file__).parent / "sdk_compat" / "sdk_compat.graphql"]
 AUTH_REQUIRED = {"message": "Authentication required, not authenticated",
                  "extensions": {"type": "authentication error", "code": "AUTHENTICATION_ERROR",
                                 "userPresentableMessage": "You need to authenticate to access this operation."}}
@@ -30,7 +31,7 @@ AUTH_REQUIRED = {"message": "Authentication required, not authenticated",
 
 @cache
 def schema() -> GraphQLSchema:
-    return make_executable_schema(load_schema_from_path(str(SCHEMA_PATH)), *OBJECTS)
+    return make_executable_schema([load_schema_from_path(str(p)) for p in SCHEMA_PATHS], *OBJECTS)
 
 
 def errors(status: int, message: str, type_: str) -> JSONResponse:

@@ -2,6 +2,8 @@
 the npm @slack/web-api. @slack/web-api ignores proxy variables, so it runs on the namespace
 backend only, where anything that is not captured is stopped on this machine."""
 
+import json
+
 import pytest
 
 from tests.conftest import needs_namespaces
@@ -78,3 +80,40 @@ def test_npm_slack_web_api(live_stack, make_env, mode):
     assert result.stdout.splitlines() == ["error message_not_found", "general,npm-room,random"]
     assert {i["__table__"] for i in result.diff.inserts} == {"channels", "channel_members", "messages"}
     assert {r.mode for r in result.requests} == {"transparent" if mode == "proxy" else "rewrite"}
+
+
+LINEAR_SDK = """
+import { LinearClient } from "@linear/sdk";
+
+const linear = new LinearClient({ apiKey: "lin_api_agent" });
+const me = await linear.viewer;
+const teams = await linear.teams();
+const eng = teams.nodes.find((t) => t.key === "ENG");
+let page = await linear.issues({ first: 2 });
+const identifiers = page.nodes.map((i) => i.identifier);
+while (page.pageInfo.hasNextPage) {
+  page = await page.fetchNext();
+  identifiers.push(...page.nodes.slice(-2).map((i) => i.identifier));
+}
+const first = await linear.issue("ENG-1");
+const created = await (await linear.createIssue({ teamId: eng.id, title: "From @linear/sdk", priority: 2 })).issue;
+await linear.updateIssue(created.id, { title: "From @linear/sdk, edited" });
+await linear.createComment({ issueId: first.id, body: "Commented through the SDK" });
+console.log(JSON.stringify({ me: me.name, teams: teams.nodes.map((t) => t.key).sort(),
+  issues: [...new Set(identifiers)].length, first: first.identifier, state: (await first.state).name,
+  created: created.identifier }));
+"""
+
+
+@pytest.mark.parametrize("backend, mode", [("process", "proxy"),
+                                           pytest.param("namespace", "proxy", marks=needs_namespaces),
+                                           pytest.param("namespace", "rewrite", marks=needs_namespaces)])
+def test_linear_sdk(live_stack, make_env, backend, mode):
+    result = live_stack.run(make_env("linear_default"), LINEAR_SDK, ".mjs", backend=backend, mode=mode)
+    assert result.exit_code == 0, result.stderr[-1500:]
+    out = json.loads(result.stdout)
+    assert out == {"me": "AI Agent", "teams": ["ENG", "PROD"], "issues": 4, "first": "ENG-1", "state": "Backlog",
+                   "created": "ENG-5"}
+    inserted = {(i["__table__"], i.get("title") or i.get("body")) for i in result.diff.inserts}
+    assert inserted == {("issues", "From @linear/sdk, edited"), ("comments", "Commented through the SDK")}
+    assert {r.service for r in result.requests} == {"linear"}

@@ -64,7 +64,7 @@ def resolve_comments(_, info, filter=None, **page):
 
 
 @query.field("comment")
-def resolve_comment(_, info, id):
+def resolve_comment(_, info, id=None, hash=None):
     return ctx(info).get("comments", "Comment", id)
 
 

@@ -69,6 +69,17 @@ def resolve_labels(row, info, **page):
     return connection(labels, **page)
 
 
+@issue.field("reactions")
+def resolve_reactions(row, _info):
+    return row.get("reactions") or []
+
+
+@issue.field("sharedAccess")
+def resolve_shared_access(row, _info):
+    """Issues here are never shared beyond their team (@linear/sdk expects the object)."""
+    return {"isShared": False, "viewerHasOnlySharedAccess": False, "sharedWithCount": 0, "sharedWithUsers": []}
+
+
 @issue.field("comments")
 def resolve_comments(row, info, **page):
     return connection(ctx(info).state.rows("comments", issueId=row["id"]), **page)
