@@ -67,11 +67,8 @@ class CAPaths:
     def retired_dir(self) -> Path:
         return self.state.ca_dir / "retired"
 
-    def public_files(self) -> list[Path]:
-        """The files a sandbox may read (the key is never among them)."""
-        return [self.cert, self.bundle, self.wgetrc]
-
     def trust_files(self) -> TrustFiles:
+        """The files a sandbox may read (the key is never among them)."""
         return TrustFiles(cert=self.cert, bundle=self.bundle, wgetrc=self.wgetrc)
 
 

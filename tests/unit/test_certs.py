@@ -30,9 +30,9 @@ def test_mitmproxy_confdir_holds_key_and_cert_and_bundle_ends_with_the_cert(stat
     assert str(paths.bundle) in paths.wgetrc.read_text()
 
 
-def test_public_files_never_include_the_key(state):
-    paths = CertificateAuthority(state).ensure()
-    for public in paths.public_files():
+def test_what_sandboxes_trust_never_includes_the_key(state):
+    trust = CertificateAuthority(state).ensure().trust_files()
+    for public in (trust.cert, trust.bundle, trust.wgetrc):
         assert b"PRIVATE KEY" not in public.read_bytes()
 
 
