@@ -71,6 +71,11 @@ class CAPaths:
         """The files a sandbox may read (the key is never among them)."""
         return TrustFiles(cert=self.cert, bundle=self.bundle, wgetrc=self.wgetrc)
 
+    def publish(self, into: TrustFiles) -> None:
+        """Copy the certificate and the bundle where containers expect them (a shared volume)."""
+        for source, target in ((self.cert, into.cert), (self.bundle, into.bundle)):
+            _write_atomically(target, source.read_bytes(), 0o644)
+
 
 def _write_atomically(path: Path, data: bytes, mode: int) -> None:
     """Write via a unique temporary file, so concurrent writers never see half a file."""

@@ -23,12 +23,13 @@ from detour.credentials import secret_for
 from detour.errors import DetourError
 from detour.paths import StatePaths
 from detour.runner import RunResult, run_in_environment
-from detour.stack import Stack, StackInfo, running_stack
+from detour.stack import PARTS, Stack, StackInfo, running_stack
 from mock_services.store import EnvironmentStore
 from mock_services.templates import save_template, template_names
 from sandbox import namespace, netns
-from sandbox.base import Limits, Mode, Sandbox
-from sandbox.languages import INTERPRETERS, command_for
+from sandbox.base import Limits, Mode, ProxyAccess, Sandbox, SandboxSpec
+from sandbox.environment import Runtime
+from sandbox.languages import LANGUAGES, command_for
 from sandbox.process import ProcessSandbox
 
 app = typer.Typer(help="Run agent code whose only way out is detour's proxy.", no_args_is_help=True,
@@ -39,9 +40,12 @@ ca_app = typer.Typer(help="detour's certificate authority.", no_args_is_help=Tru
 app.add_typer(env_app, name="env")
 app.add_typer(ca_app, name="ca")
 app.add_typer(suite_app, name="suite")
+images_app = typer.Typer(help="detour's Docker images (the docker backend and compose.yaml).", no_args_is_help=True)
+app.add_typer(images_app, name="images")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-Backend = Literal["auto", "process", "namespace"]
+Backend = Literal["auto", "process", "namespace", "docker"]
+StackPart = Literal["all", "proxy", "replicas"]
 
 
 def state() -> StatePaths:
@@ -60,15 +64,34 @@ def main() -> None:
         raise SystemExit(fail(str(e)).exit_code) from None
 
 
+def host_port(value: str, option: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit():
+        raise fail(f"{option} wants HOST:PORT, not {value!r}")
+    return host, int(port)
+
+
 @app.command()
-def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8000) -> None:
+def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8000,
+          only: Annotated[StackPart, typer.Option(help="Run one part (a container each in compose.yaml).")] = "all",
+          replicas: Annotated[Optional[str], typer.Option(help="HOST:PORT of replicas run elsewhere (with --only proxy).")] = None,
+          publish_ca: Annotated[bool, typer.Option(help="Also copy the CA's public files where sandbox containers read them (a shared volume).")] = False) -> None:
     """Run the proxy and the replicas in the foreground until interrupted."""
     paths = state()
-    if running_stack(paths):
+    whole = only == "all"  # only a whole stack is one that `detour run` can use (stack.json)
+    if whole and running_stack(paths):
         raise fail(f"a stack is already running for {paths.home} (see {paths.stack_file})")
-    with Stack(paths, host, proxy_port, replica_port) as info:
-        paths.stack_file.write_text(info.model_dump_json())
-        typer.echo(f"detour: proxy on {host}:{info.proxy_port}, replicas on {info.replica_url}, "
+    replica_host = None
+    if replicas:
+        replica_host, replica_port = host_port(replicas, "--replicas")
+    if publish_ca:
+        from sandbox.docker import IMAGE_TRUST
+        CertificateAuthority(paths).ensure().publish(IMAGE_TRUST)
+    parts = {"all": PARTS, "proxy": ("proxy",), "replicas": ("replicas",)}[only]
+    with Stack(paths, host, proxy_port, replica_port, parts=parts, replica_host=replica_host) as info:
+        if whole:
+            paths.stack_file.write_text(info.model_dump_json())
+        typer.echo(f"detour: {', '.join(parts)} up (proxy port {info.proxy_port}, replicas at {info.replica_url}), "
                    f"state in {paths.home}", err=True)
         try:
             signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -76,7 +99,8 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
         except KeyboardInterrupt:
             pass
         finally:
-            paths.stack_file.unlink(missing_ok=True)
+            if whole:
+                paths.stack_file.unlink(missing_ok=True)
 
 
 @app.command()
@@ -103,6 +127,22 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
     typer.echo(f"{info.env_id}  template={info.template} service={info.service} user={info.acting_user}")
     typer.echo(f"secret: {secret}")
     typer.echo(f"proxy:  {proxy or '(no stack running: start one with `detour serve`)'}")
+
+
+@env_app.command("vars")
+def env_vars(env_id: str,
+             proxy: Annotated[str, typer.Option(help="HOST:PORT of the proxy, as the container sees it.")] = "proxy:8080") -> None:
+    """Print the variables (KEY=VALUE) a detour/sandbox container needs to use this environment
+    through a proxy container: compose's `agent` service reads them (see the README)."""
+    from sandbox.docker import IMAGE_TRUST, container_environment
+    paths = state()
+    EnvironmentStore(paths).get(env_id)
+    host, port = host_port(proxy, "--proxy")
+    access = ProxyAccess(env_id=env_id, secret=secret_for(paths, env_id), host=host, port=port,
+                         transparent_port=port, dns_port=port, gateway_port=port)
+    spec = SandboxSpec(argv=["-"], proxy=access, trust=IMAGE_TRUST)
+    for name, value in container_environment(spec, host).items():
+        typer.echo(f"{name}={value}")
 
 
 @env_app.command("list")
@@ -149,6 +189,12 @@ def stack_for(paths: StatePaths) -> Iterator[StackInfo]:
 def choose_backend(name: Backend, paths: StatePaths) -> Sandbox:
     """auto: the namespace backend where this machine can run it, else process (with a warning)."""
     missing = namespace.requirements_missing()
+    if name == "docker":
+        if missing:
+            raise fail(f"the docker backend wires each container's network as the namespace backend does, "
+                       f"and needs {', '.join(missing)}")
+        from sandbox.docker import DockerSandbox
+        return DockerSandbox()
     if name == "namespace" and missing:
         raise fail(f"the namespace backend needs {', '.join(missing)}")
     if name == "namespace" or (name == "auto" and not missing):
@@ -159,13 +205,13 @@ def choose_backend(name: Backend, paths: StatePaths) -> Sandbox:
     return ProcessSandbox(paths.runs_dir)
 
 
-def program_and_argv(args: list[str]) -> tuple[Path | None, list[str]]:
+def program_and_argv(args: list[str], runtime: Runtime) -> tuple[Path | None, list[str]]:
     """FILE (one existing file, or one name with a program suffix) or a command."""
-    if len(args) == 1 and (Path(args[0]).is_file() or Path(args[0]).suffix.lower() in INTERPRETERS):
+    if len(args) == 1 and (Path(args[0]).is_file() or Path(args[0]).suffix.lower() in LANGUAGES):
         program = Path(args[0])
         if not program.is_file():
             raise fail(f"no such file: {program}")
-        return program.resolve(), command_for(program)
+        return program.resolve(), command_for(program, runtime)
     return None, agent_argv(args)
 
 
@@ -196,10 +242,10 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
     if env and template:
         raise fail("give --env or --template, not both")
     paths = state()
-    program, argv = program_and_argv(args)
     limits = Limits(timeout_s=timeout, memory_mb=memory_mb, cpu_s=cpu_s, processes=processes,
                     output_bytes=output_bytes)
     sandbox = choose_backend(backend, paths)
+    program, argv = program_and_argv(args, sandbox.runtime)
     store = EnvironmentStore(paths)
     env_id = store.get(env).env_id if env else store.create(template or "slack_default").env_id
     with stack_for(paths) as info:
@@ -251,8 +297,8 @@ def compare(program: Annotated[Path, typer.Argument(help="The agent program to r
     paths = state()
     if not program.is_file():
         raise fail(f"no such file: {program}")
-    argv = command_for(program)
     sandbox = choose_backend(backend, paths)
+    argv = command_for(program, sandbox.runtime)
     with stack_for(paths) as info:
         result = compare_modes(paths, info, sandbox, template, argv, program.resolve())
     if as_json:
@@ -321,6 +367,21 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
     raise typer.Exit(0 if report.passed == len(report.tests) else 1)
 
 
+def docker_leftovers(fix: bool) -> list[str]:
+    """Sandbox containers whose detour is gone (none when no engine runs)."""
+    from sandbox import docker as docker_backend
+    try:
+        client = docker_backend.connect_engine()
+    except docker_backend.DockerUnavailable:
+        return []
+    stale = docker_backend.leftovers(client)
+    for name in stale:
+        if fix:
+            docker_backend.remove(client, name)
+        typer.echo(f"{'removed' if fix else 'left over'}: container {name}")
+    return stale
+
+
 @app.command()
 def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what is left over.")] = True) -> None:
     """Find (and remove) namespaces, veths, nftables tables and cgroups of sandboxes that are gone."""
@@ -328,12 +389,13 @@ def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what 
     typer.echo("namespace backend: " + ("available" if not missing else f"unavailable (needs {', '.join(missing)})"))
     if "root" in missing:
         return
+    containers = docker_leftovers(fix)
     stale = netns.leftovers()
     for sid in stale:
         if fix:
             netns.teardown(sid)
         typer.echo(f"{'removed' if fix else 'left over'}: sandbox {sid} (netns, veth, nftables table, cgroups)")
-    if not stale:
+    if not stale and not containers:
         typer.echo("no leftovers")
     elif not fix:
         raise typer.Exit(1)
@@ -371,3 +433,19 @@ def ca_rotate() -> None:
     """Make a new CA; the old one moves to retired/. Restart `detour serve` to use it."""
     retired = CertificateAuthority(state()).rotate()
     typer.echo(f"new CA in place; the previous one is in {retired}" if retired else "CA created")
+
+
+@images_app.command("build")
+def images_build(base: Annotated[Optional[str], typer.Option(help="A Debian trixie image from your registry "
+                                                               "(default: one made here with debootstrap).")] = None,
+                 mirror: Annotated[Optional[str], typer.Option(help="Debian mirror for debootstrap (default: apt's).")] = None) -> None:
+    """Build detour/sandbox, detour/proxy and detour/replicas; no image registry needed."""
+    from sandbox.docker import connect_engine
+    from sandbox.images.build import build_images, offline_base
+
+    client = connect_engine()
+    if base is None:
+        typer.echo("detour: making the base image with debootstrap (once per engine)", err=True)
+        base = offline_base(client, mirror)
+    build_images(client, base, progress=lambda message: typer.echo(f"detour: {message}", err=True))
+    typer.echo("detour: images ready", err=True)

@@ -2,7 +2,8 @@
 
 `detour serve` runs one in the foreground and records it in stack.json; `detour run`
 uses that one if it is alive, or starts an embedded one for the duration of the run.
-Two processes, because one mitmdump saturates a core on its own.
+Two processes, because one mitmdump saturates a core on its own. In compose.yaml each
+part runs in a container of its own (`detour serve --only proxy|replicas`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -46,10 +48,15 @@ class StackInfo(BaseModel):
     gateway_port: int
     replica_port: int
     pid: int
+    replica_host: str | None = None  # where the proxy finds the replicas, when not beside it
+
+    @property
+    def replica_address(self) -> str:
+        return f"{self.replica_host or self.host}:{self.replica_port}"
 
     @property
     def replica_url(self) -> str:
-        return f"http://{self.host}:{self.replica_port}"
+        return f"http://{self.replica_address}"
 
     def access(self, env_id: str, secret: str) -> ProxyAccess:
         return ProxyAccess(env_id=env_id, secret=secret, host=self.host, port=self.proxy_port,
@@ -98,13 +105,19 @@ def running_stack(state: StatePaths) -> StackInfo | None:
     return info if _port_open(info.host, info.proxy_port) else None
 
 
+Part = Literal["replicas", "proxy", "dns"]
+PARTS: tuple[Part, ...] = ("replicas", "proxy", "dns")
+
+
 class Stack:
-    def __init__(self, state: StatePaths, host: str = "127.0.0.1",
-                 proxy_port: int = 0, replica_port: int = 0) -> None:
+    def __init__(self, state: StatePaths, host: str = "127.0.0.1", proxy_port: int = 0, replica_port: int = 0,
+                 parts: tuple[Part, ...] = PARTS, replica_host: str | None = None) -> None:
+        """`replica_host`: the replicas run elsewhere (another container), at replica_port."""
         self.state = state.ensure()
+        self.parts = parts
         self.info = StackInfo(host=host, proxy_port=proxy_port or free_port(host),
                               transparent_port=free_port(host), dns_port=free_port(host),
-                              gateway_port=free_port(host),
+                              gateway_port=free_port(host), replica_host=replica_host,
                               replica_port=replica_port or free_port(host), pid=os.getpid())
         self.processes: dict[str, subprocess.Popen] = {}
 
@@ -130,7 +143,7 @@ class Stack:
             "--set", f"confdir={ca.mitmproxy_ca.parent}",
             "--set", "connection_strategy=lazy",
             "--set", "upstream_cert=false",
-            "--set", f"detour_replica={self.info.host}:{self.info.replica_port}",
+            "--set", f"detour_replica={self.info.replica_address}",
             "--set", f"detour_signing_key={self.state.signing_key}",
             "--set", f"detour_audit_log={self.state.audit_log}",
             "--set", f"detour_sandbox_addresses={SANDBOX_ADDRESSES}",
@@ -145,12 +158,15 @@ class Stack:
                 "--log-level", "warning", "--no-access-log"]
 
     def start(self) -> StackInfo:
+        argv = {"replicas": self.replica_argv, "proxy": self.proxy_argv, "dns": self.dns_argv}
+        ready = {"replicas": lambda: _replica_healthy(self.info.host, self.info.replica_port),
+                 "proxy": lambda: _port_open(self.info.host, self.info.proxy_port)}
         try:
-            replica = self._spawn("replicas", self.replica_argv())
-            proxy = self._spawn("proxy", self.proxy_argv())
-            self._spawn("dns", self.dns_argv())
-            self._wait(replica, lambda: _replica_healthy(self.info.host, self.info.replica_port))
-            self._wait(proxy, lambda: _port_open(self.info.host, self.info.proxy_port))
+            for part in self.parts:
+                self._spawn(part, argv[part]())
+            for part, proc in self.processes.items():
+                if part in ready:
+                    self._wait(proc, ready[part])
         except BaseException:
             self.stop()
             raise

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 KilledReason = Literal["timeout", "memory", "cpu", "processes", "output"]
 Mode = Literal["proxy", "rewrite"]
 LimitsVia = Literal["cgroup v1", "cgroup v2", "rlimit+watchdog"]
+
+if TYPE_CHECKING:
+    from sandbox.environment import Runtime
 
 
 class Limits(BaseModel):
@@ -80,6 +83,7 @@ class Execution(BaseModel):
 
 class Sandbox(ABC):
     name: str
+    runtime: Runtime  # where the interpreters are, as the sandbox sees them
 
     @abstractmethod
     def run(self, spec: SandboxSpec) -> Execution:

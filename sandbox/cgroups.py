@@ -20,7 +20,7 @@ PREFIX = "detour-"
 MB = 1024 * 1024
 
 
-def _counter(path: Path, key: str) -> int:
+def counter(path: Path, key: str) -> int:
     try:
         for line in path.read_text().splitlines():
             name, _, value = line.partition(" ")
@@ -51,17 +51,34 @@ def available() -> LimitsVia | None:
     return None
 
 
+def group_dirs(name: str, via: LimitsVia) -> dict[str, Path]:
+    """The memory, pids and (where writable) cpu folders of group `name` (a path below the root)."""
+    if via == "cgroup v2":
+        return {"memory": ROOT / name, "pids": ROOT / name, "cpu": ROOT / name}
+    dirs = {"memory": ROOT / "memory" / name, "pids": ROOT / "pids" / name}
+    if os.access(ROOT / "cpuacct", os.W_OK):
+        dirs["cpu"] = ROOT / "cpuacct" / name
+    return dirs
+
+
+def limit_breach(dirs: dict[str, Path], via: LimitsVia) -> KilledReason | None:
+    """Which limit the kernel enforced on the group: an OOM kill, or a fork past pids.max."""
+    events = "memory.events" if via == "cgroup v2" else "memory.oom_control"
+    if counter(dirs["memory"] / events, "oom_kill") > 0:
+        return "memory"
+    if counter(dirs["pids"] / "pids.events", "max") > 0:
+        return "processes"
+    return None
+
+
 class CgroupLimits:
     def __init__(self, name: str, limits: Limits, via: LimitsVia) -> None:
         self.via = via
         self.cpu_ns = limits.cpu_s * 1_000_000_000
+        self.dirs = group_dirs(name, via)
         if via == "cgroup v2":
-            self.dirs = {"memory": ROOT / name, "pids": ROOT / name, "cpu": ROOT / name}
             files = {"memory.max": limits.memory_mb * MB, "memory.swap.max": 0, "pids.max": limits.processes}
         else:
-            self.dirs = {"memory": ROOT / "memory" / name, "pids": ROOT / "pids" / name}
-            if os.access(ROOT / "cpuacct", os.W_OK):
-                self.dirs["cpu"] = ROOT / "cpuacct" / name
             files = {"memory.limit_in_bytes": limits.memory_mb * MB, "pids.max": limits.processes}
         for folder in set(self.dirs.values()):
             folder.mkdir(exist_ok=True)
@@ -84,19 +101,14 @@ class CgroupLimits:
             (folder / "cgroup.procs").write_text(str(os.getpid()))
 
     def breach(self) -> KilledReason | None:
-        events = "memory.events" if self.via == "cgroup v2" else "memory.oom_control"
-        if _counter(self.dirs["memory"] / events, "oom_kill") > 0:
-            return "memory"
-        if _counter(self.dirs["pids"] / "pids.events", "max") > 0:
-            return "processes"
-        return "cpu" if self.cpu_used_ns() > self.cpu_ns else None
+        return limit_breach(self.dirs, self.via) or ("cpu" if self.cpu_used_ns() > self.cpu_ns else None)
 
     def cpu_used_ns(self) -> int:
         folder = self.dirs.get("cpu")
         if folder is None:
             return 0
         if self.via == "cgroup v2":
-            return _counter(folder / "cpu.stat", "usage_usec") * 1000
+            return counter(folder / "cpu.stat", "usage_usec") * 1000
         try:
             return int((folder / "cpuacct.usage").read_text())
         except (OSError, ValueError):

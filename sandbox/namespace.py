@@ -22,7 +22,7 @@ from detour.paths import StatePaths
 from detour.services import SERVICE_HOSTS
 from sandbox import cgroups
 from sandbox.base import Execution, Sandbox, SandboxSpec, TrustFiles
-from sandbox.environment import NODE_PACKAGES, PRELUDES, sandbox_environment
+from sandbox.environment import HOST_RUNTIME, NODE_PACKAGES, PRELUDES, sandbox_environment
 from sandbox.netns import SandboxNetwork, teardown
 from sandbox.process import apply_rlimits
 from sandbox.supervisor import supervise
@@ -134,6 +134,7 @@ def bwrap_argv(spec: SandboxSpec, network: SandboxNetwork, support: dict[str, Pa
 
 class NamespaceSandbox(Sandbox):
     name = "namespace"
+    runtime = HOST_RUNTIME
 
     def __init__(self, state: StatePaths) -> None:
         self.state = state

@@ -110,21 +110,30 @@ class SandboxNetwork:
         return sandbox_address(self.index)
 
     @classmethod
+    def claim(cls, sid: str | None = None) -> SandboxNetwork:
+        """Reserve an address pair, so a backend knows the sandbox's proxy address early."""
+        sid = sid or new_sid()
+        return cls(sid, _claim_subnet(sid))
+
+    @classmethod
     def create(cls, proxy: ProxyAccess, mode: Mode = "proxy") -> SandboxNetwork:
-        sid = secrets.token_hex(4)
-        network = cls(sid, _claim_subnet(sid))
-        try:
-            network._build(proxy, mode)
-        except BaseException:
-            teardown(sid)
-            raise
+        network = cls.claim()
+        network.build(proxy, mode)
         return network
 
-    def _build(self, proxy: ProxyAccess, mode: Mode) -> None:
+    def build(self, proxy: ProxyAccess, mode: Mode, pid: int | None = None) -> None:
+        """A new netns, or with `pid` the one that process already has (a container's)."""
+        try:
+            self._build(proxy, mode, pid)
+        except BaseException:
+            teardown(self.sid)
+            raise
+
+    def _build(self, proxy: ProxyAccess, mode: Mode, pid: int | None) -> None:
         # The rules exist before the sandbox side has an address, so no packet precedes them.
         _run(["nft", "-f", "-"], nft_rules(self.table, self.host_veth, self.host_ip, proxy, mode))
         _run(["ip", "-batch", "-"], "\n".join([
-            f"netns add {self.netns}",
+            f"netns attach {self.netns} {pid}" if pid else f"netns add {self.netns}",
             f"link add {self.host_veth} type veth peer name {self.sandbox_veth} netns {self.netns}",
             f"addr add {self.host_ip}/30 dev {self.host_veth} noprefixroute",
             f"link set {self.host_veth} up",
@@ -141,13 +150,17 @@ class SandboxNetwork:
             f"addr add {self.sandbox_ip}/30 dev {self.sandbox_veth}",
             f"link set {self.sandbox_veth} up",
             "link set lo up",
-            f"route add default via {self.host_ip}",
+            f"route add default via {self.host_ip}",  # last: a container waits for it
         ]))
 
     def register(self, env_id: str) -> None:
         """Tell the proxy which environment this sandbox's address belongs to."""
         SANDBOX_ADDRESSES.mkdir(parents=True, exist_ok=True)
         (SANDBOX_ADDRESSES / self.sandbox_ip).write_text(env_id)
+
+
+def new_sid() -> str:
+    return secrets.token_hex(4)
 
 
 def _claim_subnet(sid: str) -> int:
@@ -170,6 +183,9 @@ def _claim_subnet(sid: str) -> int:
 def teardown(sid: str) -> None:
     """Remove everything sandbox `sid` had; safe to call twice or after a crash."""
     _quiet(["ip", "netns", "del", NETNS_PREFIX + sid])  # the kernel removes the veth pair with it
+    veth = SandboxNetwork(sid, 0).host_veth
+    if Path("/sys/class/net", veth).exists():  # an attached netns (a container's) outlives its name
+        _quiet(["ip", "link", "del", veth])
     _quiet(["nft", "delete", "table", "inet", TABLE_PREFIX + sid])
     cgroups.destroy(sid)
     owner = OWNERS / f"{sid}.json"

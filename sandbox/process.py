@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
-from sandbox.environment import NODE_PACKAGES, sandbox_environment, workdir_variables
+from sandbox.environment import HOST_RUNTIME, NODE_PACKAGES, sandbox_environment, workdir_variables
 from sandbox.supervisor import MB, supervise
 
 
@@ -26,6 +26,7 @@ def apply_rlimits(limits: Limits) -> None:
 
 class ProcessSandbox(Sandbox):
     name = "process"
+    runtime = HOST_RUNTIME
 
     def __init__(self, runs_dir: Path | None = None) -> None:
         self.runs_dir = runs_dir

@@ -6,6 +6,7 @@ memory and process count; a backend may add its own breach check (a cgroup's cou
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -23,36 +24,43 @@ MB = 1024 * 1024
 
 
 class OutputCapture:
-    """Reads stdout and stderr as they stream, keeping at most `limit` bytes in all."""
+    """Keeps at most `limit` bytes of stdout and stderr in all, fed by readers as they stream."""
 
-    def __init__(self, proc: subprocess.Popen, limit: int) -> None:
+    def __init__(self, limit: int) -> None:
         self.limit = limit
         self.kept = 0
         self.exceeded = threading.Event()
         self.lock = threading.Lock()
         self.chunks: dict[str, list[bytes]] = {"stdout": [], "stderr": []}
-        self.threads = [threading.Thread(target=self._pump, args=(stream, name), daemon=True)
-                        for stream, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr"))]
-        for t in self.threads:
-            t.start()
+        self.readers: list[threading.Thread] = []
 
-    def _pump(self, stream, name: str) -> None:
-        fd = stream.fileno()
-        while chunk := os.read(fd, 65536):
-            with self.lock:
-                room = max(self.limit - self.kept, 0)
-                self.chunks[name].append(chunk[:room])
-                self.kept += min(len(chunk), room)
-                if len(chunk) > room:
-                    self.exceeded.set()
-        stream.close()
+    def follow(self, reader: Callable[[], None]) -> None:
+        """Run a reader (which calls feed) in a thread of its own."""
+        thread = threading.Thread(target=reader, daemon=True)
+        thread.start()
+        self.readers.append(thread)
+
+    def feed(self, name: str, chunk: bytes) -> None:
+        with self.lock:
+            room = max(self.limit - self.kept, 0)
+            self.chunks[name].append(chunk[:room])
+            self.kept += min(len(chunk), room)
+            if len(chunk) > room:
+                self.exceeded.set()
 
     def finish(self) -> tuple[str, str]:
-        for t in self.threads:
+        for t in self.readers:
             t.join(timeout=2)
         with self.lock:
             out, err = (b"".join(self.chunks[n]).decode("utf-8", "replace") for n in ("stdout", "stderr"))
         return out, err
+
+
+def _pump(stream, name: str, capture: OutputCapture) -> None:
+    fd = stream.fileno()
+    while chunk := os.read(fd, 65536):
+        capture.feed(name, chunk)
+    stream.close()
 
 
 class Watchdog:
@@ -110,7 +118,9 @@ def supervise(argv: list[str], *, env: dict[str, str], cwd: Path, limits: Limits
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
-    capture = OutputCapture(proc, limits.output_bytes)
+    capture = OutputCapture(limits.output_bytes)
+    for stream, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
+        capture.follow(functools.partial(_pump, stream, name, capture))
     watchdog = Watchdog(proc.pid, limits, started + limits.timeout_s)
     _feed(proc, stdin)
     killed: KilledReason | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,28 @@ from sandbox.process import ProcessSandbox
 NAMESPACE_MISSING = requirements_missing()
 needs_namespaces = pytest.mark.skipif(bool(NAMESPACE_MISSING),
                                       reason=f"namespace backend needs {', '.join(NAMESPACE_MISSING)}")
-BACKENDS = ["process", pytest.param("namespace", marks=needs_namespaces)]
+
+
+def _docker_missing() -> str | None:
+    """Why the docker backend cannot run here, or None. `.ci/run` sets DETOUR_REQUIRE_DOCKER,
+    so there a missing engine fails the run instead of skipping."""
+    if NAMESPACE_MISSING:
+        return f"the docker backend needs {', '.join(NAMESPACE_MISSING)}"
+    from sandbox.docker import DockerUnavailable, connect
+    try:
+        connect().close()
+    except DockerUnavailable as e:
+        if os.environ.get("DETOUR_REQUIRE_DOCKER"):
+            raise
+        return f"{e} (start dockerd and run `detour images build`; .ci/run does both)"
+    return None
+
+
+DOCKER_MISSING = _docker_missing()
+needs_docker = pytest.mark.skipif(DOCKER_MISSING is not None, reason=f"docker tests skipped: {DOCKER_MISSING}")
+BACKENDS = ["process", pytest.param("namespace", marks=needs_namespaces), pytest.param("docker", marks=needs_docker)]
+# The backends whose promise is "the only way out is the proxy".
+ISOLATING = [pytest.param("namespace", marks=needs_namespaces), pytest.param("docker", marks=needs_docker)]
 
 # Variables this machine pre-sets; tests must show that nothing depends on them.
 HOST_TRUST_VARIABLES = ("CURL_CA_BUNDLE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
@@ -45,11 +66,17 @@ class LiveStack:
     info: StackInfo
     store: EnvironmentStore
     scripts: Path
+    cached: dict[str, Sandbox] = field(default_factory=dict)
 
     def env(self, template: str = "slack_default") -> str:
         return self.store.create(template).env_id
 
     def sandbox(self, backend: str) -> Sandbox:
+        if backend == "docker":
+            if "docker" not in self.cached:
+                from sandbox.docker import DockerSandbox
+                self.cached["docker"] = DockerSandbox()
+            return self.cached["docker"]
         return NamespaceSandbox(self.state) if backend == "namespace" else ProcessSandbox(self.state.runs_dir)
 
     def run(self, env_id: str, code: str, suffix: str, limits: Limits | None = None,
@@ -57,8 +84,9 @@ class LiveStack:
         """Run `code` as a program file of the given kind, the way `detour run FILE` does."""
         program = self.scripts / f"agent_{os.urandom(4).hex()}{suffix}"
         program.write_text(code)
-        return run_in_environment(self.state, self.info, env_id, self.sandbox(backend),
-                                  command_for(program), program=program, limits=limits, mode=mode)
+        sandbox = self.sandbox(backend)
+        return run_in_environment(self.state, self.info, env_id, sandbox,
+                                  command_for(program, sandbox.runtime), program=program, limits=limits, mode=mode)
 
 
 @pytest.fixture(scope="session")

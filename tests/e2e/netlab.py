@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+LAB_VETH = "dtl"  # the lab's veths: dtl + 6 hex digits
+
 REPO = Path(__file__).parents[2]
 
 
@@ -47,7 +49,7 @@ def namespace(resolver: str | None = None) -> Iterator[str]:
 @contextmanager
 def linked(ns: str, host_ip: str, ns_ip: str, host_ip6: str | None = None, ns_ip6: str | None = None) -> Iterator[str]:
     """A veth from the host into `ns` (/30, optionally /64 for IPv6), default route via the host."""
-    veth = f"dtl{uuid.uuid4().hex[:6]}"
+    veth = f"{LAB_VETH}{uuid.uuid4().hex[:6]}"
     sh("ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
     try:
         sh("ip", "addr", "add", f"{host_ip}/30", "dev", veth)
@@ -85,13 +87,25 @@ def seen(log: Path) -> list[str]:
 
 @contextmanager
 def forwarding() -> Iterator[None]:
-    """IP forwarding on, as on a machine that routes (the sandbox's rules must hold anyway)."""
+    """IP forwarding on, as on a machine that routes (the sandbox's rules must hold anyway).
+
+    A running dockerd sets iptables' FORWARD policy to DROP, which would stop the lab's own
+    traffic too (and make every "the canary saw nothing" pass for the wrong reason), so the
+    lab's veths are let through in DOCKER-USER, the chain Docker leaves to its users. Our
+    sandbox tables reject earlier (priority filter - 10), so they still decide."""
     knobs = [Path("/proc/sys/net/ipv4/ip_forward"), Path("/proc/sys/net/ipv6/conf/all/forwarding")]
     before = [k.read_text() for k in knobs]
+    docker = shutil.which("iptables") and subprocess.run(["iptables", "-S", "DOCKER-USER"],
+                                                          capture_output=True).returncode == 0
+    rules = [["-i", f"{LAB_VETH}+", "-j", "ACCEPT"], ["-o", f"{LAB_VETH}+", "-j", "ACCEPT"]]
     try:
         for knob in knobs:
             knob.write_text("1")
+        for rule in rules if docker else []:
+            sh("iptables", "-I", "DOCKER-USER", *rule)
         yield
     finally:
+        for rule in rules if docker else []:
+            subprocess.run(["iptables", "-D", "DOCKER-USER", *rule], capture_output=True)
         for knob, value in zip(knobs, before):
             knob.write_text(value)

@@ -113,6 +113,7 @@ def test_command_mode_runs_a_command_line(home):
 ])
 def test_caps_show_in_the_result(home, flags, code, reason):
     run = detour(home, "run", "--json", *flags, write(home, "cap.py", code), check=False)
+    assert run.stdout, run.stderr
     result = json.loads(run.stdout)
     assert result["killed_reason"] == reason
     assert result["timed_out"] is (reason == "timeout")

@@ -1,5 +1,6 @@
-"""Namespace sandboxes contain what they run, fail closed when the proxy dies, and leave
-nothing behind, also when the process that started them is killed."""
+"""Isolating sandboxes (namespace, docker) contain what they run; namespace sandboxes also
+fail closed when the proxy dies and leave nothing behind, also when the process that started
+them is killed (tests/e2e/test_docker_backend.py shows the same for containers)."""
 
 import json
 import os
@@ -18,7 +19,7 @@ from mock_services.store import EnvironmentStore
 from sandbox import cgroups, netns
 from sandbox.base import Limits
 from sandbox.namespace import NamespaceSandbox
-from tests.conftest import needs_namespaces
+from tests.conftest import ISOLATING, needs_namespaces
 from tests.e2e.netlab import canary, forwarding, linked, namespace, seen
 
 pytestmark = needs_namespaces
@@ -42,18 +43,20 @@ def owner(sid: str) -> int | None:
      {"memory_mb": 200, "timeout_s": 30}, "memory"),
     ("output flood", "yes flood", {"output_bytes": 100_000, "timeout_s": 30}, "output"),
 ])
-def test_bombs_are_contained_and_reported(live_stack, make_env, name, code, limits, expect):
-    result = live_stack.run(make_env(), code, ".sh", backend="namespace", limits=Limits(**limits))
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_bombs_are_contained_and_reported(live_stack, make_env, name, code, limits, expect, backend):
+    result = live_stack.run(make_env(), code, ".sh", backend=backend, limits=Limits(**limits))
     assert result.killed_reason == expect, (result.stdout[-300:], result.stderr[-300:])
     assert result.limits_via in ("cgroup v1", "cgroup v2", "rlimit+watchdog")
-    after = live_stack.run(make_env(), "echo next run fine", ".sh", backend="namespace")
+    after = live_stack.run(make_env(), "echo next run fine", ".sh", backend=backend)
     assert (after.exit_code, after.stdout, after.killed_reason) == (0, "next run fine\n", None)
 
 
-def test_disk_fill_stops_at_the_sandbox_quota(live_stack, make_env):
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_disk_fill_stops_at_the_sandbox_quota(live_stack, make_env, backend):
     free_before = os.statvfs("/").f_bavail
     code = "dd if=/dev/zero of=fill bs=1M count=2000 2>/tmp/err; echo dd=$?; grep -o 'No space left' /tmp/err; df -m ."
-    result = live_stack.run(make_env(), code, ".sh", backend="namespace", limits=Limits(disk_mb=32, file_size_mb=1000))
+    result = live_stack.run(make_env(), code, ".sh", backend=backend, limits=Limits(disk_mb=32, file_size_mb=1000))
     lines = result.stdout.splitlines()
     assert lines[0] != "dd=0" and lines[1] == "No space left"
     assert lines[-1].split()[1] == "32" and lines[-1].endswith("/home/agent")  # a 32 MB tmpfs, not the host disk

@@ -1,4 +1,4 @@
-"""The namespace backend's promise: the only way out is the proxy.
+"""The isolating backends' promise (namespace and docker): the only way out is the proxy.
 
 Every "cannot reach" case aims at a canary that this module runs in a namespace playing
 the internet (10.214.0.2, fd99::2), with forwarding switched on as on a routing machine,
@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import needs_namespaces
+from tests.conftest import ISOLATING, needs_namespaces
 from tests.e2e.netlab import canary, forwarding, in_ns, linked, namespace, seen
 
 pytestmark = needs_namespaces
@@ -40,9 +40,14 @@ def canary_log(internet):
     yield lambda: seen(log)[before:]
 
 
-def run_ns(live_stack, env, code, suffix=".sh", **limits):
+@pytest.fixture(params=ISOLATING)
+def backend(request):
+    return request.param
+
+
+def run_ns(live_stack, backend, env, code, suffix=".sh", **limits):
     from sandbox.base import Limits
-    return live_stack.run(env, code, suffix, backend="namespace", limits=Limits(**limits) if limits else None)
+    return live_stack.run(env, code, suffix, backend=backend, limits=Limits(**limits) if limits else None)
 
 
 def test_control_the_canary_sees_traffic_that_nothing_stops(internet, canary_log):
@@ -74,8 +79,8 @@ async def main():
             print(await r.text())
 asyncio.run(main())
 """),
-    "node 20 fetch": (".sh", """
-/usr/bin/node -e 'fetch("https://slack.com/api/chat.postMessage", {{method: "POST",
+    "node fetch without NODE_USE_ENV_PROXY": (".sh", """
+env -u NODE_USE_ENV_PROXY node -e 'fetch("https://slack.com/api/chat.postMessage", {{method: "POST",
   headers: {{Authorization: "Bearer x", "Content-Type": "application/json"}},
   body: JSON.stringify({{channel: "general", text: "{mark}"}})}}).then(r => r.text()).then(console.log)'
 """),
@@ -93,12 +98,10 @@ with socket.create_connection(("slack.com", 443)) as raw, ctx.wrap_socket(raw, s
 
 
 @pytest.mark.parametrize("client", NO_PROXY_CLIENTS)
-def test_code_that_ignores_the_proxy_is_captured_transparently(live_stack, make_env, canary_log, client):
-    if client == "node 20 fetch" and not shutil.which("/usr/bin/node"):
-        pytest.skip("no system node")
+def test_code_that_ignores_the_proxy_is_captured_transparently(live_stack, backend, make_env, canary_log, client):
     suffix, template = NO_PROXY_CLIENTS[client]
     env, mark = make_env(), f"t-{uuid.uuid4().hex[:8]}"
-    result = run_ns(live_stack, env, template.format(mark=mark), suffix)
+    result = run_ns(live_stack, backend, env, template.format(mark=mark), suffix)
     assert result.exit_code == 0, result.stderr
     assert [i["message_text"] for i in result.diff.inserts] == [mark]
     assert [(r.mode, r.decision, r.host, r.status) for r in result.requests] == [
@@ -106,17 +109,17 @@ def test_code_that_ignores_the_proxy_is_captured_transparently(live_stack, make_
     assert canary_log() == []
 
 
-def test_a_hard_coded_address_is_intercepted_by_sni(live_stack, make_env, canary_log):
+def test_a_hard_coded_address_is_intercepted_by_sni(live_stack, backend, make_env, canary_log):
     env = make_env()
     code = f"curl -sS --noproxy '*' --resolve slack.com:443:{INTERNET} -H 'Authorization: Bearer x' " \
            "https://slack.com/api/auth.test"
-    result = run_ns(live_stack, env, code)
+    result = run_ns(live_stack, backend, env, code)
     assert '"ok":true' in result.stdout
     assert [(r.mode, r.decision) for r in result.requests] == [("transparent", "routed")]
     assert canary_log() == []
 
 
-def test_every_other_host_address_port_and_protocol_is_denied_or_dropped(live_stack, make_env, canary_log):
+def test_every_other_host_address_port_and_protocol_is_denied_or_dropped(live_stack, backend, make_env, canary_log):
     env = make_env()
     code = f"""
 c() {{ curl -s --max-time 3 --noproxy '*' "$@"; echo " rc=$?"; }}
@@ -128,15 +131,18 @@ c http://{INTERNET}:8000/
 c -g 'http://[{INTERNET6}]/'
 python3 - <<'PY'
 import socket
-from dnslib import DNSRecord
 socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("{INTERNET}", 5353))
-answer = DNSRecord.parse(DNSRecord.question("exfil.example.com").send("{INTERNET}", 53, timeout=3))
-print("dns answered by", answer.short())
+name = b"".join(bytes([len(label)]) + label for label in b"exfil.example.com".split(b"."))
+query = b"\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00" + name + b"\\x00\\x00\\x01\\x00\\x01"
+dns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+dns.settimeout(3)
+dns.sendto(query, ("{INTERNET}", 53))
+print("dns answered by", socket.inet_ntoa(dns.recv(512)[-4:]))  # the A record's address
 PY
 ping -c 1 -W 2 {INTERNET} >/dev/null 2>&1; echo "ping rc=$?"
 sleep 1
 """
-    result = run_ns(live_stack, env, code)
+    result = run_ns(live_stack, backend, env, code)
     lines = result.stdout.splitlines()
     assert all('"error": "denied"' in line for line in lines[:4])  # names and bare addresses, http and https
     assert lines[4] != " rc=0" and lines[5] != " rc=0"
@@ -147,7 +153,7 @@ sleep 1
     assert result.diff.inserts == []
 
 
-def test_the_sandbox_cannot_reach_replicas_control_endpoints_or_host_services(live_stack, make_env):
+def test_the_sandbox_cannot_reach_replicas_control_endpoints_or_host_services(live_stack, backend, make_env):
     from tests.e2e.canary import Canary
     host_service = Canary()
     try:
@@ -158,7 +164,7 @@ for url in http://$H:{replica}/api/platform/environments http://127.0.0.1:{repli
   curl -s --max-time 3 --noproxy '*' "$url" >/dev/null; echo "rc=$?"
 done
 """
-        result = run_ns(live_stack, env, code)
+        result = run_ns(live_stack, backend, env, code)
         assert "rc=0" not in result.stdout and len(result.stdout.splitlines()) == 5
         assert host_service.seen == []
         assert host_service.probe() == 2
@@ -166,14 +172,14 @@ done
         host_service.close()
 
 
-def test_domain_fronting_without_a_proxy_is_denied(live_stack, make_env):
+def test_domain_fronting_without_a_proxy_is_denied(live_stack, backend, make_env):
     env = make_env()
-    result = run_ns(live_stack, env, "curl -s --noproxy '*' -H 'Host: evil.example.com' https://slack.com/api/auth.test")
+    result = run_ns(live_stack, backend, env, "curl -s --noproxy '*' -H 'Host: evil.example.com' https://slack.com/api/auth.test")
     assert "host mismatch" in result.stdout
     assert [(r.mode, r.decision) for r in result.requests] == [("transparent", "denied")]
 
 
-def test_detours_state_is_invisible_from_inside(live_stack, make_env):
+def test_detours_state_is_invisible_from_inside(live_stack, backend, make_env):
     env, home = make_env(), live_stack.state.home
     secrets = [home / "ca" / "detour-ca.key", home / "signing.key", home / "mitmproxy" / "mitmproxy-ca.pem",
                home / "audit.jsonl", home / "environments"]
@@ -181,15 +187,15 @@ def test_detours_state_is_invisible_from_inside(live_stack, make_env):
     code += ("\nfind / \\( -path /proc -o -path /sys -o -path /dev \\) -prune -o "
              "\\( -name 'detour-ca.key' -o -name 'signing.key' -o -name 'mitmproxy-ca.pem' \\) -print 2>/dev/null"
              "\nid -u\ncat /proc/1/cmdline | tr '\\0' ' '")
-    result = run_ns(live_stack, env, code)
+    result = run_ns(live_stack, backend, env, code)
     assert "READABLE" not in result.stdout
     lines = result.stdout.splitlines()
-    assert int(lines[-2]) >= 200_000                      # an unprivileged uid of its own
-    assert lines[-1].startswith("bwrap")                  # its own PID namespace
+    assert int(lines[-2]) >= (200_000 if backend == "namespace" else 1000)  # an unprivileged uid
+    assert lines[-1].startswith("bwrap" if backend == "namespace" else "/sbin/docker-init")  # own PID namespace
     assert len(lines) == 2                                # find found no key anywhere
 
 
-def test_another_sandbox_and_another_environment_are_out_of_reach(live_stack, make_env):
+def test_another_sandbox_and_another_environment_are_out_of_reach(live_stack, backend, make_env):
     import threading
     import time
 
@@ -197,7 +203,7 @@ def test_another_sandbox_and_another_environment_are_out_of_reach(live_stack, ma
     from detour.paths import SANDBOX_ADDRESSES
 
     first, second = make_env(), make_env()
-    server = threading.Thread(target=run_ns, args=(live_stack, first, "timeout 8 python3 -m http.server 9000", ".sh"))
+    server = threading.Thread(target=run_ns, args=(live_stack, backend, first, "timeout 8 python3 -m http.server 9000", ".sh"))
     server.start()
     try:
         deadline = time.monotonic() + 10
@@ -212,7 +218,7 @@ curl -s --max-time 3 --noproxy '*' http://{address}:9000/ >/dev/null; echo "rc=$
 curl -s -o /dev/null -w '%{{http_connect}}\\n' -x "http://{first}:{secret_for(live_stack.state, first)}@$H:{proxy.proxy_port}" \\
      -H 'Authorization: Bearer x' https://slack.com/api/chat.postMessage -d channel=general -d text=impostor
 """
-        result = run_ns(live_stack, second, code)
+        result = run_ns(live_stack, backend, second, code)
         assert result.stdout.splitlines()[0] != "rc=0"
         assert "407" in result.stdout + result.stderr
         assert live_stack.store.diff(first).inserts == []

