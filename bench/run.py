@@ -113,21 +113,71 @@ def bench_detour_run(state: StatePaths, env_id: str, running: bool) -> None:
     print(f"  detour run trivial.py, {label:<30} median {statistics.median(times):7.0f} ms   (n={runs})")
 
 
+def docker_sandbox() -> Sandbox | None:
+    """The docker backend, where an engine runs and the images are built."""
+    if requirements_missing():
+        return None
+    from detour.errors import DetourError
+    from sandbox.docker import DockerSandbox
+    try:
+        return DockerSandbox()
+    except DetourError as e:
+        print(f"  (docker backend unavailable: {e})")
+        return None
+
+
 def bench_sandbox_start(state: StatePaths, info: StackInfo, env_id: str) -> None:
-    """Start plus teardown of an empty sandbox, beside the program's own time (/bin/true)."""
+    """Start latency (the call to the program's first instruction, read from the clock the
+    program prints) and start plus teardown of the whole run."""
     backends: list[Sandbox] = [ProcessSandbox(state.runs_dir)]
     if not requirements_missing():
         backends.append(NamespaceSandbox(state))
+    if docker := docker_sandbox():
+        backends.append(docker)
     trust = CertificateAuthority(state).ensure().trust_files()
     proxy = info.access(env_id, secret_for(state, env_id))
     for sandbox in backends:
-        times = []
+        starts, totals = [], []
         for _ in range(30):
-            start = time.perf_counter()
-            sandbox.run(SandboxSpec(argv=["/bin/true"], proxy=proxy, trust=trust))
-            times.append((time.perf_counter() - start) * 1000)
-        print(f"  {sandbox.name:<10} start+teardown of /bin/true   median {statistics.median(times):6.1f} ms   "
-              f"p90 {percentile(times, 90):6.1f} ms   (n={len(times)})")
+            called = time.time_ns()
+            result = sandbox.run(SandboxSpec(argv=["/bin/date", "+%s%N"], proxy=proxy, trust=trust))
+            totals.append((time.time_ns() - called) / 1e6)
+            starts.append((int(result.stdout) - called) / 1e6)
+        print(f"  {sandbox.name:<10} start latency median {statistics.median(starts):6.1f} ms   "
+              f"start+teardown median {statistics.median(totals):6.1f} ms   p90 {percentile(totals, 90):6.1f} ms   "
+              f"(n={len(totals)})")
+
+
+def calls_program(calls: int) -> str:
+    """An agent program (requests, one keep-alive session) that posts `calls` messages."""
+    return f"""
+import requests
+with requests.Session() as slack:
+    slack.headers["Authorization"] = "Bearer xoxb-bench"
+    for i in range({calls}):
+        assert slack.post("https://slack.com/api/chat.postMessage", data={{"channel": "general", "text": str(i)}}).json()["ok"]
+"""
+
+
+def bench_concurrent_containers(state: StatePaths, info: StackInfo) -> None:
+    """20 containers at once, each in its own environment, each making 10 calls."""
+    sandbox = docker_sandbox()
+    if sandbox is None:
+        return
+    from sandbox.languages import command_for
+    program = state.home / "ten.py"
+    program.write_text(calls_program(10))
+    store = EnvironmentStore(state)
+    for rounds in range(2):
+        envs = [store.create("slack_default").env_id for _ in range(20)]
+        started = time.perf_counter()
+        with ThreadPoolExecutor(20) as pool:
+            results = list(pool.map(lambda env: run_in_environment(
+                state, info, env, sandbox, command_for(program, sandbox.runtime), program=program), envs))
+        elapsed = time.perf_counter() - started
+        assert all(r.exit_code == 0 for r in results), [r.stderr for r in results if r.exit_code][:1]
+        print(f"  20 containers x 10 calls: {elapsed:5.2f} s wall   {20 / elapsed:5.1f} sandboxes/s   "
+              f"{200 / elapsed:5.0f} req/s   run median {statistics.median(r.duration_ms for r in results):6.0f} ms")
 
 
 INSIDE_LOAD = """
@@ -153,19 +203,10 @@ def bench_transparent_vs_regular(state: StatePaths, info: StackInfo, env_id: str
     print(result.stdout.rstrip() or result.stderr)
 
 
-FIFTY_CALLS = """
-import requests
-with requests.Session() as slack:
-    slack.headers["Authorization"] = "Bearer xoxb-bench"
-    for i in range(50):
-        assert slack.post("https://slack.com/api/chat.postMessage", data={"channel": "general", "text": str(i)}).json()["ok"]
-"""
-
-
 def bench_modes(state: StatePaths, info: StackInfo) -> None:
     """Wall time of one agent program making 50 replica calls, in each mode."""
     program = state.home / "fifty.py"
-    program.write_text(FIFTY_CALLS)
+    program.write_text(calls_program(50))
     sandbox = NamespaceSandbox(state) if not requirements_missing() else ProcessSandbox(state.runs_dir)
     store = EnvironmentStore(state)
     medians = {}
@@ -195,8 +236,10 @@ def main() -> None:
         with Stack(state) as info:
             state.stack_file.write_text(info.model_dump_json())
             bench_detour_run(state, env_id, running=True)
-            print("sandbox start + teardown")
+            print("sandbox start")
             bench_sandbox_start(state, info, env_id)
+            print("docker backend: 20 concurrent sandboxes")
+            bench_concurrent_containers(state, info)
             print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
             bench_replica_calls(state, info, env_id)
             print("from inside a namespace sandbox: regular versus transparent")

@@ -443,9 +443,9 @@ def images_build(base: Annotated[Optional[str], typer.Option(help="A Debian trix
     from sandbox.docker import connect_engine
     from sandbox.images.build import build_images, offline_base
 
+    def progress(message: str) -> None:
+        typer.echo(f"detour: {message}", err=True)
+
     client = connect_engine()
-    if base is None:
-        typer.echo("detour: making the base image with debootstrap (once per engine)", err=True)
-        base = offline_base(client, mirror)
-    build_images(client, base, progress=lambda message: typer.echo(f"detour: {message}", err=True))
+    build_images(client, base or offline_base(client, mirror, progress), progress)
     typer.echo("detour: images ready", err=True)

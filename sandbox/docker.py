@@ -176,6 +176,10 @@ class ContainerRun:
                 pass  # it exited meanwhile
         self.exited.wait(10)
 
+    def close(self) -> None:
+        self.sock._sock.close()
+        self.sock.close()
+
 
 class DockerSandbox(Sandbox):
     name = "docker"
@@ -200,6 +204,7 @@ class DockerSandbox(Sandbox):
             cleanup.callback(self._remove, cid)  # runs before teardown: the netns goes with it
             started = time.monotonic()
             run = ContainerRun(self.client, cid, spec, self.limits_via)
+            cleanup.callback(run.close)
             pid = run.start()
             network.build(spec.proxy, spec.mode, pid)
             network.register(spec.proxy.env_id)

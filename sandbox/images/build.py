@@ -58,13 +58,14 @@ def debian_mirror() -> str:
     raise ImageError("no Debian mirror in apt's sources; pass --mirror")
 
 
-def offline_base(client: docker.DockerClient, mirror: str | None = None) -> str:
+def offline_base(client: docker.DockerClient, mirror: str | None = None,
+                 progress: Callable[[str], None] = lambda _: None) -> str:
     """detour/base:trixie from debootstrap, built once per Docker engine."""
     try:
         client.images.get(OFFLINE_BASE)
         return OFFLINE_BASE
     except docker.errors.ImageNotFound:
-        pass
+        progress(f"making {OFFLINE_BASE} with debootstrap (once per engine)")
     if shutil.which("debootstrap") is None:
         raise ImageError("building the offline base needs debootstrap (apt-get install debootstrap), "
                          "or pass --base with an image from your registry")

@@ -43,10 +43,13 @@ def read_exactly(size: int) -> bytes:
 
 
 def unpack_files() -> None:
-    header = read_exactly(len(MAGIC) + LENGTH_DIGITS)
-    if not header.startswith(MAGIC):
+    try:
+        if read_exactly(len(MAGIC)) != MAGIC:
+            raise ValueError
+        size = int(read_exactly(LENGTH_DIGITS))
+    except (ValueError, SystemExit):
         sys.exit("detour: this entrypoint is for the docker backend (no payload on stdin)")
-    payload = read_exactly(int(header[len(MAGIC):]))
+    payload = read_exactly(size)
     with tarfile.open(fileobj=io.BytesIO(payload)) as tar:
         tar.extractall(os.getcwd(), filter="data")
 
