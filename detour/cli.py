@@ -384,7 +384,7 @@ def docker_leftovers(fix: bool) -> list[str]:
 
 @app.command()
 def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what is left over.")] = True) -> None:
-    """Find (and remove) namespaces, veths, nftables tables and cgroups of sandboxes that are gone."""
+    """Find (and remove) namespaces, veths, nftables tables, cgroups and containers of sandboxes that are gone."""
     missing = namespace.requirements_missing()
     typer.echo("namespace backend: " + ("available" if not missing else f"unavailable (needs {', '.join(missing)})"))
     if "root" in missing:

@@ -38,6 +38,7 @@ from sandbox.supervisor import MB, POLL_S, OutputCapture, exit_code
 
 IMAGE = IMAGES["sandbox"]
 HOME = Path("/home/agent")
+AGENT_UID = 1000  # the image's user `agent`
 IMAGE_RUNTIME = Runtime(python_bin=Path("/opt/detour/venv/bin"), node_bin=Path("/usr/local/bin"),
                         preludes=Path("/opt/detour/preludes"))
 IMAGE_TRUST = TrustFiles(cert=Path("/run/detour-ca/ca.pem"), bundle=Path("/run/detour-ca/bundle.pem"),
@@ -101,7 +102,7 @@ def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str) ->
     return client.api.create_host_config(
         network_mode="none", read_only=True, init=True,
         dns=[host_ip], dns_opt=["timeout:2", "attempts:2"], extra_hosts={host: host_ip for host in SERVICE_HOSTS},
-        tmpfs={"/tmp": f"{disk},mode=1777", str(HOME): f"{disk},uid=1000,gid=1000,mode=0700"},
+        tmpfs={"/tmp": f"{disk},mode=1777", str(HOME): f"{disk},uid={AGENT_UID},gid={AGENT_UID},mode=0700"},
         cap_drop=["ALL"], security_opt=["no-new-privileges"],
         mem_limit=limits.memory_mb * MB, memswap_limit=limits.memory_mb * MB,
         pids_limit=limits.processes, nano_cpus=int(CPUS * 1e9),
@@ -134,7 +135,7 @@ class ContainerRun:
         return self.api.inspect_container(self.cid)["State"]["Pid"]
 
     def _write(self, data: bytes) -> None:
-        raw: socket.socket = self.sock._sock
+        raw: socket.socket = self.sock._sock  # the attach stream's socket, as docker-py's own docs use it
         try:
             raw.sendall(data)
             raw.shutdown(socket.SHUT_WR)  # the container's stdin ends (stdin_once)
@@ -197,7 +198,7 @@ class DockerSandbox(Sandbox):
             cleanup.callback(teardown, network.sid)
             env = container_environment(spec, network.host_ip)
             cid = self.client.api.create_container(
-                IMAGE, command=spec.argv, entrypoint=ENTRY, user="agent", environment=env,
+                IMAGE, command=spec.argv, entrypoint=ENTRY, user=str(AGENT_UID), environment=env,
                 working_dir=str(HOME), hostname="sandbox", stdin_open=True, use_config_proxy=False,
                 name=f"detour-{network.sid}", labels={LABEL: network.sid, OWNER_LABEL: str(os.getpid())},
                 host_config=host_config(self.client, spec, network.host_ip))["Id"]

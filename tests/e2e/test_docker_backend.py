@@ -68,7 +68,7 @@ sleep 1
     assert (host["NetworkMode"], host["ReadonlyRootfs"], host["CapDrop"], host["SecurityOpt"], host["Privileged"]) \
         == ("none", True, ["ALL"], ["no-new-privileges"], False)
     assert (host["Memory"], host["PidsLimit"], host["NanoCpus"]) == (300 << 20, 50, 1_000_000_000)
-    assert seen["Config"]["User"] == "agent"
+    assert seen["Config"]["User"] == "1000"
     # The only host files inside are the CA's public ones, read-only; the key is not among them.
     trust = live_stack.state.ca_dir
     assert sorted((m["Source"], m["Destination"], m["RW"]) for m in seen["Mounts"]) == sorted([
