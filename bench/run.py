@@ -113,14 +113,14 @@ def bench_detour_run(state: StatePaths, env_id: str, running: bool) -> None:
     print(f"  detour run trivial.py, {label:<30} median {statistics.median(times):7.0f} ms   (n={runs})")
 
 
-def docker_sandbox() -> Sandbox | None:
+def docker_sandbox(state: StatePaths) -> Sandbox | None:
     """The docker backend, where an engine runs and the images are built."""
     if requirements_missing():
         return None
     from detour.errors import DetourError
     from sandbox.docker import DockerSandbox
     try:
-        return DockerSandbox()
+        return DockerSandbox(state)
     except DetourError as e:
         print(f"  (docker backend unavailable: {e})")
         return None
@@ -132,7 +132,7 @@ def bench_sandbox_start(state: StatePaths, info: StackInfo, env_id: str) -> None
     backends: list[Sandbox] = [ProcessSandbox(state.runs_dir)]
     if not requirements_missing():
         backends.append(NamespaceSandbox(state))
-    if docker := docker_sandbox():
+    if docker := docker_sandbox(state):
         backends.append(docker)
     trust = CertificateAuthority(state).ensure().trust_files()
     proxy = info.access(env_id, secret_for(state, env_id))
@@ -161,7 +161,7 @@ with requests.Session() as slack:
 
 def bench_concurrent_containers(state: StatePaths, info: StackInfo) -> None:
     """20 containers at once, each in its own environment, each making 10 calls."""
-    sandbox = docker_sandbox()
+    sandbox = docker_sandbox(state)
     if sandbox is None:
         return
     from sandbox.languages import command_for

@@ -194,7 +194,7 @@ def choose_backend(name: Backend, paths: StatePaths) -> Sandbox:
             raise fail(f"the docker backend wires each container's network as the namespace backend does, "
                        f"and needs {', '.join(missing)}")
         from sandbox.docker import DockerSandbox
-        return DockerSandbox()
+        return DockerSandbox(paths)
     if name == "namespace" and missing:
         raise fail(f"the namespace backend needs {', '.join(missing)}")
     if name == "namespace" or (name == "auto" and not missing):

@@ -6,7 +6,8 @@ the same transparent capture and the same rejections apply, and the image's entr
 (sandbox/images/entry.py) waits for that network before it runs anything. The container
 runs as a non-root user on a read-only root with tmpfs for /tmp and the work directory,
 with no capabilities, no new privileges, and memory, CPU and pids limits; of the host it
-mounts only the CA's public files. The program reaches it over stdin, not a mount.
+mounts only the CA's public files. The program, and any host file the command names (an
+agent script), reach it over stdin as copies in the work directory, not as mounts.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from docker.types import Ulimit
 from docker.utils.socket import frames_iter
 
 from detour.errors import DetourError
+from detour.paths import StatePaths
 from detour.services import SERVICE_HOSTS
 from sandbox import cgroups
 from sandbox.base import Execution, KilledReason, LimitsVia, Sandbox, SandboxSpec, TrustFiles
@@ -44,6 +46,8 @@ IMAGE_RUNTIME = Runtime(python_bin=Path("/opt/detour/venv/bin"), node_bin=Path("
 IMAGE_TRUST = TrustFiles(cert=Path("/run/detour-ca/ca.pem"), bundle=Path("/run/detour-ca/bundle.pem"),
                          wgetrc=Path("/etc/wgetrc"))
 ENTRY = ["/usr/bin/python3", "/opt/detour/entry.py"]
+IMAGE_FOLDERS = [Path(f) for f in ("/bin", "/sbin", "/usr", "/lib", "/lib64", "/etc", "/opt", "/var")]
+SHIPPED_DIR = ".detour-files"  # in the work directory: host files a command names
 CPUS = 1.0  # a sandbox gets one core's worth of CPU time per second
 LABEL = "detour.sandbox"
 OWNER_LABEL = "detour.owner"
@@ -81,15 +85,34 @@ def container_environment(spec: SandboxSpec, proxy_host: str) -> dict[str, str]:
         "HOME": str(HOME), "TMPDIR": "/tmp"}
 
 
-def payload(spec: SandboxSpec) -> bytes:
+def host_files(argv: list[str], state_home: Path) -> dict[str, Path]:
+    """Host files a command names (an agent script), outside the folders the image has of its
+    own and never detour's state: each is copied into the work directory, and the command
+    names the copy."""
+    private = [*IMAGE_FOLDERS, state_home.resolve()]
+    named = {}
+    for index, word in enumerate(argv):
+        path = Path(word)
+        if path.is_absolute() and path.is_file() and not any(path.resolve().is_relative_to(f) for f in private):
+            named[word] = Path(SHIPPED_DIR, str(index), path.name)
+    return named
+
+
+def container_argv(argv: list[str], shipped: dict[str, Path]) -> list[str]:
+    return [str(HOME / shipped[word]) if word in shipped else word for word in argv]
+
+
+def payload(spec: SandboxSpec, shipped: dict[str, Path]) -> bytes:
     """The run's files as a tar, framed for the entrypoint; the program's stdin follows."""
+    files = {Path(spec.program.name): spec.program} if spec.program else {}
+    files |= {inside: Path(word) for word, inside in shipped.items()}
     archive = io.BytesIO()
     with tarfile.open(fileobj=archive, mode="w") as tar:
-        if spec.program:
-            info = tar.gettarinfo(str(spec.program), arcname=spec.program.name)
+        for inside, source in files.items():
+            info = tar.gettarinfo(str(source), arcname=str(inside))
             info.uid = info.gid = 0
             info.mode = 0o644
-            with spec.program.open("rb") as f:
+            with source.open("rb") as f:
                 tar.addfile(info, f)
     return frame(archive.getvalue()) + spec.stdin
 
@@ -116,10 +139,12 @@ def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str) ->
 class ContainerRun:
     """One started container: its streams, its exit, and which limit (if any) ended it."""
 
-    def __init__(self, client: docker.DockerClient, cid: str, spec: SandboxSpec, via: LimitsVia) -> None:
+    def __init__(self, client: docker.DockerClient, cid: str, spec: SandboxSpec, via: LimitsVia,
+                 stdin: bytes) -> None:
         self.api = client.api
         self.cid = cid
         self.spec = spec
+        self.stdin = stdin
         self.via = via
         self.groups = cgroups.group_dirs(f"docker/{cid}", via)  # dockerd's cgroupfs layout
         self.capture = OutputCapture(spec.limits.output_bytes)
@@ -130,7 +155,7 @@ class ContainerRun:
     def start(self) -> int:
         self.api.start(self.cid)
         self.capture.follow(self._read)
-        threading.Thread(target=self._write, args=(payload(self.spec),), daemon=True).start()
+        threading.Thread(target=self._write, args=(self.stdin,), daemon=True).start()
         threading.Thread(target=self._wait, daemon=True).start()
         return self.api.inspect_container(self.cid)["State"]["Pid"]
 
@@ -186,7 +211,8 @@ class DockerSandbox(Sandbox):
     name = "docker"
     runtime = IMAGE_RUNTIME
 
-    def __init__(self, client: docker.DockerClient | None = None) -> None:
+    def __init__(self, state: StatePaths, client: docker.DockerClient | None = None) -> None:
+        self.state = state
         self.client = client or connect()
         self.limits_via: LimitsVia = f"cgroup v{self.client.info().get('CgroupVersion', '1')}"  # type: ignore[assignment]
 
@@ -197,14 +223,15 @@ class DockerSandbox(Sandbox):
             network = SandboxNetwork.claim(new_sid())
             cleanup.callback(teardown, network.sid)
             env = container_environment(spec, network.host_ip)
+            shipped = host_files(spec.argv, self.state.home)
             cid = self.client.api.create_container(
-                IMAGE, command=spec.argv, entrypoint=ENTRY, user=str(AGENT_UID), environment=env,
+                IMAGE, command=container_argv(spec.argv, shipped), entrypoint=ENTRY, user=str(AGENT_UID), environment=env,
                 working_dir=str(HOME), hostname="sandbox", stdin_open=True, use_config_proxy=False,
                 name=f"detour-{network.sid}", labels={LABEL: network.sid, OWNER_LABEL: str(os.getpid())},
                 host_config=host_config(self.client, spec, network.host_ip))["Id"]
             cleanup.callback(self._remove, cid)  # runs before teardown: the netns goes with it
             started = time.monotonic()
-            run = ContainerRun(self.client, cid, spec, self.limits_via)
+            run = ContainerRun(self.client, cid, spec, self.limits_via, payload(spec, shipped))
             cleanup.callback(run.close)
             pid = run.start()
             network.build(spec.proxy, spec.mode, pid)

@@ -75,7 +75,7 @@ class LiveStack:
         if backend == "docker":
             if "docker" not in self.cached:
                 from sandbox.docker import DockerSandbox
-                self.cached["docker"] = DockerSandbox()
+                self.cached["docker"] = DockerSandbox(self.state)
             return self.cached["docker"]
         return NamespaceSandbox(self.state) if backend == "namespace" else ProcessSandbox(self.state.runs_dir)
 

@@ -142,3 +142,19 @@ def test_cli_runs_a_program_in_a_container(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == "v24 false\n"  # Node 24 ran TypeScript; the replica answered (not authed)
     assert "requests: 1 routed" in done.stderr
+
+
+def test_a_command_naming_a_host_script_runs_a_copy_of_it(tmp_path):
+    """As `detour suite run --agent "python3 agent.py"` does; detour's own files stay out."""
+    agent = tmp_path / "agents" / "agent.py"
+    agent.parent.mkdir()
+    agent.write_text("import sys, slack_sdk\nprint(sys.argv[1], open(sys.argv[2]).read() if len(sys.argv) > 2 else '')\n")
+    home = tmp_path / "home"
+    env = os.environ | {"DETOUR_HOME": str(home)}
+    done = subprocess.run([DETOUR, "run", "--backend", "docker", "--", "python3", str(agent), "hello"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "hello \n"), done.stderr
+    key = home / "ca" / "detour-ca.key"
+    done = subprocess.run([DETOUR, "run", "--backend", "docker", "--", "python3", str(agent), "x", str(key)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "No such file" in done.stderr and "PRIVATE KEY" not in done.stdout

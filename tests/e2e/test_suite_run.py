@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import needs_docker
+
 SUITE = Path(__file__).parents[1] / "fixtures" / "early-suite"
 AGENTS = Path(__file__).parents[1] / "agents"
 DETOUR = str(Path(sys.executable).parent / "detour")
@@ -20,10 +22,11 @@ def suite_run(tmp_path, suite: str, agent: str, *flags: str) -> subprocess.Compl
                           timeout=600)
 
 
+@pytest.mark.parametrize("backend", ["auto", pytest.param("docker", marks=needs_docker)])
 @pytest.mark.parametrize("suite, agent, tests", [("slack_bench.json", "slack_early_suite.py", 19),
                                                  ("linear_bench.json", "linear_early_suite.py", 10)])
-def test_the_early_suite_passes_with_scripted_agents(tmp_path, suite, agent, tests):
-    done = suite_run(tmp_path, suite, f"python3 {AGENTS / agent}")
+def test_the_early_suite_passes_with_scripted_agents(tmp_path, suite, agent, tests, backend):
+    done = suite_run(tmp_path, suite, f"python3 {AGENTS / agent}", "--backend", backend)
     report = json.loads(done.stdout)
     failed = [(t["id"], [a["message"] for a in t["assertions"] if not a["passed"]], t["stderr_tail"][-300:])
               for t in report["tests"] if not t["passed"]]

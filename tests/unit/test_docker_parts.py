@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from sandbox.base import ProxyAccess, SandboxSpec
-from sandbox.docker import HOME, IMAGE_RUNTIME, IMAGE_TRUST, container_environment, payload
+from sandbox.docker import (HOME, IMAGE_RUNTIME, IMAGE_TRUST, container_argv, container_environment, host_files,
+                            payload)
 from sandbox.images import entry
 from sandbox.images.build import IMAGES, debian_mirror
 from sandbox.languages import command_for
@@ -23,7 +24,7 @@ ACCESS = ProxyAccess(env_id="env-1", secret="s3cret", host="127.0.0.1", port=808
 
 
 def spec(tmp_path: Path, **fields) -> SandboxSpec:
-    return SandboxSpec(argv=["true"], proxy=ACCESS, trust=IMAGE_TRUST, **fields)
+    return SandboxSpec(**{"argv": ["true"], "proxy": ACCESS, "trust": IMAGE_TRUST} | fields)
 
 
 def test_the_entrypoint_unpacks_the_program_and_leaves_stdin_to_it(tmp_path):
@@ -33,7 +34,7 @@ def test_the_entrypoint_unpacks_the_program_and_leaves_stdin_to_it(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     run = "import sys; from sandbox.images import entry; entry.unpack_files(); print(sys.stdin.read(), end='')"
-    done = subprocess.run([sys.executable, "-c", run], input=payload(spec(tmp_path, program=program, stdin=b"rest")),
+    done = subprocess.run([sys.executable, "-c", run], input=payload(spec(tmp_path, program=program, stdin=b"rest"), {}),
                           cwd=work, capture_output=True, env=os.environ | {"PYTHONPATH": str(REPO)})
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"rest"
@@ -51,7 +52,7 @@ def test_the_entrypoint_refuses_a_missing_or_cut_payload(tmp_path):
 def test_the_payload_holds_only_the_program(tmp_path):
     program = tmp_path / "agent.sh"
     program.write_text("echo hi\n")
-    data = payload(spec(tmp_path, program=program))
+    data = payload(spec(tmp_path, program=program), {})
     size = int(data[len(entry.MAGIC):len(entry.MAGIC) + entry.LENGTH_DIGITS])
     body = data[len(entry.MAGIC) + entry.LENGTH_DIGITS:]
     assert len(body) == size
@@ -94,3 +95,17 @@ def test_the_mirror_comes_from_apts_sources(tmp_path, monkeypatch, text, mirror)
     source.write_text(text)
     monkeypatch.setattr("sandbox.images.build.APT_SOURCES", (source,))
     assert debian_mirror() == mirror
+
+
+def test_host_files_a_command_names_are_copied_in_but_never_detours_state(tmp_path):
+    agent, home = tmp_path / "agent.py", tmp_path / "home"
+    agent.write_text("print(1)\n")
+    (home / "ca").mkdir(parents=True)
+    (home / "ca" / "detour-ca.key").write_text("secret")
+    argv = ["python3", str(agent), str(home / "ca" / "detour-ca.key"), "/bin/sh", "--flag"]
+    shipped = host_files(argv, home)
+    assert shipped == {str(agent): Path(".detour-files/1/agent.py")}
+    assert container_argv(argv, shipped) == ["python3", "/home/agent/.detour-files/1/agent.py",
+                                             str(home / "ca" / "detour-ca.key"), "/bin/sh", "--flag"]
+    with tarfile.open(fileobj=io.BytesIO(payload(spec(tmp_path, argv=argv), shipped)[20:])) as tar:
+        assert tar.getnames() == [".detour-files/1/agent.py"]
