@@ -109,3 +109,12 @@ def test_host_files_a_command_names_are_copied_in_but_never_detours_state(tmp_pa
                                              str(home / "ca" / "detour-ca.key"), "/bin/sh", "--flag"]
     with tarfile.open(fileobj=io.BytesIO(payload(spec(tmp_path, argv=argv), shipped)[20:])) as tar:
         assert tar.getnames() == [".detour-files/1/agent.py"]
+
+
+def test_no_engine_is_a_clear_error_not_a_traceback(tmp_path):
+    detour = str(Path(sys.executable).parent / "detour")
+    env = os.environ | {"DETOUR_HOME": str(tmp_path / "home"), "DOCKER_HOST": f"unix://{tmp_path}/no.sock"}
+    for argv in (["run", "--backend", "docker", "--", "true"], ["images", "build"]):
+        done = subprocess.run([detour, *argv], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr.startswith("detour: ") and "Docker engine" in done.stderr
