@@ -75,7 +75,8 @@ def host_port(value: str, option: str) -> tuple[str, int]:
 def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8000,
           only: Annotated[StackPart, typer.Option(help="Run one part (a container each in compose.yaml).")] = "all",
           replicas: Annotated[Optional[str], typer.Option(help="HOST:PORT of replicas run elsewhere (with --only proxy).")] = None,
-          publish_ca: Annotated[bool, typer.Option(help="Also copy the CA's public files where sandbox containers read them (a shared volume).")] = False) -> None:
+          publish_ca: Annotated[bool, typer.Option(help="Also copy the CA's public files where sandbox containers read them (a shared volume).")] = False,
+          console_logs: Annotated[bool, typer.Option(help="Logs to the console instead of $DETOUR_HOME/logs (in a container).")] = False) -> None:
     """Run the proxy and the replicas in the foreground until interrupted."""
     paths = state()
     whole = only == "all"  # only a whole stack is one that `detour run` can use (stack.json)
@@ -88,7 +89,8 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
         from sandbox.docker import IMAGE_TRUST
         CertificateAuthority(paths).ensure().publish(IMAGE_TRUST)
     parts = {"all": PARTS, "proxy": ("proxy",), "replicas": ("replicas",)}[only]
-    with Stack(paths, host, proxy_port, replica_port, parts=parts, replica_host=replica_host) as info:
+    with Stack(paths, host, proxy_port, replica_port, parts=parts, replica_host=replica_host,
+               console_logs=console_logs) as info:
         if whole:
             paths.stack_file.write_text(info.model_dump_json())
         typer.echo(f"detour: {', '.join(parts)} up (proxy port {info.proxy_port}, replicas at {info.replica_url}), "

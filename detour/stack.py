@@ -111,10 +111,11 @@ PARTS: tuple[Part, ...] = ("replicas", "proxy", "dns")
 
 class Stack:
     def __init__(self, state: StatePaths, host: str = "127.0.0.1", proxy_port: int = 0, replica_port: int = 0,
-                 parts: tuple[Part, ...] = PARTS, replica_host: str | None = None) -> None:
+                 parts: tuple[Part, ...] = PARTS, replica_host: str | None = None, console_logs: bool = False) -> None:
         """`replica_host`: the replicas run elsewhere (another container), at replica_port."""
         self.state = state.ensure()
         self.parts = parts
+        self.console_logs = console_logs
         self.info = StackInfo(host=host, proxy_port=proxy_port or free_port(host),
                               transparent_port=free_port(host), dns_port=free_port(host),
                               gateway_port=free_port(host), replica_host=replica_host,
@@ -122,11 +123,13 @@ class Stack:
         self.processes: dict[str, subprocess.Popen] = {}
 
     def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
+        """Output goes to logs/<name>.log, or to detour's own console (in a container, so
+        that the engine collects it)."""
         logs = self.state.home / "logs"
         logs.mkdir(exist_ok=True)
         with open(logs / f"{name}.log", "ab") as log:
-            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    env=os.environ | {HOME_VARIABLE: str(self.state.home)},
+            proc = subprocess.Popen(argv, stdout=None if self.console_logs else log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, env=os.environ | {HOME_VARIABLE: str(self.state.home)},
                                     preexec_fn=_die_with_parent)
         self.processes[name] = proc
         return proc
