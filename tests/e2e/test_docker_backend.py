@@ -2,7 +2,7 @@
 left behind, also when the detour that started them is killed.
 
 The client matrix (test_client_matrix.py), the bypass suite (test_bypass.py) and the
-containment cases (test_namespace_containment.py) run on this backend too.
+containment cases (test_containment.py) run on this backend too.
 """
 
 import os

@@ -1,5 +1,5 @@
-"""Isolating sandboxes (namespace, docker) contain what they run; namespace sandboxes also
-fail closed when the proxy dies and leave nothing behind, also when the process that started
+"""Isolating sandboxes (namespace, docker) contain what they run and fail closed when the
+proxy dies; namespace sandboxes leave nothing behind, also when the process that started
 them is killed (tests/e2e/test_docker_backend.py shows the same for containers)."""
 
 import json
@@ -18,6 +18,7 @@ from detour.stack import Stack
 from mock_services.store import EnvironmentStore
 from sandbox import cgroups, netns
 from sandbox.base import Limits
+from sandbox.docker import DockerSandbox
 from sandbox.namespace import NamespaceSandbox
 from tests.conftest import ISOLATING, needs_namespaces
 from tests.e2e.netlab import canary, forwarding, linked, namespace, seen
@@ -75,7 +76,8 @@ def test_each_run_removes_its_namespace_veth_rules_and_cgroup(live_stack, make_e
         time.sleep(0.05)
 
 
-def test_proxy_killed_mid_run_fails_closed(tmp_path):
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_proxy_killed_mid_run_fails_closed(tmp_path, backend):
     state = StatePaths(tmp_path / "home").ensure()
     env = EnvironmentStore(state).create("slack_default").env_id
     program = tmp_path / "loop.sh"
@@ -91,8 +93,9 @@ done
     with forwarding(), namespace() as inet, linked(inet, "10.214.2.1", "10.214.2.2"), \
             canary(inet, log, "--tcp", "0.0.0.0:443", "--tcp", "0.0.0.0:80"), stack as info:
         with ThreadPoolExecutor(1) as pool:
-            running = pool.submit(run_in_environment, state, info, env, NamespaceSandbox(state),
-                                  ["/bin/bash", "loop.sh"], program=program)
+            sandbox = NamespaceSandbox(state) if backend == "namespace" else DockerSandbox(state)
+            running = pool.submit(run_in_environment, state, info, env, sandbox, ["/bin/bash", "loop.sh"],
+                                  program=program)
             deadline = time.monotonic() + 20
             while not (state.audit_log.exists() and state.audit_log.read_text().count("\n") >= 2):
                 assert time.monotonic() < deadline
