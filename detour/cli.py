@@ -370,12 +370,18 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
 
 
 def docker_leftovers(fix: bool) -> list[str]:
-    """Sandbox containers whose detour is gone (none when no engine runs)."""
+    """Say whether the docker backend can run; list (and remove) sandbox containers whose
+    detour is gone."""
     from sandbox import docker as docker_backend
+    from sandbox.images.build import missing_images
     try:
         client = docker_backend.connect_engine()
-    except docker_backend.DockerUnavailable:
+    except docker_backend.DockerUnavailable as e:
+        typer.echo(f"docker backend: unavailable ({e})")
         return []
+    missing = missing_images(client)
+    typer.echo("docker backend: " + (f"images missing: {', '.join(missing)} (run `detour images build`)"
+                                     if missing else "available"))
     stale = docker_backend.leftovers(client)
     for name in stale:
         if fix:

@@ -222,20 +222,14 @@ class DockerSandbox(Sandbox):
         with ExitStack() as cleanup:
             network = SandboxNetwork.claim(new_sid())
             cleanup.callback(teardown, network.sid)
-            env = container_environment(spec, network.host_ip)
+            network.register(spec.proxy.env_id)  # before the program can send anything
             shipped = host_files(spec.argv, self.state.home)
-            cid = self.client.api.create_container(
-                IMAGE, command=container_argv(spec.argv, shipped), entrypoint=ENTRY, user=str(AGENT_UID), environment=env,
-                working_dir=str(HOME), hostname="sandbox", stdin_open=True, use_config_proxy=False,
-                name=f"detour-{network.sid}", labels={LABEL: network.sid, OWNER_LABEL: str(os.getpid())},
-                host_config=host_config(self.client, spec, network.host_ip))["Id"]
+            cid = self._create(spec, network, shipped)
             cleanup.callback(self._remove, cid)  # runs before teardown: the netns goes with it
             started = time.monotonic()
             run = ContainerRun(self.client, cid, spec, self.limits_via, payload(spec, shipped))
             cleanup.callback(run.close)
-            pid = run.start()
-            network.build(spec.proxy, spec.mode, pid)
-            network.register(spec.proxy.env_id)
+            network.build(spec.proxy, spec.mode, run.start())
             killed = run.watch(started)
             run.stop()
             stdout, stderr = run.capture.finish()
@@ -243,6 +237,15 @@ class DockerSandbox(Sandbox):
             return Execution(exit_code=exit_code(run.status) if run.status is not None else None,
                              stdout=stdout, stderr=stderr, timed_out=killed == "timeout", killed_reason=killed,
                              duration_ms=round((time.monotonic() - started) * 1000, 1), limits_via=self.limits_via)
+
+    def _create(self, spec: SandboxSpec, network: SandboxNetwork, shipped: dict[str, Path]) -> str:
+        """A container that waits in its entrypoint for its files and its network."""
+        return self.client.api.create_container(
+            IMAGE, command=container_argv(spec.argv, shipped), entrypoint=ENTRY, user=str(AGENT_UID),
+            environment=container_environment(spec, network.host_ip), working_dir=str(HOME), hostname="sandbox",
+            stdin_open=True, use_config_proxy=False, name=f"detour-{network.sid}",
+            labels={LABEL: network.sid, OWNER_LABEL: str(os.getpid())},
+            host_config=host_config(self.client, spec, network.host_ip))["Id"]
 
     def _remove(self, cid: str) -> None:
         try:
