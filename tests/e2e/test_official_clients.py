@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import needs_namespaces
+from tests.conftest import ISOLATING, needs_docker, needs_namespaces
 
 SLACK_SDK = """
 from slack_sdk import WebClient
@@ -72,10 +72,10 @@ def test_slack_sdk_async_web_client(live_stack, make_env):
     assert result.diff.updates[0]["after"]["topic_text"] == "async topic"
 
 
-@needs_namespaces
+@pytest.mark.parametrize("backend", ISOLATING)
 @pytest.mark.parametrize("mode", ["proxy", "rewrite"])
-def test_npm_slack_web_api(live_stack, make_env, mode):
-    result = live_stack.run(make_env(), WEB_API, ".mjs", backend="namespace", mode=mode)
+def test_npm_slack_web_api(live_stack, make_env, mode, backend):
+    result = live_stack.run(make_env(), WEB_API, ".mjs", backend=backend, mode=mode)
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == ["error message_not_found", "general,npm-room,random"]
     assert {i["__table__"] for i in result.diff.inserts} == {"channels", "channel_members", "messages"}
@@ -107,7 +107,9 @@ console.log(JSON.stringify({ me: me.name, teams: teams.nodes.map((t) => t.key).s
 
 @pytest.mark.parametrize("backend, mode", [("process", "proxy"),
                                            pytest.param("namespace", "proxy", marks=needs_namespaces),
-                                           pytest.param("namespace", "rewrite", marks=needs_namespaces)])
+                                           pytest.param("namespace", "rewrite", marks=needs_namespaces),
+                                           pytest.param("docker", "proxy", marks=needs_docker),
+                                           pytest.param("docker", "rewrite", marks=needs_docker)])
 def test_linear_sdk(live_stack, make_env, backend, mode):
     result = live_stack.run(make_env("linear_default"), LINEAR_SDK, ".mjs", backend=backend, mode=mode)
     assert result.exit_code == 0, result.stderr[-1500:]
