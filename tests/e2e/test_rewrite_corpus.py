@@ -1,9 +1,9 @@
 """Proxy mode against rewrite mode on a corpus of agent programs.
 
 Each program in tests/corpus states what it expects in each mode (`expect: proxy=ok
-rewrite=missed`) and optionally its template. Programs run on the namespace backend only,
-so a request that rewrite mode fails to redirect is rejected on this machine and never
-heads for the real network.
+rewrite=missed`) and optionally its template. Programs run on the isolating backends only
+(namespace and docker), so a request that rewrite mode fails to redirect is rejected on
+this machine and never heads for the real network.
 """
 
 import re
@@ -14,8 +14,7 @@ import pytest
 
 from detour.compare import Comparison, compare
 from sandbox.languages import command_for
-from sandbox.namespace import NamespaceSandbox
-from tests.conftest import needs_namespaces
+from tests.conftest import ISOLATING, needs_namespaces
 
 pytestmark = needs_namespaces
 CORPUS = sorted((Path(__file__).parents[1] / "corpus").iterdir())
@@ -34,13 +33,13 @@ def outcome(result) -> str:
     return "ok" if result.exit_code == 0 and any(r.decision == "routed" for r in result.requests) else "missed"
 
 
-@pytest.fixture(scope="module")
-def comparisons(live_stack) -> dict[str, Comparison]:
-    sandbox = NamespaceSandbox(live_stack.state)
+@pytest.fixture(scope="module", params=ISOLATING)
+def comparisons(live_stack, request) -> dict[str, Comparison]:
+    sandbox = live_stack.sandbox(request.param)
 
     def one(program: Path) -> Comparison:
         return compare(live_stack.state, live_stack.info, sandbox, header(program, "template", "slack_default"),
-                       command_for(program), program)
+                       command_for(program, sandbox.runtime), program)
 
     with ThreadPoolExecutor(4) as pool:
         return dict(zip((p.name for p in CORPUS), pool.map(one, CORPUS)))
