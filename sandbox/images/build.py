@@ -110,6 +110,8 @@ def build_images(client: docker.DockerClient, base: str, progress: Callable[[str
         except docker.errors.BuildError as e:
             log = "".join(line.get("stream", "") for line in e.build_log)
             raise ImageError(f"building {tag} failed: {e.msg}\n{log[-3000:]}") from None
+    # The images these tags named before, now untagged (only detour's: the Dockerfile labels them).
+    client.images.prune(filters={"dangling": True, "label": "detour.image"})
 
 
 def missing_images(client: docker.DockerClient) -> list[str]:
