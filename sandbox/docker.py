@@ -35,7 +35,7 @@ from sandbox.base import Execution, KilledReason, LimitsVia, Sandbox, SandboxSpe
 from sandbox.environment import Runtime, sandbox_environment
 from sandbox.images.build import IMAGES
 from sandbox.images.entry import frame
-from sandbox.netns import SandboxNetwork, new_sid, teardown
+from sandbox.netns import SandboxNetwork, teardown
 from sandbox.supervisor import MB, POLL_S, OutputCapture, exit_code
 
 IMAGE = IMAGES["sandbox"]
@@ -220,7 +220,7 @@ class DockerSandbox(Sandbox):
         if spec.proxy is None:
             raise ValueError("the docker backend needs a stack to route through")
         with ExitStack() as cleanup:
-            network = SandboxNetwork.claim(new_sid())
+            network = SandboxNetwork.claim()
             cleanup.callback(teardown, network.sid)
             network.register(spec.proxy.env_id)  # before the program can send anything
             shipped = host_files(spec.argv, self.state.home)

@@ -110,9 +110,9 @@ class SandboxNetwork:
         return sandbox_address(self.index)
 
     @classmethod
-    def claim(cls, sid: str | None = None) -> SandboxNetwork:
+    def claim(cls) -> SandboxNetwork:
         """Reserve an address pair, so a backend knows the sandbox's proxy address early."""
-        sid = sid or new_sid()
+        sid = secrets.token_hex(4)
         return cls(sid, _claim_subnet(sid))
 
     @classmethod
@@ -157,10 +157,6 @@ class SandboxNetwork:
         """Tell the proxy which environment this sandbox's address belongs to."""
         SANDBOX_ADDRESSES.mkdir(parents=True, exist_ok=True)
         (SANDBOX_ADDRESSES / self.sandbox_ip).write_text(env_id)
-
-
-def new_sid() -> str:
-    return secrets.token_hex(4)
 
 
 def _claim_subnet(sid: str) -> int:
