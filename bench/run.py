@@ -79,6 +79,39 @@ def bench_environment_creation(store: EnvironmentStore) -> None:
               f"p90 {percentile(times, 90):6.1f} ms   (n={len(times)})")
 
 
+MIXED_CALLS = (
+    ("chat.postMessage", {"channel": "general", "text": "bench"}),
+    ("conversations.history", {"channel": "general", "limit": "20"}),
+    ("conversations.list", {}),
+    ("users.info", {"user": "U01AGENBOT9"}),
+    ("conversations.info", {"channel": "general"}),
+    ("users.list", {}),
+    ("conversations.members", {"channel": "general"}),
+    ("search.messages", {"query": "bench"}),
+    ("auth.test", {}),
+    ("conversations.replies", {"channel": "general", "ts": "{ts}"}),
+)
+
+
+def bench_slack_mixed(info: StackInfo, store: EnvironmentStore) -> None:
+    """A script of 1,000 Slack calls of ten kinds, direct to the replica on one keep-alive connection."""
+    env_id = store.create("slack_bench_v2").env_id
+    base = f"{info.replica_url}/api/env/{env_id}/services/slack/api/"
+    with httpx.Client(headers=AUTH) as client:
+        ts = client.post(base + "chat.postMessage", data={"channel": "general", "text": "root"}).json()["ts"]
+        latencies = []
+        start = time.perf_counter()
+        for i in range(1000):
+            method, params = MIXED_CALLS[i % len(MIXED_CALLS)]
+            began = time.perf_counter()
+            response = client.post(base + method, data={k: v.format(ts=ts) for k, v in params.items()})
+            latencies.append((time.perf_counter() - began) * 1000)
+            assert response.json()["ok"], response.text
+        elapsed = time.perf_counter() - start
+    print(f"  1,000 mixed Slack calls (slack_bench_v2): {elapsed:5.2f} s   {1000 / elapsed:6.0f} calls/s   "
+          f"p50 {statistics.median(latencies):5.1f} ms   p90 {percentile(latencies, 90):5.1f} ms")
+
+
 def bench_diff_after_changes(store: EnvironmentStore) -> None:
     """Diff time once an environment has 1,000 changes (inserts, updates and deletes)."""
     env_id = store.create("slack_bench_v2").env_id
@@ -231,10 +264,13 @@ def main() -> None:
         bench_environment_creation(store)
         bench_diff_after_changes(store)
         env_id = store.create("slack_default").env_id
-        print("detour run wall time")
-        bench_detour_run(state, env_id, running=False)
         with Stack(state) as info:
             state.stack_file.write_text(info.model_dump_json())
+            print("replicas: a mixed Slack script")
+            bench_slack_mixed(info, store)
+            if "--replicas-only" in sys.argv:
+                return
+            print("detour run wall time")
             bench_detour_run(state, env_id, running=True)
             print("sandbox start")
             bench_sandbox_start(state, info, env_id)
@@ -247,6 +283,8 @@ def main() -> None:
             print("one agent program, 50 replica calls: proxy mode versus rewrite mode")
             bench_modes(state, info)
             state.stack_file.unlink()
+        if "--replicas-only" not in sys.argv:
+            bench_detour_run(state, env_id, running=False)
 
 
 if __name__ == "__main__":
