@@ -24,6 +24,7 @@ from detour.errors import DetourError
 from detour.paths import StatePaths
 from detour.runner import RunResult, run_in_environment
 from detour.stack import PARTS, Stack, StackInfo, running_stack
+from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentStore
 from mock_services.templates import save_template, template_names
 from sandbox import namespace, netns
@@ -116,10 +117,16 @@ def templates() -> None:
 def env_create(template: Annotated[str, typer.Option(help="Template to seed from.")] = "slack_default",
                env_id: Annotated[Optional[str], typer.Option("--id", help="Choose the id.")] = None,
                user: Annotated[Optional[str], typer.Option(help="User the agent acts as.")] = None,
+               request_budget: Annotated[Optional[str], typer.Option(
+                   help="N/SECONDS: requests beyond N per window get the API's rate-limit answer.")] = None,
                as_json: JsonOpt = False) -> None:
     """Create an environment and print its proxy credentials."""
     paths = state()
-    info = EnvironmentStore(paths).create(template, env_id=env_id, acting_user=user)
+    try:
+        budget = RequestBudget.parse(request_budget) if request_budget else None
+    except ValueError as e:
+        raise fail(str(e)) from None
+    info = EnvironmentStore(paths).create(template, env_id=env_id, acting_user=user, request_budget=budget)
     secret = secret_for(paths, info.env_id)
     stack = running_stack(paths)
     proxy = stack.access(info.env_id, secret).url() if stack else None

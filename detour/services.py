@@ -13,6 +13,7 @@ Service = Literal["slack", "linear"]
 SERVICE_HOSTS: dict[str, Service] = {
     "slack.com": "slack",
     "api.slack.com": "slack",
+    "files.slack.com": "slack",  # upload URLs of files.getUploadURLExternal, files' url_private
     "api.linear.app": "linear",
 }
 

@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from detour.errors import DetourError
 from detour.paths import StatePaths
 from mock_services import platform
+from mock_services.request_budget import BudgetLedger
 from mock_services.linear.router import router as linear_router
 from mock_services.slack.router import router as slack_router
 from mock_services.store import EnvironmentStore
@@ -18,6 +19,7 @@ from mock_services.store import EnvironmentStore
 def create_app(state: StatePaths | None = None) -> FastAPI:
     app = FastAPI(title="detour replicas", docs_url=None, redoc_url=None)
     app.state.store = EnvironmentStore((state or StatePaths.default()).ensure())
+    app.state.budgets = BudgetLedger()
     app.add_exception_handler(DetourError, platform.detour_error_handler)
     app.include_router(platform.router)
     app.include_router(slack_router)

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from mock_services.request_budget import BudgetLedger
 from mock_services.store import EnvironmentStore
 
 
@@ -14,3 +15,10 @@ def get_store(request: Request) -> EnvironmentStore:
 
 
 StoreDep = Annotated[EnvironmentStore, Depends(get_store)]
+
+
+def get_budgets(request: Request) -> BudgetLedger:
+    return request.app.state.budgets
+
+
+BudgetsDep = Annotated[BudgetLedger, Depends(get_budgets)]

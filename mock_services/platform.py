@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from detour.errors import DetourError
 from mock_services.deps import StoreDep
 from mock_services.errors import EnvironmentExists, EnvironmentNotFound
+from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, StateDiff
 from mock_services.templates import template_names
 
@@ -19,6 +22,7 @@ class EnvironmentCreate(BaseModel):
     template: str
     env_id: str | None = None
     acting_user: str | None = None
+    request_budget: RequestBudget | None = None
 
 
 class EnvironmentsPublic(BaseModel):
@@ -46,7 +50,8 @@ def list_templates(store: StoreDep) -> list[str]:
 
 @router.post("/environments", status_code=201)
 def create_environment(body: EnvironmentCreate, store: StoreDep) -> EnvironmentInfo:
-    return store.create(body.template, env_id=body.env_id, acting_user=body.acting_user)
+    return store.create(body.template, env_id=body.env_id, acting_user=body.acting_user,
+                        request_budget=body.request_budget)
 
 
 @router.get("/environments")
@@ -58,6 +63,13 @@ def list_environments(store: StoreDep) -> EnvironmentsPublic:
 @router.get("/environments/{env_id}")
 def get_environment(env_id: str, store: StoreDep) -> EnvironmentInfo:
     return store.get(env_id)
+
+
+@router.put("/environments/{env_id}/request-budget")
+def set_request_budget(env_id: str, store: StoreDep,
+                       budget: Annotated[RequestBudget | None, Body()] = None) -> EnvironmentInfo:
+    """Requests beyond the budget get the service's rate-limit answer (Slack: 429 `ratelimited`)."""
+    return store.set_request_budget(env_id, budget)
 
 
 @router.get("/environments/{env_id}/diff")

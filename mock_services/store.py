@@ -22,6 +22,7 @@ from detour.credentials import new_env_id, validate_env_id
 from detour.paths import StatePaths
 from detour.services import Service
 from mock_services.errors import EnvironmentExists, EnvironmentNotFound
+from mock_services.request_budget import RequestBudget
 from mock_services.tables import primary_key
 from mock_services.templates import Template, load_template
 
@@ -41,6 +42,7 @@ class EnvironmentInfo(BaseModel):
     service: Service
     acting_user: str
     created_at: float
+    request_budget: RequestBudget | None = None
 
 
 class StateDiff(BaseModel):
@@ -128,7 +130,7 @@ class EnvironmentStore:
         return self.folder / f"{validate_env_id(env_id)}.sqlite"
 
     def create(self, template_name: str, env_id: str | None = None, acting_user: str | None = None,
-               template_dirs: tuple[Path, ...] = ()) -> EnvironmentInfo:
+               template_dirs: tuple[Path, ...] = (), request_budget: RequestBudget | None = None) -> EnvironmentInfo:
         template = load_template(self.state, template_name, template_dirs)
         env_id = validate_env_id(env_id) if env_id else new_env_id()
         path = self._path(env_id)
@@ -136,7 +138,7 @@ class EnvironmentStore:
             raise EnvironmentExists(f"environment {env_id!r} exists already")
         info = EnvironmentInfo(env_id=env_id, template=template.name, service=template.service,
                                acting_user=acting_user or _default_user(template),
-                               created_at=time.time())
+                               created_at=time.time(), request_budget=request_budget)
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".creating")
         tmp.unlink(missing_ok=True)
@@ -182,6 +184,12 @@ class EnvironmentStore:
     def diff(self, env_id: str) -> StateDiff:
         with self.open(env_id) as state:
             return state.diff()
+
+    def set_request_budget(self, env_id: str, budget: RequestBudget | None) -> EnvironmentInfo:
+        with self.open(env_id, write=True) as state:
+            state.conn.execute("INSERT OR REPLACE INTO meta VALUES ('request_budget', ?)",
+                               (json.dumps(budget.model_dump() if budget else None),))
+            return state.info.model_copy(update={"request_budget": budget})
 
     @contextmanager
     def open(self, env_id: str, write: bool = False) -> Iterator[EnvState]:

@@ -13,11 +13,22 @@ from mock_services.store import EnvState, Row
 Args = TypeVar("Args", bound=BaseModel)
 
 
+def id_list(value: object) -> list[str]:
+    """Slack's lists of ids: a comma-separated string or, in a JSON body, an array."""
+    if value is None:
+        return []
+    items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else None
+    if items is None or not all(isinstance(i, str) for i in items):
+        raise SlackError("invalid_arguments", response_metadata={"messages": ["[ERROR] expected a list of ids"]})
+    return [i.strip() for i in items if i.strip()]
+
+
 @dataclass
 class SlackCall:
     state: EnvState
     user_id: str
     params: dict[str, object]
+    token: str | None = None
 
     def args(self, model: type[Args]) -> Args:
         """Validate the raw parameters against the method's argument model."""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 
 class SlackError(Exception):
-    def __init__(self, code: str, status: int = 200, **extra: object) -> None:
+    def __init__(self, code: str, status: int = 200, headers: dict[str, str] | None = None,
+                 **extra: object) -> None:
         super().__init__(code)
         self.code = code
         self.status = status
+        self.headers = headers
         self.extra = extra
 
     def body(self) -> dict:

@@ -37,3 +37,20 @@ def paginate(items: list[T], cursor: str | None, limit: int) -> tuple[list[T], s
     page = items[start:start + limit]
     more = start + limit < len(items)
     return page, encode_cursor(start + limit) if more else ""
+
+
+def paged(items: list[T], count: int, page: int, cursor: str | None, limit: int) -> tuple[list[T], dict]:
+    """Methods that take both forms: `cursor`/`limit`, or the older `count`/`page`.
+
+    The answer carries both `paging` and `response_metadata`, as Slack's does.
+    """
+    if cursor or limit > 0:
+        chunk, next_cursor = paginate(items, cursor, limit or 100)
+        return chunk, {"paging": {"count": len(chunk), "total": len(items), "page": 1, "pages": 1},
+                       "response_metadata": {"next_cursor": next_cursor}}
+    count = min(max(count, 1), MAX_LIMIT)
+    page = max(page, 1)
+    chunk = items[(page - 1) * count: page * count]
+    pages = -(-len(items) // count)
+    return chunk, {"paging": {"count": count, "total": len(items), "page": page, "pages": pages},
+                   "response_metadata": {"next_cursor": ""}}

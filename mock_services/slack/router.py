@@ -1,28 +1,43 @@
 """Slack Web API routes at AgentDiff's paths: .../services/slack/{method} and .../slack/api/{method}.
 
 Parameters come from the query string, a JSON body or a form body, as Slack accepts;
-the token from `Authorization: Bearer` or a `token` parameter. Every failure leaves
-here as Slack's `{"ok": false, "error": ...}`.
+the token from `Authorization: Bearer` or a `token` parameter. Every method of the
+catalogue is answered in Slack's shape, and every failure leaves here as Slack's
+`{"ok": false, "error": ...}` with HTTP 200 (429 for `ratelimited`), never a 404 or a
+traceback. The file upload URLs that `files.getUploadURLExternal` hands out
+(files.slack.com/upload/v1/...) land here too.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from detour.credentials import InvalidEnvId
-from mock_services.deps import StoreDep
+from mock_services.deps import BudgetsDep, StoreDep
 from mock_services.errors import EnvironmentNotFound
+from mock_services.request_budget import BudgetLedger
+from mock_services.slack import catalogue
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.methods import METHODS
-from mock_services.store import EnvironmentStore
+from mock_services.slack.methods.auth import check_token
+from mock_services.slack.methods.files import MAX_UPLOAD_BYTES, file_content, receive_upload
+from mock_services.slack.methods.scheduled import deliver_due_messages
+from mock_services.store import EnvironmentStore, EnvState
 
 router = APIRouter(prefix="/api/env/{env_id}/services/slack", tags=["slack"])
+log = logging.getLogger(__name__)
+
+
+def reject_constant(name: str) -> None:
+    """NaN and Infinity are not JSON, though Python's parser takes them."""
+    raise ValueError(f"{name} is not JSON")
 
 
 async def read_params(request: Request) -> dict[str, Any]:
@@ -33,14 +48,17 @@ async def read_params(request: Request) -> dict[str, Any]:
     if content_type == "application/json":
         raw = await request.body()
         try:
-            body = json.loads(raw) if raw.strip() else {}
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            body = json.loads(raw, parse_constant=reject_constant) if raw.strip() else {}
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise SlackError("invalid_json") from None
         if not isinstance(body, dict):
-            raise SlackError("invalid_json")
+            raise SlackError("json_not_object")
         params.update(body)
     elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
-        form = await request.form()
+        try:
+            form = await request.form()
+        except Exception:  # starlette's parsers raise several types for one cause: a bad body
+            raise SlackError("invalid_form_data") from None
         params.update({k: v for k, v in form.items() if isinstance(v, str)})
     return params
 
@@ -53,29 +71,106 @@ def bearer_token(request: Request, params: dict[str, Any]) -> str | None:
     return token if isinstance(token, str) and token else None
 
 
-def dispatch(store: EnvironmentStore, env_id: str, method: str, params: dict[str, Any]) -> dict:
-    handler = METHODS[method]
+def missing_arguments(method: catalogue.Method, params: dict[str, Any]) -> None:
+    missing = [arg for arg in method.required if params.get(arg) in (None, "")]
+    if missing:
+        raise SlackError("invalid_arguments", response_metadata={
+            "messages": [f"[ERROR] missing required field: {arg}" for arg in missing]})
+
+
+def answer(method: catalogue.Method, call: SlackCall) -> dict:
+    if method.answer == "state":
+        return METHODS[method.name](call)
+    if method.answer == "empty":
+        return dict(method.empty_result or {})
+    if method.answer == "retired":
+        raise SlackError("method_deprecated")
+    raise SlackError("not_supported_by_replica", method=method.name)
+
+
+def within_budget(state: EnvState, budgets: BudgetLedger) -> None:
+    if state.service != "slack":
+        raise SlackError("not_a_slack_environment", status=404)
+    retry_after = budgets.spend(state.info.env_id, state.info.request_budget)
+    if retry_after is not None:
+        raise SlackError("ratelimited", status=429, headers={"Retry-After": str(retry_after)})
+
+
+def dispatch(store: EnvironmentStore, budgets: BudgetLedger, env_id: str, method: catalogue.Method,
+             token: str | None, params: dict[str, Any]) -> dict:
     try:
         with store.open(env_id, write=True) as state:
-            if state.service != "slack":
-                raise SlackError("not_a_slack_environment", status=404)
-            return {"ok": True, **handler(SlackCall(state, state.info.acting_user, params))}
+            within_budget(state, budgets)
+            call = SlackCall(state, state.info.acting_user, params, token)
+            if method.name not in catalogue.NO_TOKEN:
+                check_token(call)
+            missing_arguments(method, params)
+            deliver_due_messages(state)
+            return {"ok": True, **answer(method, call)}
     except EnvironmentNotFound:
         raise SlackError("environment_not_found", status=404) from None
     except InvalidEnvId:
         raise SlackError("invalid_environment_id", status=400) from None
 
 
+def slack_response(body: dict, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
 @router.api_route("/{method}", methods=["GET", "POST"])
 @router.api_route("/api/{method}", methods=["GET", "POST"])
-async def call_method(env_id: str, method: str, request: Request, store: StoreDep) -> JSONResponse:
+async def call_method(env_id: str, method: str, request: Request, store: StoreDep,
+                      budgets: BudgetsDep) -> JSONResponse:
     try:
-        if method not in METHODS:
-            raise SlackError("unknown_method", status=404, req_method=method)
+        known = catalogue.lookup(method)
+        if known is None:
+            raise SlackError("unknown_method", req_method=method)
         params = await read_params(request)
-        if bearer_token(request, params) is None:
+        token = bearer_token(request, params)
+        if token is None and method not in catalogue.NO_TOKEN:
             raise SlackError("not_authed")
-        body = await run_in_threadpool(dispatch, store, env_id, method, params)
+        body = await run_in_threadpool(dispatch, store, budgets, env_id, known, token, params)
     except SlackError as e:
-        return JSONResponse(e.body(), status_code=e.status)
-    return JSONResponse(body)
+        return slack_response(e.body(), e.status, e.headers)
+    except Exception:  # a replica bug must still answer in Slack's shape, and never leak a traceback
+        log.exception("slack method %s failed", method)
+        return slack_response({"ok": False, "error": "fatal_error"}, 500)
+    return slack_response(body)
+
+
+@router.post("/upload/v1/{upload_id}")
+async def upload_file(env_id: str, upload_id: str, request: Request, store: StoreDep) -> Response:
+    """The upload URL of files.getUploadURLExternal: raw bytes or a multipart `file` field."""
+    body = await request.body()
+    if len(body) > MAX_UPLOAD_BYTES:
+        return Response("file too large", status_code=413)
+    content_type = request.headers.get("content-type", "")
+    if content_type.startswith("multipart/form-data"):
+        form = await request.form()
+        upload = next((v for v in form.values() if not isinstance(v, str)), None)
+        body = await upload.read() if upload is not None else b""
+    try:
+        with store.open(env_id, write=True) as state:
+            found = receive_upload(state, upload_id, body)
+    except (EnvironmentNotFound, InvalidEnvId):
+        found = False
+    if not found:
+        return Response("upload url not found", status_code=404)
+    return Response(f"OK - {len(body)}", media_type="text/plain")
+
+
+@router.get("/files-pri/{owner}/{name}")
+async def download_file(env_id: str, owner: str, name: str, request: Request, store: StoreDep) -> Response:
+    """A file's `url_private`: its bytes, for a caller with a token (as Slack asks)."""
+    if bearer_token(request, dict(request.query_params)) is None:
+        return Response("not authed", status_code=401)
+    file_id = owner.rpartition("-")[2]
+    try:
+        with store.open(env_id) as state:
+            found = file_content(state, file_id)
+    except (EnvironmentNotFound, InvalidEnvId):
+        found = None
+    if found is None:
+        return Response("file not found", status_code=404)
+    content, mimetype = found
+    return Response(content, media_type=mimetype)

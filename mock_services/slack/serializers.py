@@ -15,12 +15,23 @@ def user_json(user: Row) -> dict:
         "is_bot": bool(user.get("is_bot", False)),
         "is_admin": bool(user.get("is_admin", False)),
         "tz": user.get("timezone"),
-        "profile": {
-            "display_name": user.get("display_name", ""),
-            "real_name": user.get("real_name", ""),
-            "email": user.get("email"),
-        },
+        "profile": profile_json(user),
     }
+
+
+# Profile fields a user may set, each kept in a users column of the same name.
+PROFILE_FIELDS = ("display_name", "real_name", "email", "first_name", "last_name", "title", "phone",
+                  "pronouns", "status_text", "status_emoji", "status_expiration")
+
+
+def profile_json(user: Row) -> dict:
+    profile = {field: user.get(field) or "" for field in PROFILE_FIELDS}
+    profile["status_expiration"] = user.get("status_expiration") or 0
+    profile["email"] = user.get("email")
+    profile["real_name_normalized"] = profile["real_name"]
+    profile["display_name_normalized"] = profile["display_name"]
+    profile["team"] = user.get("team_id", "")
+    return profile
 
 
 def channel_json(state: EnvState, channel: Row, user_id: str) -> dict:
@@ -45,6 +56,11 @@ def channel_json(state: EnvState, channel: Row, user_id: str) -> dict:
     }
 
 
+def workspace_domain(state: EnvState) -> str:
+    team = state.first("teams") or {}
+    return (team.get("team_name") or "workspace").lower().replace(" ", "-")
+
+
 def message_json(state: EnvState, message: Row) -> dict:
     body: dict = {
         "type": message.get("type") or "message",
@@ -52,8 +68,16 @@ def message_json(state: EnvState, message: Row) -> dict:
         "text": message.get("message_text", ""),
         "ts": message["message_id"],
     }
+    if message.get("subtype"):
+        body["subtype"] = message["subtype"]
     if message.get("parent_id"):
         body["thread_ts"] = message["parent_id"]
+    if message.get("file_ids"):
+        files = [state.first("files", file_id=f) for f in message["file_ids"]]
+        body["files"] = [file_json(state, f) for f in files if f]
+    pins = state.rows("pins", message_id=message["message_id"])
+    if pins:
+        body["pinned_to"] = [p["channel_id"] for p in pins]
     reactions = state.rows("message_reactions", message_id=message["message_id"])
     if reactions:
         by_name: dict[str, list[str]] = {}
@@ -61,3 +85,33 @@ def message_json(state: EnvState, message: Row) -> dict:
             by_name.setdefault(r["reaction_type"], []).append(r["user_id"])
         body["reactions"] = [{"name": n, "users": u, "count": len(u)} for n, u in by_name.items()]
     return body
+
+
+def file_json(state: EnvState, file: Row) -> dict:
+    """A file object; its URLs are on files.slack.com, which the proxy routes to this replica."""
+    team = state.first("teams") or {}
+    owner = f"{team.get('team_id', 'T')}-{file['file_id']}"
+    url = f"https://files.slack.com/files-pri/{owner}/{file.get('name') or 'file'}"
+    return {
+        "id": file["file_id"], "created": file.get("created", 0), "timestamp": file.get("created", 0),
+        "name": file.get("name", ""), "title": file.get("title") or file.get("name", ""),
+        "mimetype": file.get("mimetype", "application/octet-stream"), "filetype": file.get("filetype", "binary"),
+        "pretty_type": (file.get("filetype") or "binary").upper(), "user": file.get("user_id"),
+        "size": file.get("size", 0), "mode": "hosted", "is_external": False, "is_public": bool(file.get("channel_ids")),
+        "public_url_shared": bool(file.get("public_url_shared")), "url_private": url,
+        "url_private_download": url + "?download=1",
+        "permalink": f"https://{workspace_domain(state)}.slack.com/files/{file.get('user_id')}/{file['file_id']}/"
+                     f"{file.get('name') or 'file'}",
+        **shared_in(state, file.get("channel_ids", [])), "comments_count": 0, "alt_txt": file.get("alt_txt"),
+    }
+
+
+def shared_in(state: EnvState, channel_ids: list[str]) -> dict[str, list[str]]:
+    """Where a file is shared, split as Slack splits it: channels, private groups, DMs."""
+    split: dict[str, list[str]] = {"channels": [], "groups": [], "ims": []}
+    for channel_id in channel_ids:
+        channel = state.first("channels", channel_id=channel_id) or {}
+        kind = "ims" if channel.get("is_dm") else "groups" if channel.get("is_private") or channel.get("is_gc") \
+            else "channels"
+        split[kind].append(channel_id)
+    return split

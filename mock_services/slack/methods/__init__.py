@@ -1,22 +1,33 @@
-"""Slack methods by family; METHODS maps a method name to its handler."""
+"""Slack methods by family; METHODS maps each state-backed method of the catalogue to its handler."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from mock_services.slack.call import SlackCall
-from mock_services.slack.methods import auth, channel_admin, chat, conversations, membership, reactions, search, users
+from mock_services.slack.methods import (auth, bookmarks, channel_admin, chat, conversations, files, membership,
+                                         pins, presence, profile, reactions, reminders, scheduled, search, stars,
+                                         team, usergroups, users)
 
 Handler = Callable[[SlackCall], dict]
 
 METHODS: dict[str, Handler] = {
     **auth.METHODS,
+    **bookmarks.METHODS,
+    **channel_admin.METHODS,
     **chat.METHODS,
     **conversations.METHODS,
+    **files.METHODS,
     **membership.METHODS,
-    **channel_admin.METHODS,
+    **pins.METHODS,
+    **presence.METHODS,
+    **profile.METHODS,
     **reactions.METHODS,
+    **reminders.METHODS,
+    **scheduled.METHODS,
     **search.METHODS,
+    **stars.METHODS,
+    **team.METHODS,
+    **usergroups.METHODS,
     **users.METHODS,
 }
-

@@ -1,4 +1,4 @@
-"""conversations.create, archive, unarchive, rename and setTopic: the channel itself."""
+"""conversations.create, archive, unarchive, rename, setTopic and setPurpose: the channel itself."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
-from mock_services.slack.methods.membership import add_member, new_id
+from mock_services.slack.ids import new_id
+from mock_services.slack.methods.membership import add_member
 from mock_services.slack.serializers import channel_json
 from mock_services.store import Row
 
@@ -34,6 +35,11 @@ class RenameArgs(BaseModel):
 class TopicArgs(BaseModel):
     channel: str
     topic: str
+
+
+class PurposeArgs(BaseModel):
+    channel: str
+    purpose: str
 
 
 def checked_name(call: SlackCall, name: str) -> str:
@@ -92,6 +98,16 @@ def set_topic(call: SlackCall) -> dict:
     return reply(call, call.state.update("channels", {**channel, "topic_text": args.topic}))
 
 
+def set_purpose(call: SlackCall) -> dict:
+    args = call.args(PurposeArgs)
+    channel = call.writable_channel(args.channel)
+    if len(args.purpose) > MAX_TOPIC:
+        raise SlackError("too_long")
+    updated = call.state.update("channels", {**channel, "purpose_text": args.purpose})
+    return {**reply(call, updated), "purpose": args.purpose}
+
+
 METHODS = {"conversations.create": create, "conversations.archive": lambda call: set_archived(call, True),
            "conversations.unarchive": lambda call: set_archived(call, False),
-           "conversations.rename": rename, "conversations.setTopic": set_topic}
+           "conversations.rename": rename, "conversations.setTopic": set_topic,
+           "conversations.setPurpose": set_purpose}

@@ -1,8 +1,7 @@
-"""chat.*"""
+"""chat.*: messages posted, edited, deleted, linked to, and shown to one user only."""
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timezone
 from typing import Any
 
@@ -10,7 +9,11 @@ from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
-from mock_services.slack.serializers import message_json
+from mock_services.slack.ids import new_ts
+from mock_services.slack.serializers import message_json, workspace_domain
+from mock_services.store import EnvState, Row
+
+MAX_TEXT = 40_000
 
 
 class PostMessageArgs(BaseModel):
@@ -19,14 +22,6 @@ class PostMessageArgs(BaseModel):
     blocks: Any = None
     attachments: Any = None
     thread_ts: str | None = None
-
-
-def new_ts(call: SlackCall) -> str:
-    """Slack's ts: seconds.microseconds, unique within the workspace here."""
-    micros = int(time.time() * 1_000_000)
-    while call.state.first("messages", message_id=f"{micros // 1_000_000}.{micros % 1_000_000:06d}"):
-        micros += 1
-    return f"{micros // 1_000_000}.{micros % 1_000_000:06d}"
 
 
 class UpdateArgs(BaseModel):
@@ -41,30 +36,88 @@ class DeleteArgs(BaseModel):
     ts: str
 
 
-def post_message(call: SlackCall) -> dict:
-    args = call.args(PostMessageArgs)
-    channel = call.channel(args.channel)
+class PermalinkArgs(BaseModel):
+    channel: str
+    message_ts: str
+
+
+class EphemeralArgs(PostMessageArgs):
+    user: str
+
+
+class MeMessageArgs(BaseModel):
+    channel: str
+    text: str
+
+
+class UnfurlArgs(BaseModel):
+    channel: str | None = None
+    ts: str | None = None
+    unfurls: Any = None
+    source: str | None = None
+    unfurl_id: str | None = None
+
+
+def postable_channel(call: SlackCall, ref: str) -> Row:
+    channel = call.channel(ref)
     if channel.get("is_archived"):
         raise SlackError("is_archived")
     if not call.is_member(channel):
         raise SlackError("not_in_channel")
-    if not (args.text or args.blocks or args.attachments):
+    return channel
+
+
+def checked_text(text: str | None, blocks: Any = None, attachments: Any = None) -> str:
+    if not (text or blocks or attachments):
         raise SlackError("no_text")
-    if args.thread_ts and not call.state.first("messages", message_id=args.thread_ts,
-                                               channel_id=channel["channel_id"]):
+    if text and len(text) > MAX_TEXT:
+        raise SlackError("msg_too_long")
+    return text or ""
+
+
+def checked_thread(call: SlackCall, channel: Row, thread_ts: str | None) -> None:
+    if thread_ts and not call.state.first("messages", message_id=thread_ts, channel_id=channel["channel_id"]):
         raise SlackError("thread_not_found")
-    ts = new_ts(call)
-    message = call.state.insert("messages", {
-        "message_id": ts,
-        "channel_id": channel["channel_id"],
-        "user_id": call.user_id,
-        "message_text": args.text or "",
-        "parent_id": args.thread_ts,
-        "ts": ts,
-        "type": "message",
-        "created_at": datetime.now(timezone.utc).isoformat(),
-    })
-    return {"channel": channel["channel_id"], "ts": ts, "message": message_json(call.state, message)}
+
+
+def insert_message(state: EnvState, channel_id: str, user_id: str, text: str, thread_ts: str | None = None,
+                   **extra: object) -> Row:
+    """A new message row in AgentDiff's columns; `extra` adds Slack fields such as subtype or files."""
+    ts = new_ts(state)
+    return state.insert("messages", {
+        "message_id": ts, "channel_id": channel_id, "user_id": user_id, "message_text": text,
+        "parent_id": thread_ts, "ts": ts, "type": "message",
+        "created_at": datetime.now(timezone.utc).isoformat(), **extra})
+
+
+def post_message(call: SlackCall) -> dict:
+    args = call.args(PostMessageArgs)
+    channel = postable_channel(call, args.channel)
+    text = checked_text(args.text, args.blocks, args.attachments)
+    checked_thread(call, channel, args.thread_ts)
+    message = insert_message(call.state, channel["channel_id"], call.user_id, text, args.thread_ts)
+    return {"channel": channel["channel_id"], "ts": message["message_id"],
+            "message": message_json(call.state, message)}
+
+
+def me_message(call: SlackCall) -> dict:
+    args = call.args(MeMessageArgs)
+    channel = postable_channel(call, args.channel)
+    message = insert_message(call.state, channel["channel_id"], call.user_id, checked_text(args.text),
+                             subtype="me_message")
+    return {"channel": channel["channel_id"], "ts": message["message_id"]}
+
+
+def post_ephemeral(call: SlackCall) -> dict:
+    """Shown to one user for the moment, never stored: no conversation's history holds it."""
+    args = call.args(EphemeralArgs)
+    channel = postable_channel(call, args.channel)
+    checked_text(args.text, args.blocks, args.attachments)
+    call.other_user(args.user)
+    if not call.is_member(channel, args.user):
+        raise SlackError("user_not_in_channel")
+    checked_thread(call, channel, args.thread_ts)
+    return {"message_ts": new_ts(call.state)}
 
 
 def update(call: SlackCall) -> dict:
@@ -73,11 +126,10 @@ def update(call: SlackCall) -> dict:
     args = call.args(UpdateArgs)
     channel = call.member_channel(args.channel)
     message = call.message(channel, args.ts)
-    if not (args.text or args.blocks):
-        raise SlackError("no_text")
+    text = checked_text(args.text, args.blocks)
     if channel.get("is_archived"):
         raise SlackError("is_archived")
-    message = call.state.update("messages", {**message, "message_text": args.text or ""})
+    message = call.state.update("messages", {**message, "message_text": text})
     return {"channel": channel["channel_id"], "ts": args.ts, "text": message["message_text"],
             "message": message_json(call.state, message)}
 
@@ -88,10 +140,44 @@ def delete(call: SlackCall) -> dict:
     args = call.args(DeleteArgs)
     channel = call.member_channel(args.channel)
     message = call.message(channel, args.ts)
-    for reaction in call.state.rows("message_reactions", message_id=message["message_id"]):
-        call.state.delete("message_reactions", reaction)
+    for table in ("message_reactions", "pins", "stars"):
+        for row in call.state.rows(table, message_id=message["message_id"]):
+            call.state.delete(table, row)
     call.state.delete("messages", message)
     return {"channel": channel["channel_id"], "ts": args.ts}
 
 
-METHODS = {"chat.postMessage": post_message, "chat.update": update, "chat.delete": delete}
+def permalink(state: EnvState, channel_id: str, message: Row) -> str:
+    digits = message["message_id"].replace(".", "")
+    link = f"https://{workspace_domain(state)}.slack.com/archives/{channel_id}/p{digits}"
+    if message.get("parent_id") and message["parent_id"] != message["message_id"]:
+        link += f"?thread_ts={message['parent_id']}&cid={channel_id}"
+    return link
+
+
+def get_permalink(call: SlackCall) -> dict:
+    args = call.args(PermalinkArgs)
+    channel = call.channel(args.channel)
+    if (channel.get("is_private") or channel.get("is_dm")) and not call.is_member(channel):
+        raise SlackError("channel_not_found")
+    message = call.message(channel, args.message_ts)
+    return {"channel": channel["channel_id"], "permalink": permalink(call.state, channel["channel_id"], message)}
+
+
+def unfurl(call: SlackCall) -> dict:
+    """Unfurls attach to a message's links for the moment; the replica checks the target and keeps none."""
+    args = call.args(UnfurlArgs)
+    if args.source and args.unfurl_id:
+        return {}
+    if not (args.channel and args.ts):
+        raise SlackError("invalid_arguments", response_metadata={
+            "messages": ["[ERROR] channel and ts, or source and unfurl_id, are required"]})
+    if args.unfurls in (None, "", {}, "{}"):
+        raise SlackError("invalid_unfurls_format")
+    call.message(call.member_channel(args.channel), args.ts)
+    return {}
+
+
+METHODS = {"chat.postMessage": post_message, "chat.update": update, "chat.delete": delete,
+           "chat.meMessage": me_message, "chat.postEphemeral": post_ephemeral,
+           "chat.getPermalink": get_permalink, "chat.unfurl": unfurl}

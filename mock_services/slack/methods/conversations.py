@@ -24,6 +24,15 @@ class ChannelArgs(BaseModel):
     channel: str
 
 
+class InfoArgs(ChannelArgs):
+    include_num_members: bool = False
+
+
+class MarkArgs(BaseModel):
+    channel: str
+    ts: str
+
+
 class MembersArgs(BaseModel):
     channel: str
     limit: int = 100
@@ -119,10 +128,35 @@ def replies(call: SlackCall) -> dict:
 
 
 def info(call: SlackCall) -> dict:
-    channel = call.channel(call.args(ChannelArgs).channel)
+    args = call.args(InfoArgs)
+    channel = call.channel(args.channel)
     if (channel.get("is_private") or channel.get("is_dm")) and not call.is_member(channel):
         raise SlackError("channel_not_found")
-    return {"channel": channel_json(call.state, channel, call.user_id)}
+    body = channel_json(call.state, channel, call.user_id)
+    if not args.include_num_members:
+        body.pop("num_members")
+    membership = call.state.first("channel_members", channel_id=channel["channel_id"], user_id=call.user_id)
+    if membership:
+        body["last_read"] = membership.get("last_read") or "0000000000.000000"
+    return {"channel": body}
+
+
+def mark(call: SlackCall) -> dict:
+    """Moves the caller's read cursor; kept on the membership row, where the diff shows it."""
+    args = call.args(MarkArgs)
+    channel = call.member_channel(args.channel)
+    _ts(args.ts, "invalid_timestamp")
+    membership = call.state.first("channel_members", channel_id=channel["channel_id"], user_id=call.user_id)
+    call.state.update("channel_members", {**membership, "last_read": args.ts})
+    return {}
+
+
+def close(call: SlackCall) -> dict:
+    """Closing a DM hides it from the sidebar; the replica keeps no sidebar, so only the checks remain."""
+    channel = call.member_channel(call.args(ChannelArgs).channel)
+    if not (channel.get("is_dm") or channel.get("is_gc")):
+        raise SlackError("method_not_supported_for_channel_type")
+    return {}
 
 
 def members(call: SlackCall) -> dict:
@@ -136,4 +170,5 @@ def members(call: SlackCall) -> dict:
 
 
 METHODS = {"conversations.list": list_conversations, "conversations.history": history,
-           "conversations.replies": replies, "conversations.info": info, "conversations.members": members}
+           "conversations.replies": replies, "conversations.info": info, "conversations.members": members,
+           "conversations.mark": mark, "conversations.close": close}

@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import secrets
-import string
-
 from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
+from mock_services.slack.ids import new_id
 from mock_services.slack.serializers import channel_json
 from mock_services.store import Row
-
-ID_CHARS = string.ascii_uppercase + string.digits
-
-
-def new_id(prefix: str) -> str:
-    """Slack-shaped ids: a type letter and ten of [A-Z0-9]."""
-    return prefix + "".join(secrets.choice(ID_CHARS) for _ in range(10))
-
 
 class ChannelArgs(BaseModel):
     channel: str

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
+from mock_services.slack.pagination import paged
 from mock_services.slack.serializers import message_json
 
 EMOJI_NAME = re.compile(r"^[a-z0-9_+\-']{1,100}$")
@@ -23,6 +24,15 @@ class GetArgs(BaseModel):
     channel: str
     timestamp: str
     full: bool = False
+
+
+class ListArgs(BaseModel):
+    user: str | None = None
+    full: bool = False
+    count: int = 100
+    page: int = 1
+    cursor: str | None = None
+    limit: int = 0
 
 
 def add(call: SlackCall) -> dict:
@@ -63,4 +73,24 @@ def get(call: SlackCall) -> dict:
     return {"type": "message", "channel": channel["channel_id"], "message": message_json(call.state, message)}
 
 
-METHODS = {"reactions.add": add, "reactions.remove": remove, "reactions.get": get}
+def list_reactions(call: SlackCall) -> dict:
+    """The messages a user reacted to, newest first, in the conversations the caller can see."""
+    args = call.args(ListArgs)
+    user_id = call.other_user(args.user)["user_id"] if args.user else call.user_id
+    seen: dict[str, None] = {}
+    for reaction in call.state.rows("message_reactions", user_id=user_id):
+        seen.setdefault(reaction["message_id"])
+    items = []
+    for message_id in seen:
+        message = call.state.first("messages", message_id=message_id)
+        channel = message and call.state.first("channels", channel_id=message["channel_id"])
+        if channel and (call.is_member(channel) or not (channel.get("is_private") or channel.get("is_dm"))):
+            items.append({"type": "message", "channel": channel["channel_id"],
+                          "message": message_json(call.state, message)})
+    items.sort(key=lambda i: float(i["message"]["ts"]), reverse=True)
+    page, paging = paged(items, args.count, args.page, args.cursor, args.limit)
+    return {"items": page, **paging}
+
+
+METHODS = {"reactions.add": add, "reactions.remove": remove, "reactions.get": get,
+           "reactions.list": list_reactions}

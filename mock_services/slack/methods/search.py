@@ -1,4 +1,4 @@
-"""search.messages and search.all over the messages of the caller's conversations.
+"""search.messages, search.files and search.all over what the caller can see.
 
 The query syntax agents use: words (all must appear), "-word" to exclude, `in:#channel`,
 `from:@user` or `from:<@U…>`, `before:` and `after:` dates (YYYY-MM-DD).
@@ -12,7 +12,8 @@ from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
-from mock_services.slack.serializers import message_json
+from mock_services.slack.methods.files import visible_file
+from mock_services.slack.serializers import file_json, message_json
 from mock_services.store import Row
 
 
@@ -80,9 +81,32 @@ def search_messages(call: SlackCall) -> dict:
                        "first": (page - 1) * count + 1, "last": (page - 1) * count + len(chunk)}}}
 
 
+def search_files(call: SlackCall) -> dict:
+    """Files whose name or title has every word of the query (and none of its -words)."""
+    args = call.args(SearchArgs)
+    if not args.query.strip():
+        raise SlackError("no_query")
+    words = [w.lower() for w in args.query.split() if ":" not in w and not w.startswith("-")]
+    excluded = [w[1:].lower() for w in args.query.split() if w.startswith("-") and len(w) > 1]
+    found = []
+    for file in call.state.rows("files", state="complete"):
+        text = f"{file.get('name', '')} {file.get('title', '')}".lower()
+        if all(w in text for w in words) and not any(x in text for x in excluded):
+            try:
+                found.append(visible_file(call, file["file_id"]))
+            except SlackError:
+                continue
+    found.sort(key=lambda f: f["created"], reverse=args.sort_dir != "asc")
+    count, page = min(max(args.count, 1), 100), max(args.page, 1)
+    chunk = found[(page - 1) * count: page * count]
+    pages = max(1, -(-len(found) // count))
+    return {"query": args.query, "files": {
+        "total": len(found), "matches": [file_json(call.state, f) for f in chunk],
+        "paging": {"count": count, "total": len(found), "page": page, "pages": pages}}}
+
+
 def search_all(call: SlackCall) -> dict:
-    result = search_messages(call)
-    return {**result, "files": {"total": 0, "matches": []}}
+    return {**search_messages(call), "files": search_files(call)["files"]}
 
 
-METHODS = {"search.messages": search_messages, "search.all": search_all}
+METHODS = {"search.messages": search_messages, "search.files": search_files, "search.all": search_all}
