@@ -62,6 +62,24 @@ def workspace_domain(state: EnvState) -> str:
 
 
 def message_json(state: EnvState, message: Row) -> dict:
+    return messages_json(state, [message])[0]
+
+
+def messages_json(state: EnvState, messages: list[Row]) -> list[dict]:
+    """Messages as Slack renders them; reactions and pins are read once for the whole list."""
+    reactions: dict[str, dict[str, list[str]]] = {}
+    pins: dict[str, list[str]] = {}
+    only = {"message_id": messages[0]["message_id"]} if len(messages) == 1 else {}
+    if messages:
+        for r in state.rows("message_reactions", **only):
+            reactions.setdefault(r["message_id"], {}).setdefault(r["reaction_type"], []).append(r["user_id"])
+        for p in state.rows("pins", **only):
+            pins.setdefault(p["message_id"], []).append(p["channel_id"])
+    return [render_message(state, m, reactions.get(m["message_id"], {}), pins.get(m["message_id"], []))
+            for m in messages]
+
+
+def render_message(state: EnvState, message: Row, reactions: dict[str, list[str]], pinned_to: list[str]) -> dict:
     body: dict = {
         "type": message.get("type") or "message",
         "user": message.get("user_id"),
@@ -75,15 +93,10 @@ def message_json(state: EnvState, message: Row) -> dict:
     if message.get("file_ids"):
         files = [state.first("files", file_id=f) for f in message["file_ids"]]
         body["files"] = [file_json(state, f) for f in files if f]
-    pins = state.rows("pins", message_id=message["message_id"])
-    if pins:
-        body["pinned_to"] = [p["channel_id"] for p in pins]
-    reactions = state.rows("message_reactions", message_id=message["message_id"])
+    if pinned_to:
+        body["pinned_to"] = pinned_to
     if reactions:
-        by_name: dict[str, list[str]] = {}
-        for r in reactions:
-            by_name.setdefault(r["reaction_type"], []).append(r["user_id"])
-        body["reactions"] = [{"name": n, "users": u, "count": len(u)} for n, u in by_name.items()]
+        body["reactions"] = [{"name": n, "users": u, "count": len(u)} for n, u in reactions.items()]
     return body
 
 

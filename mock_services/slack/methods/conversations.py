@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.pagination import paginate
-from mock_services.slack.serializers import channel_json, message_json
+from mock_services.slack.serializers import channel_json, messages_json
 from mock_services.store import Row
 
 CHANNEL_TYPES = {"public_channel", "private_channel", "mpim", "im"}
@@ -106,7 +106,7 @@ def history(call: SlackCall) -> dict:
     newest_first = sorted((m for m in top_level if in_window(float(m["message_id"]))),
                           key=lambda m: float(m["message_id"]), reverse=True)
     page, next_cursor = paginate(newest_first, args.cursor, args.limit)
-    return {"messages": [message_json(call.state, m) for m in page],
+    return {"messages": messages_json(call.state, page),
             "has_more": bool(next_cursor),
             "pin_count": 0,
             "response_metadata": {"next_cursor": next_cursor}}
@@ -123,7 +123,7 @@ def replies(call: SlackCall) -> dict:
               if m["message_id"] == root or m.get("parent_id") == root]
     thread.sort(key=lambda m: float(m["message_id"]))
     page, next_cursor = paginate(thread, args.cursor, args.limit)
-    return {"messages": [message_json(call.state, m) for m in page], "has_more": bool(next_cursor),
+    return {"messages": messages_json(call.state, page), "has_more": bool(next_cursor),
             "response_metadata": {"next_cursor": next_cursor}}
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.methods.files import visible_file
-from mock_services.slack.serializers import file_json, message_json
+from mock_services.slack.serializers import file_json, messages_json
 from mock_services.store import Row
 
 
@@ -72,8 +72,8 @@ def search_messages(call: SlackCall) -> dict:
     page = max(args.page, 1)
     chunk = found[(page - 1) * count: page * count]
     pages = max(1, -(-len(found) // count))
-    matches_json = [{**message_json(call.state, m), "channel": {"id": m["channel_id"],
-                     "name": visible[m["channel_id"]].get("channel_name")}} for m in chunk]
+    matches_json = [{**rendered, "channel": {"id": m["channel_id"], "name": visible[m["channel_id"]].get("channel_name")}}
+                    for m, rendered in zip(chunk, messages_json(call.state, chunk))]
     return {"query": args.query, "messages": {
         "total": len(found), "matches": matches_json,
         "paging": {"count": count, "total": len(found), "page": page, "pages": pages},
