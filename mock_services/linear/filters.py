@@ -1,83 +1,149 @@
-"""Linear's filter objects evaluated over rows, driven by one relation table.
+"""Linear's filter language evaluated over rows: one evaluator for every modeled entity.
 
-A filter is `{field: comparator}`, `{relation: filter}` or `and`/`or` lists; the same
-evaluator serves every entity, so there is no per-entity filter code.
+A filter is `{field: comparator}`, `{relation: filter}` (to-one: the related row must
+match; `null: true` asks for no related row), `{collection: {some|every: filter,
+length: comparator}}` for to-many relations, or `and`/`or` lists. Which keys are
+relations comes from the schema and model.py, so there is no per-entity filter code.
 """
 
 from __future__ import annotations
 
+import re
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from graphql import GraphQLList, GraphQLObjectType, GraphQLSchema, get_named_type, get_nullable_type
+
+from mock_services.linear import model
+from mock_services.linear.errors import LinearError
 from mock_services.store import EnvState, Row
 
-# entity table -> relation field -> (related table, foreign key column)
-RELATIONS: dict[str, dict[str, tuple[str, str]]] = {
-    "issues": {
-        "team": ("teams", "teamId"),
-        "state": ("workflow_states", "stateId"),
-        "assignee": ("users", "assigneeId"),
-        "creator": ("users", "creatorId"),
-    },
-    "workflow_states": {"team": ("teams", "teamId")},
-    "issue_labels": {"team": ("teams", "teamId")},
-    "comments": {"issue": ("issues", "issueId"), "user": ("users", "userId")},
-}
+DURATION = re.compile(r"^(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$")
+
+
+def moment(value: Any) -> Any:
+    """Linear's date comparators take ISO dates or durations relative to now (`-P2W`)."""
+    if not isinstance(value, str) or not (match := DURATION.fullmatch(value)) or value in ("P", "-P"):
+        return value
+    sign, years, months, weeks, days, hours, minutes, seconds = match.groups()
+    delta = timedelta(days=int(years or 0) * 365 + int(months or 0) * 30 + int(weeks or 0) * 7 + int(days or 0),
+                      hours=int(hours or 0), minutes=int(minutes or 0), seconds=int(seconds or 0))
+    when = datetime.now(timezone.utc) + (-delta if sign else delta)
+    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _ordered(op):
+    def compare(v: Any, x: Any) -> bool:
+        if v is None or x is None:
+            return False
+        x = moment(x)
+        try:
+            return op(v, x)
+        except TypeError:
+            return op(str(v), str(x))
+    return compare
+
+
 COMPARATORS = {
     "eq": lambda v, x: v == x,
     "neq": lambda v, x: v != x,
-    "in": lambda v, x: v in x,
-    "nin": lambda v, x: v not in x,
-    "lt": lambda v, x: v is not None and v < x,
-    "lte": lambda v, x: v is not None and v <= x,
-    "gt": lambda v, x: v is not None and v > x,
-    "gte": lambda v, x: v is not None and v >= x,
-    "contains": lambda v, x: x in _text(v),
-    "notContains": lambda v, x: x not in _text(v),
-    "startsWith": lambda v, x: _text(v).startswith(x),
-    "endsWith": lambda v, x: _text(v).endswith(x),
-    "eqIgnoreCase": lambda v, x: _text(v).lower() == x.lower(),
-    "containsIgnoreCase": lambda v, x: x.lower() in _text(v).lower(),
+    "in": lambda v, x: v in (x or []),
+    "nin": lambda v, x: v not in (x or []),
+    "lt": _ordered(lambda v, x: v < x),
+    "lte": _ordered(lambda v, x: v <= x),
+    "gt": _ordered(lambda v, x: v > x),
+    "gte": _ordered(lambda v, x: v >= x),
+    "null": lambda v, x: (v is None) == bool(x),
+    "contains": lambda v, x: _text(x) in _text(v),
+    "notContains": lambda v, x: _text(x) not in _text(v),
+    "containsIgnoreCase": lambda v, x: _text(x).lower() in _text(v).lower(),
+    "notContainsIgnoreCase": lambda v, x: _text(x).lower() not in _text(v).lower(),
+    "startsWith": lambda v, x: _text(v).startswith(_text(x)),
+    "startsWithIgnoreCase": lambda v, x: _text(v).lower().startswith(_text(x).lower()),
+    "notStartsWith": lambda v, x: not _text(v).startswith(_text(x)),
+    "endsWith": lambda v, x: _text(v).endswith(_text(x)),
+    "notEndsWith": lambda v, x: not _text(v).endswith(_text(x)),
+    "eqIgnoreCase": lambda v, x: _text(v).lower() == _text(x).lower(),
+    "neqIgnoreCase": lambda v, x: _text(v).lower() != _text(x).lower(),
 }
 
 
 class Filter:
-    def __init__(self, state: EnvState, viewer_id: str) -> None:
+    def __init__(self, state: EnvState, viewer_id: str, schema: GraphQLSchema) -> None:
         self.state = state
         self.viewer_id = viewer_id
+        self.schema = schema
 
-    def value(self, table: str, row: Row, field: str) -> Any:
-        if table == "users" and field == "isMe":
-            return row["id"] == self.viewer_id
+    def value(self, type_name: str, row: Row, field: str) -> Any:
+        """A row's value for a filter field, including the fields Linear computes."""
+        if field == "isMe":
+            return row.get("id") == self.viewer_id
+        if field == "searchableContent":
+            return f"{row.get('title') or ''}\n{row.get('description') or ''}"
         return row.get(field)
 
-    def matches(self, table: str, row: Row | None, spec: dict | None) -> bool:
+    def relation(self, type_name: str, field: str) -> tuple[str, bool] | None:
+        """(related type, to-many?) if `field` of `type_name` relates modeled entities."""
+        owner = self.schema.type_map.get(type_name)
+        if not isinstance(owner, GraphQLObjectType) or field not in owner.fields:
+            return None
+        field_type = owner.fields[field].type
+        target = get_named_type(field_type)
+        if isinstance(target, GraphQLObjectType) and target.name.endswith("Connection") and "nodes" in target.fields:
+            return get_named_type(target.fields["nodes"].type).name, True
+        if target.name in model.TABLES:
+            return target.name, isinstance(get_nullable_type(field_type), GraphQLList)
+        return None
+
+    def matches(self, type_name: str, row: Row | None, spec: dict | None) -> bool:
         if not spec:
             return True
         if row is None:
             return False
-        for key, cond in spec.items():
-            if key == "and" and not all(self.matches(table, row, s) for s in cond):
-                return False
-            if key == "or" and not any(self.matches(table, row, s) for s in cond):
-                return False
-            if key in ("and", "or"):
-                continue
-            relation = RELATIONS.get(table, {}).get(key)
-            if relation:
-                related_table, fk = relation
-                related = self.state.first(related_table, id=row.get(fk)) if row.get(fk) else None
-                if not self.matches(related_table, related, cond):
+        return all(self.condition(type_name, row, key, cond) for key, cond in spec.items() if cond is not None)
+
+    def condition(self, type_name: str, row: Row, key: str, cond: Any) -> bool:
+        if key == "and":
+            return all(self.matches(type_name, row, s) for s in cond)
+        if key == "or":
+            return any(self.matches(type_name, row, s) for s in cond)
+        if not isinstance(cond, dict):
+            raise LinearError(f"Invalid filter on {key}")
+        relation = self.relation(type_name, key)
+        if relation and relation[0] in model.TABLES:
+            target, many = relation
+            if many:
+                rows = model.listed(self.state, type_name, key, target, row)
+                return self.collection(target, rows, cond)
+            related = model.related(self.state, type_name, key, target, row)
+            if cond.get("null") is not None:
+                if (related is None) != bool(cond["null"]):
                     return False
-            elif not all(COMPARATORS[op](self.value(table, row, key), arg)
-                         for op, arg in cond.items() if arg is not None or op in ("eq", "neq")):
+                return related is None or self.matches(target, related, {k: v for k, v in cond.items() if k != "null"})
+            return self.matches(target, related, cond)
+        value = self.value(type_name, row, key)
+        for op, arg in cond.items():
+            if op not in COMPARATORS:
+                raise LinearError(f"Unknown comparator {op} on {key}")
+            if (arg is not None or op in ("eq", "neq")) and not COMPARATORS[op](value, arg):
                 return False
         return True
 
-    def apply(self, table: str, rows: list[Row], spec: dict | None) -> list[Row]:
-        return [r for r in rows if self.matches(table, r, spec)]
+    def collection(self, target: str, rows: list[Row], cond: dict) -> bool:
+        """`some`, `every` and `length` over a to-many relation; other keys mean `some`."""
+        direct = {k: v for k, v in cond.items() if k not in ("some", "every", "length")}
+        if cond.get("some") is not None and not any(self.matches(target, r, cond["some"]) for r in rows):
+            return False
+        if cond.get("every") is not None and not all(self.matches(target, r, cond["every"]) for r in rows):
+            return False
+        if cond.get("length") is not None and not all(
+                COMPARATORS[op](len(rows), arg) for op, arg in cond["length"].items() if arg is not None):
+            return False
+        return not direct or any(self.matches(target, r, direct) for r in rows)
+
+    def apply(self, type_name: str, rows: list[Row], spec: dict | None) -> list[Row]:
+        return [r for r in rows if self.matches(type_name, r, spec)]

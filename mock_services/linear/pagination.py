@@ -25,6 +25,11 @@ def _position(rows: list[Row], cursor: str) -> int:
     raise LinearError("Invalid cursor")
 
 
+def empty_connection() -> dict:
+    return {"nodes": [], "edges": [], "pageInfo": {"hasNextPage": False, "hasPreviousPage": False,
+                                                   "startCursor": None, "endCursor": None}}
+
+
 def connection(rows: list[Row], first: int | None = None, after: str | None = None,
                last: int | None = None, before: str | None = None,
                orderBy: str | None = None, **_: object) -> dict:

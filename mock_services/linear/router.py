@@ -17,13 +17,15 @@ from mock_services.deps import StoreDep
 from mock_services.errors import EnvironmentNotFound
 from mock_services.linear.context import LinearContext
 from mock_services.linear.errors import format_error
+from mock_services.linear.defaults import install
+from mock_services.linear.mutations import bind_mutations
 from mock_services.linear.resolvers import OBJECTS
+from mock_services.linear.resolvers.queries import bind_roots
 from mock_services.store import EnvironmentStore
 
 router = APIRouter(prefix="/api/env/{env_id}/services/linear", tags=["linear"])
 
-SCHEMA_PATHS = [Path(__file__).with_name("schema.graphql"),
-                Path(__file__).parent / "sdk_compat" / "sdk_compat.graphql"]
+SCHEMA_PATH = Path(__file__).parent / "schema" / "linear.graphql"
 AUTH_REQUIRED = {"message": "Authentication required, not authenticated",
                  "extensions": {"type": "authentication error", "code": "AUTHENTICATION_ERROR",
                                 "userPresentableMessage": "You need to authenticate to access this operation."}}
@@ -31,7 +33,11 @@ AUTH_REQUIRED = {"message": "Authentication required, not authenticated",
 
 @cache
 def schema() -> GraphQLSchema:
-    return make_executable_schema([load_schema_from_path(str(p)) for p in SCHEMA_PATHS], *OBJECTS)
+    """Linear's schema with the domain modules' resolvers, then the generic ones for the rest."""
+    built = make_executable_schema(load_schema_from_path(str(SCHEMA_PATH)), *OBJECTS)
+    bind_roots(built)
+    bind_mutations(built)
+    return install(built)
 
 
 def errors(status: int, message: str, type_: str) -> JSONResponse:
@@ -51,7 +57,7 @@ def execute(store: EnvironmentStore, env_id: str, data: dict) -> dict:
             if state.service != "linear":
                 return {"errors": [{"message": "This environment has no Linear state",
                                     "extensions": {"type": "invalid input"}}]}
-            context = LinearContext(state, state.info.acting_user)
+            context = LinearContext(state, state.info.acting_user, schema())
             _, result = graphql_sync(schema(), data, context_value=context, error_formatter=format_error,
                                      logger="mock_services.linear")
             if result.get("errors"):

@@ -116,6 +116,8 @@ def test_linear_sdk(live_stack, make_env, backend, mode):
     out = json.loads(result.stdout)
     assert out == {"me": "AI Agent", "teams": ["ENG", "PROD"], "issues": 4, "first": "ENG-1", "state": "Backlog",
                    "created": "ENG-5"}
-    inserted = {(i["__table__"], i.get("title") or i.get("body")) for i in result.diff.inserts}
+    inserted = {(i["__table__"], i.get("title") or i.get("body")) for i in result.diff.inserts
+                if i["__table__"] in ("issues", "comments")}
     assert inserted == {("issues", "From @linear/sdk, edited"), ("comments", "Commented through the SDK")}
+    assert {i["__table__"] for i in result.diff.inserts} == {"issues", "comments", "issue_history", "issue_subscribers"}
     assert {r.service for r in result.requests} == {"linear"}

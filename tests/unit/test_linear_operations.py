@@ -75,7 +75,7 @@ def test_failed_mutations_leave_no_trace(linear):
 
 
 def test_comments_update_and_delete(linear):
-    comment = data(linear('{ comments(filter: {issue: {identifier: {eq: "ENG-1"}}}) { nodes { id body } } }'))
+    comment = data(linear('{ comments(filter: {issue: {number: {eq: 1}, team: {key: {eq: "ENG"}}}}) { nodes { id body } } }'))
     comment_id = comment["comments"]["nodes"][0]["id"]
     edited = data(linear(f'mutation {{ commentUpdate(id: "{comment_id}", input: {{body: "edited"}}) {{ comment {{ body editedAt }} }} }}'))
     assert edited["commentUpdate"]["comment"]["body"] == "edited" and edited["commentUpdate"]["comment"]["editedAt"]

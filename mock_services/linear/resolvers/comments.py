@@ -1,81 +1,49 @@
-"""Comments: commentCreate and a comment's relations."""
+"""Comments: commentCreate (threads by parentId), commentUpdate, commentDelete."""
 
 from __future__ import annotations
 
 import json
 
-from ariadne import ObjectType
-
-from mock_services.linear.context import changed, ctx, deleted, new_id, now_iso, payload
+from mock_services.linear.context import ctx
 from mock_services.linear.errors import LinearError
-from mock_services.linear.pagination import connection
-from mock_services.linear.resolvers.issues import find_issue
-from mock_services.linear.resolvers.roots import mutation, query
+from mock_services.linear.mutations import delete_row, entity_payload, new_row, require, update_row
+from mock_services.linear.context import now_iso
+from mock_services.linear.model import find
+from mock_services.linear.resolvers.roots import mutation
 
-comment = ObjectType("Comment")
+
+def body_data(body: str) -> str:
+    """Linear keeps a comment's body as ProseMirror JSON beside the markdown."""
+    return json.dumps({"type": "doc", "content": [{"type": "paragraph", "content": [{"type": "text", "text": body}]}]})
 
 
 @mutation.field("commentCreate")
 def resolve_comment_create(_, info, input):
     c = ctx(info)
-    body = (input.get("body") or "").strip()
-    if not body:
-        raise LinearError("Argument Validation Error: body must not be empty")
-    parent = find_issue(info, input["issueId"])
-    now = now_iso()
-    doc = {"type": "doc", "content": [{"type": "paragraph", "content": [{"type": "text", "text": body}]}]}
-    row = c.state.insert("comments", {
-        "id": input.get("id") or new_id(),
-        "issueId": parent["id"],
-        "userId": c.viewer_id,
-        "body": body,
-        "bodyData": json.dumps(doc),
-        "reactionData": {},
-        "editedAt": None,
-        "archivedAt": None,
-        "createdAt": now,
-        "updatedAt": now,
-        "url": f"{parent.get('url', '')}#comment-{now}",
-    })
-    return payload("comment", row)
+    body = require((input.get("body") or "").strip(), "body must not be empty")
+    if not input.get("issueId") and not input.get("parentId"):
+        raise LinearError("Argument Validation Error: a comment needs an issueId or a parentId")
+    parent = find(c.state, "Comment", input["parentId"]) if input.get("parentId") else None
+    issue = find(c.state, "Issue", input.get("issueId") or parent.get("issueId"))
+    row = new_row(c, "Comment", {"id": input.get("id"), "issueId": issue["id"], "userId": c.viewer_id,
+                                 "parentId": parent["id"] if parent else None, "body": body,
+                                 "bodyData": body_data(body), "reactionData": [], "editedAt": None,
+                                 "url": f"{issue.get('url', '')}#comment-{now_iso()}"})
+    return entity_payload("comment", row)
 
 
 @mutation.field("commentUpdate")
-def resolve_comment_update(_, info, id, input):
+def resolve_comment_update(_, info, id, input, **__):
     c = ctx(info)
-    row = c.get("comments", "Comment", id)
-    body = (input.get("body") or "").strip()
-    if not body:
-        raise LinearError("Argument Validation Error: body must not be empty")
-    return payload("comment", c.state.update("comments", changed(row, {"body": body, "editedAt": now_iso()})))
+    row = find(c.state, "Comment", id)
+    body = require((input.get("body") or "").strip(), "body must not be empty")
+    return entity_payload("comment", update_row(c, "Comment", row, {"body": body, "bodyData": body_data(body),
+                                                                    "editedAt": now_iso()}))
 
 
 @mutation.field("commentDelete")
 def resolve_comment_delete(_, info, id):
-    c = ctx(info)
-    c.state.delete("comments", c.get("comments", "Comment", id))
-    return deleted(id)
+    return delete_row(ctx(info), "Comment", id)
 
 
-@query.field("comments")
-def resolve_comments(_, info, filter=None, **page):
-    c = ctx(info)
-    return connection(c.filters.apply("comments", c.state.rows("comments"), filter), **page)
-
-
-@query.field("comment")
-def resolve_comment(_, info, id=None, hash=None):
-    return ctx(info).get("comments", "Comment", id)
-
-
-@comment.field("issue")
-def resolve_comment_issue(row, info):
-    return ctx(info).get("issues", "Issue", row.get("issueId"))
-
-
-@comment.field("user")
-def resolve_comment_user(row, info):
-    return ctx(info).maybe("users", row.get("userId"))
-
-
-OBJECTS = [comment]
+OBJECTS: list = []

@@ -1,180 +1,257 @@
-"""Issues: queries by id or identifier, relations, and issueCreate."""
+"""Issues: create, update (labels, parent, project, cycle, estimate, due date), batch update,
+labels, subscribers, and the history entry every change writes."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ariadne import ObjectType
 
-from mock_services.linear.context import LinearContext, changed, ctx, new_id, now_iso, payload
-from mock_services.linear.errors import LinearError, not_found
-from mock_services.linear.pagination import connection
-from mock_services.linear.resolvers.roots import mutation, query
+from mock_services.linear.context import LinearContext, ctx, now_iso
+from mock_services.linear.errors import LinearError
+from mock_services.linear.mutations import entity_payload, new_row, require, sync_id, update_row
+from mock_services.linear.model import find
+from mock_services.linear.resolvers.roots import mutation
 from mock_services.store import Row
 
 issue = ObjectType("Issue")
 
 PRIORITY_LABELS = {0: "No priority", 1: "Urgent", 2: "High", 3: "Medium", 4: "Low"}
-IDENTIFIER = re.compile(r"^[A-Za-z0-9]+-\d+$")
+# Input fields stored as they come (the rest: labels, subscribers, priority and state have rules).
+PLAIN_FIELDS = ("title", "description", "estimate", "dueDate", "assigneeId", "parentId", "projectId", "cycleId",
+                "projectMilestoneId", "delegateId", "sortOrder", "subIssueSortOrder", "boardOrder")
+# Columns whose change the history records as from<Column>/to<Column>.
+TRACKED = ("stateId", "assigneeId", "title", "priority", "estimate", "dueDate", "parentId", "projectId", "cycleId",
+           "projectMilestoneId", "teamId", "delegateId")
+MAX_BATCH = 50
 
 
-def find_issue(info, ref: str) -> Row:
-    """Linear accepts an issue's UUID or its identifier (ENG-1)."""
-    state = ctx(info).state
-    found = state.first("issues", id=ref)
-    if found is None and IDENTIFIER.fullmatch(ref):
-        found = state.first("issues", identifier=ref.upper())
-    if found is None:
-        raise not_found("Issue")
-    return found
+def priority_fields(value: Any) -> dict:
+    if value not in PRIORITY_LABELS:
+        raise LinearError("Argument Validation Error: priority must be between 0 and 4")
+    return {"priority": float(value), "priorityLabel": PRIORITY_LABELS[value]}
 
 
-@query.field("issues")
-def resolve_issues(_, info, filter=None, **page):
+def default_state(c: LinearContext, team_id: str) -> Row:
+    states = c.state.rows("workflow_states", teamId=team_id)
+    for kind in ("backlog", "unstarted", "triage"):
+        candidates = sorted((s for s in states if s.get("type") == kind and not s.get("archivedAt")),
+                            key=lambda s: s.get("position") or 0)
+        if candidates:
+            return candidates[0]
+    raise LinearError("Team has no workflow states")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
+
+
+def label_ids(issue_row: Row, c: LinearContext) -> list[str]:
+    return [link["issue_label_id"] for link in c.state.rows("issue_label_issue_association", issue_id=issue_row["id"])]
+
+
+def set_labels(c: LinearContext, issue_row: Row, wanted: list[str]) -> list[str]:
+    """Labels live in the association table (what AgentDiff asserts on) and in labelIds."""
+    for label_id in wanted:
+        find(c.state, "IssueLabel", label_id)
+    for link in c.state.rows("issue_label_issue_association", issue_id=issue_row["id"]):
+        c.state.delete("issue_label_issue_association", link)
+    for label_id in dict.fromkeys(wanted):
+        c.state.insert("issue_label_issue_association", {"issue_id": issue_row["id"], "issue_label_id": label_id})
+    return list(dict.fromkeys(wanted))
+
+
+def subscribe(c: LinearContext, issue_row: Row, user_id: str) -> None:
+    if not c.state.first("issue_subscribers", issueId=issue_row["id"], userId=user_id):
+        find(c.state, "User", user_id)
+        c.state.insert("issue_subscribers", {"id": f"{issue_row['id']}:{user_id}", "issueId": issue_row["id"],
+                                             "userId": user_id, "createdAt": now_iso()})
+
+
+def record_history(c: LinearContext, before: Row | None, after: Row, added: list[str] = (),
+                   removed: list[str] = (), **flags: Any) -> None:
+    """One issue_history row per change, in Linear's from/to fields."""
+    entry: dict[str, Any] = {}
+    for column in TRACKED:
+        old, new = (before or {}).get(column), after.get(column)
+        if before is not None and old != new:
+            stem = column[0].upper() + column[1:]
+            entry[f"from{stem}"], entry[f"to{stem}"] = old, new
+    if before is not None and before.get("description") != after.get("description"):
+        entry["updatedDescription"] = True
+    if added:
+        entry["addedLabelIds"] = list(added)
+    if removed:
+        entry["removedLabelIds"] = list(removed)
+    entry |= flags
+    if entry or before is None:
+        now = now_iso()
+        c.state.insert("issue_history", {"id": f"{after['id']}:{len(c.state.rows('issue_history', issueId=after['id']))}",
+                                         "issueId": after["id"], "actorId": c.viewer_id, "createdAt": now,
+                                         "updatedAt": now, "archivedAt": None, **entry})
+
+
+def parent_checked(c: LinearContext, issue_id: str | None, parent_id: str | None) -> str | None:
+    """A parent must exist and must not be the issue itself or one of its descendants."""
+    if not parent_id:
+        return None
+    parent = find(c.state, "Issue", parent_id)
+    ancestor: Row | None = parent
+    while ancestor is not None:
+        if ancestor["id"] == issue_id:
+            raise LinearError("Argument Validation Error: an issue cannot be its own ancestor")
+        ancestor = c.state.first("issues", id=ancestor.get("parentId")) if ancestor.get("parentId") else None
+    return parent["id"]
+
+
+def plain_changes(c: LinearContext, input: dict, issue_id: str | None) -> dict:
+    changes = {k: input[k] for k in PLAIN_FIELDS if k in input}
+    if "title" in changes:
+        require(changes["title"], "title must not be empty")
+    if "parentId" in changes:
+        changes["parentId"] = parent_checked(c, issue_id, changes["parentId"])
+    if input.get("priority") is not None:
+        changes |= priority_fields(input["priority"])
+    return changes
+
+
+@mutation.field("issueCreate")
+def resolve_issue_create(_, info, input):
     c = ctx(info)
-    return connection(c.filters.apply("issues", c.state.rows("issues"), filter), **page)
+    title = require((input.get("title") or "").strip(), "title must not be empty")
+    team = find(c.state, "Team", input["teamId"])
+    state = find(c.state, "WorkflowState", input["stateId"]) if input.get("stateId") else default_state(c, team["id"])
+    number = int(team.get("issueCount") or 0) + 1
+    c.state.update("teams", {**team, "issueCount": number})
+    identifier = f"{team['key']}-{number}"
+    org = c.state.first("organizations") or {}
+    changes = plain_changes(c, input, None)
+    row = new_row(c, "Issue", {
+        "id": input.get("id"), "identifier": identifier, "number": float(number), "teamId": team["id"],
+        "stateId": state["id"], "creatorId": c.viewer_id, **priority_fields(input.get("priority") or 0),
+        "estimate": None, "dueDate": None, "assigneeId": None, "parentId": None, "labelIds": [],
+        **changes, "title": title,
+        "branchName": f"{identifier.lower()}-{slug(title)}",
+        "url": f"https://linear.app/{org.get('urlKey', 'workspace')}/issue/{identifier}"})
+    labels = set_labels(c, row, input.get("labelIds") or [])
+    row = c.state.update("issues", {**row, "labelIds": labels})
+    for user_id in [c.viewer_id, *(input.get("subscriberIds") or [])]:
+        subscribe(c, row, user_id)
+    record_history(c, None, row, added=labels)
+    return entity_payload("issue", row)
 
 
-@query.field("issue")
-def resolve_issue(_, info, id):
-    return find_issue(info, id)
+def apply_update(c: LinearContext, row: Row, input: dict) -> Row:
+    """One issue's update: only the fields given change (null clears)."""
+    changes = plain_changes(c, input, row["id"])
+    if "stateId" in input:
+        state = find(c.state, "WorkflowState", require(input["stateId"], "stateId must not be null"))
+        if state.get("teamId") != row["teamId"]:
+            raise LinearError("Argument Validation Error: the state belongs to another team")
+        changes["stateId"] = state["id"]
+    before_labels = label_ids(row, c)
+    labels = list(before_labels)
+    if input.get("labelIds") is not None:
+        labels = list(input["labelIds"])
+    labels += [i for i in input.get("addedLabelIds") or [] if i not in labels]
+    labels = [i for i in labels if i not in set(input.get("removedLabelIds") or [])]
+    if labels != before_labels:
+        changes["labelIds"] = set_labels(c, row, labels)
+    for user_id in input.get("subscriberIds") or []:
+        subscribe(c, row, user_id)
+    updated = update_row(c, "Issue", row, changes)
+    record_history(c, row, updated, added=[i for i in labels if i not in before_labels],
+                   removed=[i for i in before_labels if i not in labels])
+    return updated
 
 
-@issue.field("team")
-def resolve_team(row, info):
-    return ctx(info).get("teams", "Team", row.get("teamId"))
-
-
-@issue.field("state")
-def resolve_state(row, info):
-    return ctx(info).get("workflow_states", "WorkflowState", row.get("stateId"))
-
-
-@issue.field("assignee")
-def resolve_assignee(row, info):
-    return ctx(info).maybe("users", row.get("assigneeId"))
-
-
-@issue.field("creator")
-def resolve_creator(row, info):
-    return ctx(info).maybe("users", row.get("creatorId"))
-
-
-@issue.field("labels")
-def resolve_labels(row, info, **page):
+@mutation.field("issueUpdate")
+def resolve_issue_update(_, info, id, input):
     c = ctx(info)
-    labels = c.linked("issue_labels", "issue_label_issue_association", "issue_label_id", issue_id=row["id"])
-    listed = set(row.get("labelIds") or []) - {label["id"] for label in labels}
-    labels += [label for label in c.state.rows("issue_labels") if label["id"] in listed]
-    return connection(labels, **page)
+    return entity_payload("issue", apply_update(c, find(c.state, "Issue", id), input))
 
 
-@issue.field("reactions")
-def resolve_reactions(row, _info):
-    return row.get("reactions") or []
+@mutation.field("issueBatchUpdate")
+def resolve_issue_batch_update(_, info, ids, input):
+    c = ctx(info)
+    if len(ids) > MAX_BATCH:
+        raise LinearError(f"Argument Validation Error: at most {MAX_BATCH} issues at once")
+    rows = [find(c.state, "Issue", ref) for ref in ids]
+    return {"success": True, "lastSyncId": sync_id(), "issues": [apply_update(c, row, input) for row in rows]}
+
+
+def archived(c: LinearContext, ref: str, archive: bool, **flags: Any) -> dict:
+    row = find(c.state, "Issue", ref)
+    if bool(row.get("archivedAt")) == archive:
+        raise LinearError(f"Issue is {'already' if archive else 'not'} archived")
+    updated = update_row(c, "Issue", row, {"archivedAt": now_iso() if archive else None, **flags})
+    record_history(c, row, updated, archived=archive)
+    return {"success": True, "lastSyncId": sync_id(), "entity": updated}
+
+
+@mutation.field("issueArchive")
+def resolve_issue_archive(_, info, id, trash=None):
+    return archived(ctx(info), id, True, trashed=bool(trash))
+
+
+@mutation.field("issueUnarchive")
+def resolve_issue_unarchive(_, info, id):
+    return archived(ctx(info), id, False, trashed=False)
+
+
+@mutation.field("issueDelete")
+def resolve_issue_delete(_, info, id, permanentlyDelete=None):
+    """Linear moves a deleted issue to the trash (archived, trashed); an admin may delete it for good."""
+    c = ctx(info)
+    if not permanentlyDelete:
+        return archived(c, id, True, trashed=True)
+    row = find(c.state, "Issue", id)
+    for link in c.state.rows("issue_label_issue_association", issue_id=row["id"]):
+        c.state.delete("issue_label_issue_association", link)
+    c.state.delete("issues", row)
+    return {"success": True, "lastSyncId": sync_id(), "entity": row}
+
+
+def label_change(info, id: str, label_id: str, add: bool) -> dict:
+    c = ctx(info)
+    row = find(c.state, "Issue", id)
+    key = "addedLabelIds" if add else "removedLabelIds"
+    return entity_payload("issue", apply_update(c, row, {key: [find(c.state, "IssueLabel", label_id)["id"]]}))
+
+
+@mutation.field("issueAddLabel")
+def resolve_issue_add_label(_, info, id, labelId):
+    return label_change(info, id, labelId, True)
+
+
+@mutation.field("issueRemoveLabel")
+def resolve_issue_remove_label(_, info, id, labelId):
+    return label_change(info, id, labelId, False)
+
+
+@mutation.field("issueSubscribe")
+def resolve_issue_subscribe(_, info, id, userId=None, **__):
+    c = ctx(info)
+    row = find(c.state, "Issue", id)
+    subscribe(c, row, userId or c.viewer_id)
+    return entity_payload("issue", row)
+
+
+@mutation.field("issueUnsubscribe")
+def resolve_issue_unsubscribe(_, info, id, userId=None, **__):
+    c = ctx(info)
+    row = find(c.state, "Issue", id)
+    link = c.state.first("issue_subscribers", issueId=row["id"], userId=userId or c.viewer_id)
+    if link:
+        c.state.delete("issue_subscribers", link)
+    return entity_payload("issue", row)
 
 
 @issue.field("sharedAccess")
 def resolve_shared_access(row, _info):
     """Issues here are never shared beyond their team (@linear/sdk expects the object)."""
     return {"isShared": False, "viewerHasOnlySharedAccess": False, "sharedWithCount": 0, "sharedWithUsers": []}
-
-
-@issue.field("comments")
-def resolve_comments(row, info, **page):
-    return connection(ctx(info).state.rows("comments", issueId=row["id"]), **page)
-
-
-def set_labels(c: LinearContext, issue: Row, label_ids: list[str]) -> None:
-    """Labels live in the association table (what AgentDiff asserts on) and in labelIds."""
-    for label_id in label_ids:
-        c.get("issue_labels", "IssueLabel", label_id)
-    for link in c.state.rows("issue_label_issue_association", issue_id=issue["id"]):
-        c.state.delete("issue_label_issue_association", link)
-    for label_id in label_ids:
-        c.state.insert("issue_label_issue_association", {"issue_id": issue["id"], "issue_label_id": label_id})
-
-
-def _priority(value: int) -> dict:
-    if value not in PRIORITY_LABELS:
-        raise LinearError("Argument Validation Error: priority must be between 0 and 4")
-    return {"priority": float(value), "priorityLabel": PRIORITY_LABELS[value]}
-
-
-def _default_state(info, team_id: str) -> Row:
-    states = ctx(info).state.rows("workflow_states", teamId=team_id)
-    for kind in ("backlog", "unstarted", "triage"):
-        candidates = sorted((s for s in states if s.get("type") == kind), key=lambda s: s.get("position") or 0)
-        if candidates:
-            return candidates[0]
-    raise LinearError("Team has no workflow states")
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
-
-
-@mutation.field("issueCreate")
-def resolve_issue_create(_, info, input):
-    c = ctx(info)
-    title = (input.get("title") or "").strip()
-    if not title:
-        raise LinearError("Argument Validation Error: title must not be empty")
-    priority = _priority(input.get("priority") or 0)
-    team = c.get("teams", "Team", input["teamId"])
-    state = c.get("workflow_states", "WorkflowState", input["stateId"]) if input.get("stateId") \
-        else _default_state(info, team["id"])
-    if input.get("assigneeId"):
-        c.get("users", "User", input["assigneeId"])
-    number = int(team.get("issueCount") or 0) + 1
-    c.state.update("teams", {**team, "issueCount": number})
-    identifier = f"{team['key']}-{number}"
-    org = c.state.first("organizations") or {}
-    now = now_iso()
-    row = c.state.insert("issues", {
-        "id": input.get("id") or new_id(),
-        "identifier": identifier,
-        "number": float(number),
-        "title": title,
-        "description": input.get("description"),
-        "teamId": team["id"],
-        "stateId": state["id"],
-        "assigneeId": input.get("assigneeId"),
-        "creatorId": c.viewer_id,
-        **priority,
-        "estimate": input.get("estimate"),
-        "dueDate": input.get("dueDate"),
-        "labelIds": input.get("labelIds") or [],
-        "branchName": f"{identifier.lower()}-{_slug(title)}",
-        "url": f"https://linear.app/{org.get('urlKey', 'workspace')}/issue/{identifier}",
-        "createdAt": now,
-        "updatedAt": now,
-    })
-    set_labels(c, row, row["labelIds"])
-    return payload("issue", row)
-
-
-@mutation.field("issueUpdate")
-def resolve_issue_update(_, info, id, input):
-    """Only the fields given change (assigneeId: null unassigns)."""
-    c = ctx(info)
-    issue = find_issue(info, id)
-    updates = {k: v for k, v in input.items() if k in ("title", "description", "estimate", "dueDate", "assigneeId")}
-    if "title" in updates and not (updates["title"] or "").strip():
-        raise LinearError("Argument Validation Error: title must not be empty")
-    if input.get("assigneeId"):
-        c.get("users", "User", input["assigneeId"])
-    if "stateId" in input:
-        state = c.get("workflow_states", "WorkflowState", input["stateId"])
-        if state.get("teamId") != issue["teamId"]:
-            raise LinearError("Argument Validation Error: the state belongs to another team")
-        updates["stateId"] = state["id"]
-    if input.get("priority") is not None:
-        updates |= _priority(input["priority"])
-    if input.get("labelIds") is not None:
-        updates["labelIds"] = input["labelIds"]
-        set_labels(c, issue, input["labelIds"])
-    return payload("issue", c.state.update("issues", changed(issue, updates)))
 
 
 OBJECTS = [issue]

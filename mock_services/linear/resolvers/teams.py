@@ -1,18 +1,14 @@
-"""Teams and their workflow states and members."""
+"""Teams: teamCreate with Linear's default workflow, and memberships."""
 
 from __future__ import annotations
 
-from ariadne import ObjectType
-
 import re
 
-from mock_services.linear.context import ctx, new_id, now_iso, payload
+from mock_services.linear.context import ctx, new_id, now_iso
 from mock_services.linear.errors import LinearError
-from mock_services.linear.pagination import connection
-from mock_services.linear.resolvers.roots import mutation, query
-
-team = ObjectType("Team")
-membership = ObjectType("TeamMembership")
+from mock_services.linear.mutations import entity_payload, new_row
+from mock_services.linear.model import find
+from mock_services.linear.resolvers.roots import mutation
 
 # The workflow a new Linear team starts with: (name, type, color, position).
 DEFAULT_STATES = [("Backlog", "backlog", "#95a2b3", 0.0), ("Todo", "unstarted", "#e2e2e2", 1.0),
@@ -21,65 +17,15 @@ DEFAULT_STATES = [("Backlog", "backlog", "#95a2b3", 0.0), ("Todo", "unstarted", 
 KEY = re.compile(r"^[A-Z0-9]{1,7}$")
 
 
-@query.field("teams")
-def resolve_teams(_, info, filter=None, **page):
-    c = ctx(info)
-    return connection(c.filters.apply("teams", c.state.rows("teams"), filter), **page)
-
-
-@query.field("team")
-def resolve_team(_, info, id):
-    c = ctx(info)
-    found = c.state.first("teams", id=id) or c.state.first("teams", key=id)
-    return found or c.get("teams", "Team", None)
-
-
-@team.field("private")
-def resolve_private(row, _info):
-    return bool(row.get("private"))
-
-
-@team.field("issueCount")
-def resolve_issue_count(row, _info):
-    return int(row.get("issueCount") or 0)
-
-
-@team.field("organization")
-def resolve_team_organization(row, info):
-    return ctx(info).maybe("organizations", row.get("organizationId")) or ctx(info).state.first("organizations")
-
-
-@team.field("states")
-def resolve_states(row, info, filter=None, **page):
-    c = ctx(info)
-    return connection(c.filters.apply("workflow_states", c.state.rows("workflow_states", teamId=row["id"]),
-                                      filter), **page)
-
-
-@team.field("issues")
-def resolve_team_issues(row, info, filter=None, **page):
-    c = ctx(info)
-    return connection(c.filters.apply("issues", c.state.rows("issues", teamId=row["id"]), filter), **page)
-
-
-@team.field("members")
-def resolve_members(row, info, filter=None, **page):
-    c = ctx(info)
-    members = c.linked("users", "team_memberships", "userId", teamId=row["id"])
-    return connection(c.filters.apply("users", members, filter), **page)
-
-
 def add_member(c, team_id: str, user_id: str, owner: bool = False, sortOrder: float = 0.0, id=None) -> dict:
     if c.state.first("team_memberships", teamId=team_id, userId=user_id):
         raise LinearError("User is already a member of this team")
-    now = now_iso()
-    return c.state.insert("team_memberships", {"id": id or new_id(), "teamId": team_id, "userId": user_id,
-                                               "owner": owner, "sortOrder": sortOrder, "archivedAt": None,
-                                               "createdAt": now, "updatedAt": now})
+    return new_row(c, "TeamMembership", {"id": id, "teamId": team_id, "userId": user_id, "owner": owner,
+                                         "sortOrder": sortOrder})
 
 
 @mutation.field("teamCreate")
-def resolve_team_create(_, info, input):
+def resolve_team_create(_, info, input, **__):
     """A new team, its default workflow, and the viewer as its owner."""
     c = ctx(info)
     name = input["name"].strip()
@@ -94,32 +40,22 @@ def resolve_team_create(_, info, input):
         "id": input.get("id") or new_id(), "name": name, "key": key, "displayName": name,
         "description": input.get("description"), "color": input.get("color"), "icon": input.get("icon"),
         "private": bool(input.get("private")), "organizationId": org.get("id"), "issueCount": 0,
-        "createdAt": now, "updatedAt": now})
+        "cyclesEnabled": bool(input.get("cyclesEnabled")), "createdAt": now, "updatedAt": now})
     for state_name, kind, color, position in DEFAULT_STATES:
         c.state.insert("workflow_states", {"id": new_id(), "teamId": row["id"], "name": state_name, "type": kind,
                                            "color": color, "position": position, "createdAt": now, "updatedAt": now})
     add_member(c, row["id"], c.viewer_id, owner=True)
-    return payload("team", row)
+    return entity_payload("team", row)
 
 
 @mutation.field("teamMembershipCreate")
 def resolve_membership_create(_, info, input):
     c = ctx(info)
-    c.get("teams", "Team", input["teamId"])
-    c.get("users", "User", input["userId"])
+    find(c.state, "Team", input["teamId"])
+    find(c.state, "User", input["userId"])
     row = add_member(c, input["teamId"], input["userId"], bool(input.get("owner")),
                      float(input.get("sortOrder") or 0.0), input.get("id"))
-    return payload("teamMembership", row)
+    return entity_payload("teamMembership", row)
 
 
-@membership.field("user")
-def resolve_membership_user(row, info):
-    return ctx(info).get("users", "User", row["userId"])
-
-
-@membership.field("team")
-def resolve_membership_team(row, info):
-    return ctx(info).get("teams", "Team", row["teamId"])
-
-
-OBJECTS = [team, membership]
+OBJECTS: list = []
