@@ -17,6 +17,7 @@ from mock_services.deps import StoreDep
 from mock_services.errors import EnvironmentNotFound
 from mock_services.linear.context import LinearContext
 from mock_services.linear.errors import format_error
+from mock_services.linear.limits import MAX_BODY_BYTES, QueryShape, parse_query
 from mock_services.linear.defaults import install
 from mock_services.linear.mutations import bind_mutations
 from mock_services.linear.resolvers import OBJECTS
@@ -59,7 +60,8 @@ def execute(store: EnvironmentStore, env_id: str, data: dict) -> dict:
                                     "extensions": {"type": "invalid input"}}]}
             context = LinearContext(state, state.info.acting_user, schema())
             _, result = graphql_sync(schema(), data, context_value=context, error_formatter=format_error,
-                                     logger="mock_services.linear")
+                                     logger="mock_services.linear", query_parser=parse_query,
+                                     validation_rules=[QueryShape])
             if result.get("errors"):
                 raise _RollBack(result)
             return result
@@ -71,9 +73,12 @@ def execute(store: EnvironmentStore, env_id: str, data: dict) -> dict:
 async def graphql(env_id: str, request: Request, store: StoreDep) -> JSONResponse:
     if not request.headers.get("authorization", "").strip():
         return JSONResponse({"errors": [AUTH_REQUIRED]}, status_code=400)
+    body = await request.body()
+    if len(body) > MAX_BODY_BYTES:
+        return errors(413, f"Request body too large: the limit is {MAX_BODY_BYTES} bytes", "invalid input")
     try:
-        data = json.loads(await request.body())
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        data = json.loads(body)
+    except (ValueError, RecursionError):
         return errors(400, "Body is not valid JSON", "invalid input")
     if not isinstance(data, dict) or not isinstance(data.get("query"), str):
         return errors(400, "Expected a JSON object with a 'query' string", "invalid input")
