@@ -112,6 +112,26 @@ def bench_slack_mixed(info: StackInfo, store: EnvironmentStore) -> None:
           f"p50 {statistics.median(latencies):5.1f} ms   p90 {percentile(latencies, 90):5.1f} ms")
 
 
+ISSUE_LIST = """{ issues(first: 50) { nodes { id identifier title priority estimate createdAt
+  team { id key name } state { id name type } assignee { id name email } labels { nodes { id name color } } } } }"""
+
+
+def bench_linear_issue_list(info: StackInfo, store: EnvironmentStore) -> None:
+    """A GraphQL list of 50 issues with nested team, state, assignee and labels (linear_expanded)."""
+    env_id = store.create("linear_expanded").env_id
+    url = f"{info.replica_url}/api/env/{env_id}/services/linear/graphql"
+    with httpx.Client(headers={"Authorization": "lin_api_bench"}, timeout=30) as client:
+        first = client.post(url, json={"query": ISSUE_LIST}).json()
+        assert len(first["data"]["issues"]["nodes"]) == 44, first  # every issue of the seed
+        latencies = []
+        for _ in range(100):
+            began = time.perf_counter()
+            assert "errors" not in client.post(url, json={"query": ISSUE_LIST}).json()
+            latencies.append((time.perf_counter() - began) * 1000)
+    print(f"  issues(first: 50) with team, state, assignee, labels (44 issues): median "
+          f"{statistics.median(latencies):6.1f} ms   p90 {percentile(latencies, 90):6.1f} ms   (n={len(latencies)})")
+
+
 def bench_diff_after_changes(store: EnvironmentStore) -> None:
     """Diff time once an environment has 1,000 changes (inserts, updates and deletes)."""
     env_id = store.create("slack_bench_v2").env_id
@@ -266,8 +286,9 @@ def main() -> None:
         env_id = store.create("slack_default").env_id
         with Stack(state) as info:
             state.stack_file.write_text(info.model_dump_json())
-            print("replicas: a mixed Slack script")
+            print("replicas: a mixed Slack script, a nested Linear issue list")
             bench_slack_mixed(info, store)
+            bench_linear_issue_list(info, store)
             if "--replicas-only" in sys.argv:
                 return
             print("detour run wall time")

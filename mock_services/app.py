@@ -5,6 +5,10 @@ Run with `uvicorn mock_services.app:create_app --factory`; state lives under $DE
 
 from __future__ import annotations
 
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI
 
 from detour.errors import DetourError
@@ -12,12 +16,21 @@ from detour.paths import StatePaths
 from mock_services import platform
 from mock_services.request_budget import BudgetLedger
 from mock_services.linear.router import router as linear_router
+from mock_services.linear.router import schema as linear_schema
 from mock_services.slack.router import router as slack_router
 from mock_services.store import EnvironmentStore
 
 
+@asynccontextmanager
+async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    """Build Linear's schema (about 2 s: it is the whole of Linear's API) while the server starts
+    taking requests, rather than inside the first Linear request."""
+    threading.Thread(target=linear_schema, name="linear-schema", daemon=True).start()
+    yield
+
+
 def create_app(state: StatePaths | None = None) -> FastAPI:
-    app = FastAPI(title="detour replicas", docs_url=None, redoc_url=None)
+    app = FastAPI(title="detour replicas", docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.store = EnvironmentStore((state or StatePaths.default()).ensure())
     app.state.budgets = BudgetLedger()
     app.add_exception_handler(DetourError, platform.detour_error_handler)

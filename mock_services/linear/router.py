@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from functools import cache
 from pathlib import Path
 
@@ -32,8 +33,17 @@ AUTH_REQUIRED = {"message": "Authentication required, not authenticated",
                                 "userPresentableMessage": "You need to authenticate to access this operation."}}
 
 
-@cache
+_BUILDING = threading.Lock()
+
+
 def schema() -> GraphQLSchema:
+    """Built once per process; a request that races the app's warm-up waits for that build."""
+    with _BUILDING:
+        return built_schema()
+
+
+@cache
+def built_schema() -> GraphQLSchema:
     """Linear's schema with the domain modules' resolvers, then the generic ones for the rest."""
     built = make_executable_schema(load_schema_from_path(str(SCHEMA_PATH)), *OBJECTS)
     bind_roots(built)

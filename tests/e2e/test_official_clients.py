@@ -121,3 +121,50 @@ def test_linear_sdk(live_stack, make_env, backend, mode):
     assert inserted == {("issues", "From @linear/sdk, edited"), ("comments", "Commented through the SDK")}
     assert {i["__table__"] for i in result.diff.inserts} == {"issues", "comments", "issue_history", "issue_subscribers"}
     assert {r.service for r in result.requests} == {"linear"}
+
+
+LINEAR_SDK_ENTITIES = """
+import { LinearClient } from "@linear/sdk";
+
+const linear = new LinearClient({ apiKey: "lin_api_agent" });
+const eng = (await linear.teams()).nodes.find((t) => t.key === "ENG");
+const epic = await (await linear.createIssue({ teamId: eng.id, title: "Epic: onboarding" })).issue;
+const part = await (await linear.createIssue({ teamId: eng.id, title: "Welcome email", parentId: epic.id,
+                                                estimate: 2, dueDate: "2031-03-01" })).issue;
+const label = await (await linear.createIssueLabel({ name: "growth", teamId: eng.id })).issueLabel;
+await linear.updateIssue(part.id, { addedLabelIds: [label.id] });
+const project = await (await linear.createProject({ name: "Onboarding", teamIds: [eng.id] })).project;
+const cycle = await (await linear.createCycle({ teamId: eng.id, startsAt: new Date("2031-01-01"),
+                                               endsAt: new Date("2031-01-14") })).cycle;
+await linear.updateIssue(part.id, { projectId: project.id, cycleId: cycle.id });
+await linear.createComment({ issueId: part.id, body: "Drafted the copy" });
+await linear.createAttachment({ issueId: part.id, url: "https://docs.example.com/copy", title: "Copy doc" });
+const again = await linear.issue(part.id);
+const parent = await again.parent;
+const children = await (await linear.issue(epic.id)).children();
+const labels = await again.labels();
+const comments = await again.comments();
+const attachments = await again.attachments();
+const inProject = await (await linear.project(project.id)).issues();
+const inCycle = await (await linear.cycle(cycle.id)).issues();
+const found = await linear.searchIssues("welcome");
+console.log(JSON.stringify({
+  parent: parent.identifier, children: children.nodes.map((c) => c.identifier), labels: labels.nodes.map((l) => l.name),
+  comments: comments.nodes.map((c) => c.body), attachments: attachments.nodes.map((a) => a.title),
+  project: inProject.nodes.map((i) => i.identifier), cycle: inCycle.nodes.map((i) => i.identifier),
+  estimate: again.estimate, found: found.nodes.map((i) => i.title),
+}));
+"""
+
+
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_linear_sdk_works_the_state_backed_entities(live_stack, make_env, backend):
+    result = live_stack.run(make_env("linear_default"), LINEAR_SDK_ENTITIES, ".mjs", backend=backend)
+    assert result.exit_code == 0, result.stderr[-2000:]
+    out = json.loads(result.stdout)
+    assert out == {"parent": "ENG-5", "children": ["ENG-6"], "labels": ["growth"], "comments": ["Drafted the copy"],
+                   "attachments": ["Copy doc"], "project": ["ENG-6"], "cycle": ["ENG-6"], "estimate": 2,
+                   "found": ["Welcome email"]}
+    tables = {i["__table__"] for i in result.diff.inserts}
+    assert {"issues", "issue_labels", "projects", "project_teams", "cycles", "comments", "attachments",
+            "issue_history", "issue_label_issue_association"} <= tables
