@@ -1,14 +1,16 @@
 """Run one program in proxy mode and in rewrite mode, and say how the two differ.
 
 Each mode gets a fresh environment from the same template. Final states are compared
-after generated values (ids, timestamps, URLs built from them) are replaced by their
-order of appearance, so two runs that did the same thing compare equal.
+after generated values (ids, URLs built from them) are replaced by aliases named after
+their rows' content and clock readings are blanked, so two runs that did the same thing
+compare equal.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -20,8 +22,14 @@ from detour.stack import StackInfo
 from mock_services.store import EnvironmentStore, Row, StateDiff
 from sandbox.base import Limits, Mode, Sandbox
 
-GENERATED = frozenset({"message_id", "ts", "created_at", "updated_at", "id", "createdAt", "updatedAt",
-                       "url", "editedAt", "lastSyncId"})
+# Values the replica makes up that other rows may refer to: aliased by the content of their row.
+GENERATED = frozenset({"message_id", "ts", "id", "url"})
+# Readings of the clock: they differ between any two runs and identify nothing, so they are
+# blanked (with every ISO date-time), never aliased: rows written in the same millisecond share them.
+TIMES = frozenset({"created_at", "updated_at", "createdAt", "updatedAt", "editedAt", "lastSyncId", "created",
+                   "date_create", "date_created", "date_update", "date_delete", "revoked_at", "time",
+                   "complete_ts", "dnd_snooze_endtime"})
+ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
 MODES: tuple[Mode, Mode] = ("proxy", "rewrite")
 
 
@@ -52,12 +60,22 @@ def _replace(value, aliases: dict[str, str]):
     return value
 
 
+def is_time(key: str, value: object) -> bool:
+    return value is not None and (key in TIMES or (isinstance(value, str) and bool(ISO_TIME.match(value))))
+
+
+def untimed(row: Row) -> Row:
+    if "after" in row:
+        return {**row, "before": untimed(row["before"]), "after": untimed(row["after"])}
+    return {k: "<time>" if is_time(k, v) else v for k, v in row.items()}
+
+
 def normalized_state(diff: StateDiff) -> list[str]:
     """The diff's rows as sorted JSON, each generated value (id, ts, timestamp) replaced by an
     alias named after the content of the row it belongs to, so neither the clock nor the order
     of concurrent requests matters, while references between rows (a reaction's message)
     still line up."""
-    rows = [*diff.inserts, *diff.updates, *({**r, "__deleted__": True} for r in diff.deletes)]
+    rows = [untimed(r) for r in (*diff.inserts, *diff.updates, *({**r, "__deleted__": True} for r in diff.deletes))]
     aliases: dict[str, str] = {}
     for _ in range(3):  # rows that reference generated values settle once those are aliased
         found: dict[str, str] = {}

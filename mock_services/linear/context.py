@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
 from graphql import GraphQLResolveInfo, GraphQLSchema
 
 from mock_services.linear.filters import Filter
+from mock_services.linear.model import now_iso
 from mock_services.store import EnvState, Row
 
 
@@ -25,10 +25,6 @@ class LinearContext:
 
 def ctx(info: GraphQLResolveInfo) -> LinearContext:
     return info.context
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def new_id() -> str:

@@ -110,6 +110,9 @@ def default_resolver(source: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
     if info.parent_type.name in ROOTS:
         return resolve_root(info)
     row = source if isinstance(source, dict) else {}
+    computed = model.COMPUTED.get((info.parent_type.name, info.field_name))
+    if computed:
+        return computed(row)
     handled, value = resolve_relation(row, info, args)
     if handled:
         return value if value is not None else nothing(info.return_type)

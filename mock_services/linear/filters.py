@@ -84,7 +84,8 @@ class Filter:
             return row.get("id") == self.viewer_id
         if field == "searchableContent":
             return f"{row.get('title') or ''}\n{row.get('description') or ''}"
-        return row.get(field)
+        computed = model.COMPUTED.get((type_name, field))
+        return computed(row) if computed else row.get(field)
 
     def relation(self, type_name: str, field: str) -> tuple[str, bool] | None:
         """(related type, to-many?) if `field` of `type_name` relates modeled entities."""

@@ -9,6 +9,7 @@ exceptions to that convention are listed.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from typing import Any
 
 from mock_services.linear.errors import not_found
@@ -65,6 +66,25 @@ LINKS: dict[tuple[str, str], tuple[str, str, str]] = {
     ("Project", "teams"): ("project_teams", "projectId", "teamId"),
     ("Team", "projects"): ("project_teams", "teamId", "projectId"),
     ("Project", "members"): ("project_members", "projectId", "userId"),
+}
+
+# Fields Linear computes from a row rather than stores: (type, field) -> function of the row.
+# The default resolver and the filters both read them.
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _cycle_phase(row: Row) -> str:
+    now = now_iso()
+    if str(row.get("endsAt") or "") <= now:
+        return "past"
+    return "active" if str(row.get("startsAt") or "") <= now else "future"
+
+
+COMPUTED: dict[tuple[str, str], Any] = {
+    ("Cycle", "isActive"): lambda row: _cycle_phase(row) == "active",
+    ("Cycle", "isFuture"): lambda row: _cycle_phase(row) == "future",
+    ("Cycle", "isPast"): lambda row: _cycle_phase(row) == "past",
 }
 
 # Fields of the one organization that list every row of a table.

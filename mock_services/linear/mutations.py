@@ -16,7 +16,8 @@ from typing import Any
 from graphql import GraphQLObjectType, GraphQLSchema, get_named_type
 
 from mock_services.linear import model
-from mock_services.linear.context import LinearContext, changed, ctx, new_id, now_iso
+from mock_services.linear.context import LinearContext, changed, ctx, new_id
+from mock_services.linear.model import now_iso
 from mock_services.linear.errors import LinearError
 from mock_services.linear.model import find
 from mock_services.store import Row

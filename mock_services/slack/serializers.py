@@ -69,14 +69,28 @@ def messages_json(state: EnvState, messages: list[Row]) -> list[dict]:
     """Messages as Slack renders them; reactions and pins are read once for the whole list."""
     reactions: dict[str, dict[str, list[str]]] = {}
     pins: dict[str, list[str]] = {}
+    replies: dict[str, list[Row]] = {}
     only = {"message_id": messages[0]["message_id"]} if len(messages) == 1 else {}
     if messages:
         for r in state.rows("message_reactions", **only):
             reactions.setdefault(r["message_id"], {}).setdefault(r["reaction_type"], []).append(r["user_id"])
         for p in state.rows("pins", **only):
             pins.setdefault(p["message_id"], []).append(p["channel_id"])
+        for channel_id in {m["channel_id"] for m in messages}:
+            for m in state.rows("messages", channel_id=channel_id):
+                if m.get("parent_id") and m["parent_id"] != m["message_id"]:
+                    replies.setdefault(m["parent_id"], []).append(m)
     return [render_message(state, m, reactions.get(m["message_id"], {}), pins.get(m["message_id"], []))
-            for m in messages]
+            | thread_json(replies.get(m["message_id"], [])) for m in messages]
+
+
+def thread_json(replies: list[Row]) -> dict:
+    """What a thread's parent message shows of its replies."""
+    if not replies:
+        return {}
+    users = list(dict.fromkeys(r.get("user_id") for r in replies if r.get("user_id")))
+    return {"reply_count": len(replies), "reply_users": users, "reply_users_count": len(users),
+            "latest_reply": max((r["message_id"] for r in replies), key=float)}
 
 
 def render_message(state: EnvState, message: Row, reactions: dict[str, list[str]], pinned_to: list[str]) -> dict:
@@ -88,6 +102,9 @@ def render_message(state: EnvState, message: Row, reactions: dict[str, list[str]
     }
     if message.get("subtype"):
         body["subtype"] = message["subtype"]
+    for rich in ("blocks", "attachments"):
+        if isinstance(message.get(rich), list):
+            body[rich] = message[rich]
     if message.get("parent_id"):
         body["thread_ts"] = message["parent_id"]
     if message.get("file_ids"):

@@ -211,3 +211,17 @@ def test_linear_error_shapes(linear):
     empty = linear('mutation { issueCreate(input: {teamId: "ad608998-915c-4bad-bcd9-85ebfccccee8", title: " "}) { success } }')
     assert "title" in empty["errors"][0]["message"] and empty["errors"][0]["extensions"]["type"] == "invalid input"
     assert linear.inserted("issues") == []  # a failed mutation leaves nothing behind
+
+
+def test_cycles_know_whether_they_are_active(linear):
+    def cycle(starts, ends):
+        return data(linear("""mutation($s: DateTime!, $e: DateTime!) { cycleCreate(input: {
+            teamId: "ad608998-915c-4bad-bcd9-85ebfccccee8", startsAt: $s, endsAt: $e}) { cycle { id } } }""",
+                           s=starts, e=ends))["cycleCreate"]["cycle"]["id"]
+    past, current, future = (cycle("2020-01-01T00:00:00.000Z", "2020-01-15T00:00:00.000Z"),
+                             cycle("2020-02-01T00:00:00.000Z", "2099-01-01T00:00:00.000Z"),
+                             cycle("2099-02-01T00:00:00.000Z", "2099-03-01T00:00:00.000Z"))
+    active = data(linear("{ cycles(filter: {isActive: {eq: true}}) { nodes { id isActive isPast isFuture } } }"))
+    assert active["cycles"]["nodes"] == [{"id": current, "isActive": True, "isPast": False, "isFuture": False}]
+    phases = data(linear("{ cycles { nodes { id isPast isFuture } } }"))["cycles"]["nodes"]
+    assert {c["id"] for c in phases if c["isPast"]} == {past} and {c["id"] for c in phases if c["isFuture"]} == {future}

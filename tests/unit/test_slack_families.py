@@ -251,3 +251,25 @@ def test_request_budget_specs():
     for bad in ("", "x/60", "10/0", "0/60", "10/-1"):
         with pytest.raises(ValueError):
             RequestBudget.parse(bad)
+
+
+def test_posting_to_a_user_id_posts_in_the_dm(slack):
+    posted = slack("chat.postMessage", channel=JOHN, text="hi John")
+    dm = posted["channel"]
+    assert dm.startswith("D") and slack("conversations.info", channel=dm)["channel"]["is_im"]
+    assert slack("conversations.open", users=JOHN)["channel"]["id"] == dm  # the same DM, reused
+    assert slack("chat.postMessage", channel=JOHN, text="again")["channel"] == dm
+    assert [m["text"] for m in slack("conversations.history", channel=dm)["messages"]] == ["again", "hi John"]
+
+
+def test_blocks_are_kept_and_threads_show_their_replies(slack):
+    blocks = '[{"type": "section", "text": {"type": "mrkdwn", "text": "*bold*"}}]'
+    posted = slack("chat.postMessage", channel=GENERAL, blocks=blocks, text="fallback")
+    assert posted["message"]["blocks"][0]["type"] == "section"
+    assert slack("chat.postMessage", channel=GENERAL, blocks="[not json")["error"] == "invalid_blocks"
+    slack("chat.postMessage", channel=GENERAL, text="first", thread_ts=posted["ts"])
+    slack("chat.postMessage", channel=GENERAL, text="second", thread_ts=posted["ts"], token="xoxb-other")
+    parent = next(m for m in slack("conversations.history", channel=GENERAL)["messages"] if m["ts"] == posted["ts"])
+    assert parent["reply_count"] == 2 and parent["reply_users"] == [AGENT]
+    assert parent["blocks"][0]["text"]["text"] == "*bold*"
+    assert float(parent["latest_reply"]) > float(posted["ts"])

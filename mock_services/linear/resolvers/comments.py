@@ -7,7 +7,7 @@ import json
 from mock_services.linear.context import ctx
 from mock_services.linear.errors import LinearError
 from mock_services.linear.mutations import delete_row, entity_payload, new_row, require, update_row
-from mock_services.linear.context import now_iso
+from mock_services.linear.model import now_iso
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import mutation
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from ariadne import ObjectType
 
-from mock_services.linear.context import LinearContext, ctx, now_iso
+from mock_services.linear.context import LinearContext, ctx, new_id
+from mock_services.linear.model import now_iso
 from mock_services.linear.errors import LinearError
 from mock_services.linear.mutations import entity_payload, new_row, require, sync_id, update_row
 from mock_services.linear.model import find
@@ -65,7 +66,7 @@ def set_labels(c: LinearContext, issue_row: Row, wanted: list[str]) -> list[str]
 def subscribe(c: LinearContext, issue_row: Row, user_id: str) -> None:
     if not c.state.first("issue_subscribers", issueId=issue_row["id"], userId=user_id):
         find(c.state, "User", user_id)
-        c.state.insert("issue_subscribers", {"id": f"{issue_row['id']}:{user_id}", "issueId": issue_row["id"],
+        c.state.insert("issue_subscribers", {"id": new_id(), "issueId": issue_row["id"],
                                              "userId": user_id, "createdAt": now_iso()})
 
 
@@ -87,8 +88,7 @@ def record_history(c: LinearContext, before: Row | None, after: Row, added: list
     entry |= flags
     if entry or before is None:
         now = now_iso()
-        c.state.insert("issue_history", {"id": f"{after['id']}:{len(c.state.rows('issue_history', issueId=after['id']))}",
-                                         "issueId": after["id"], "actorId": c.viewer_id, "createdAt": now,
+        c.state.insert("issue_history", {"id": new_id(), "issueId": after["id"], "actorId": c.viewer_id, "createdAt": now,
                                          "updatedAt": now, "archivedAt": None, **entry})
 
 

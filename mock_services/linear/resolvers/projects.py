@@ -7,9 +7,10 @@ entity starts with, and the few mutations whose inputs are not plain columns.
 from __future__ import annotations
 
 import re
+import secrets
 from datetime import datetime
 
-from mock_services.linear.context import LinearContext, ctx
+from mock_services.linear.context import LinearContext, ctx, new_id
 from mock_services.linear.errors import LinearError
 from mock_services.linear.mutations import NEW_ROW_DEFAULTS, entity_payload, new_row, require, update_row
 from mock_services.linear.model import find
@@ -21,7 +22,8 @@ PROJECT_LINKS = {"teamIds": ("project_teams", "teamId", "Team"), "memberIds": ("
 
 
 def slug_id(name: str) -> str:
-    return f"{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')[:40]}-{abs(hash(name)) % 10**12:012x}"[-60:]
+    """Linear's project slugs: the name's words and a short random suffix."""
+    return f"{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')[:40]}-{secrets.token_hex(6)}"
 
 
 def org_url(c: LinearContext) -> str:
@@ -84,7 +86,7 @@ def set_links(c: LinearContext, project: Row, values: dict) -> None:
         for link in c.state.rows(table, projectId=project["id"]):
             c.state.delete(table, link)
         for ref in dict.fromkeys(wanted):
-            c.state.insert(table, {"id": f"{project['id']}:{ref}", "projectId": project["id"], column: ref})
+            c.state.insert(table, {"id": new_id(), "projectId": project["id"], column: ref})
 
 
 @mutation.field("projectCreate")

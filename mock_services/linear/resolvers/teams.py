@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from mock_services.linear.context import ctx, new_id, now_iso
+from mock_services.linear.context import ctx, new_id
+from mock_services.linear.model import now_iso
 from mock_services.linear.errors import LinearError
 from mock_services.linear.mutations import entity_payload, new_row
 from mock_services.linear.model import find

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mock_services.linear.context import changed, ctx, new_id, now_iso
+from mock_services.linear.context import changed, ctx, new_id
+from mock_services.linear.model import now_iso
 from mock_services.linear.mutations import entity_payload
 from mock_services.linear.errors import LinearError
 from mock_services.linear.model import find

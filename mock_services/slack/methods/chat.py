@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from typing import Any
 
@@ -10,6 +11,7 @@ from pydantic import BaseModel
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import new_ts
+from mock_services.slack.methods.membership import conversation_with
 from mock_services.slack.serializers import message_json, workspace_domain
 from mock_services.store import EnvState, Row
 
@@ -59,6 +61,9 @@ class UnfurlArgs(BaseModel):
 
 
 def postable_channel(call: SlackCall, ref: str) -> Row:
+    """A conversation the caller may post in; a user id posts in the caller's DM with that user, as on Slack."""
+    if ref[:1] in ("U", "W") and call.state.first("users", user_id=ref) and ref != call.user_id:
+        return conversation_with(call, {ref})[0]
     channel = call.channel(ref)
     if channel.get("is_archived"):
         raise SlackError("is_archived")
@@ -73,6 +78,23 @@ def checked_text(text: str | None, blocks: Any = None, attachments: Any = None) 
     if text and len(text) > MAX_TEXT:
         raise SlackError("msg_too_long")
     return text or ""
+
+
+def rich_content(blocks: Any, attachments: Any) -> dict:
+    """Block Kit blocks and legacy attachments as stored on the message (JSON text or arrays)."""
+    stored = {}
+    for name, value, error in (("blocks", blocks, "invalid_blocks"), ("attachments", attachments, "invalid_attachments")):
+        if value in (None, "", "[]", []):
+            continue
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise SlackError(error) from None
+        if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+            raise SlackError(error)
+        stored[name] = value
+    return stored
 
 
 def checked_thread(call: SlackCall, channel: Row, thread_ts: str | None) -> None:
@@ -95,7 +117,8 @@ def post_message(call: SlackCall) -> dict:
     channel = postable_channel(call, args.channel)
     text = checked_text(args.text, args.blocks, args.attachments)
     checked_thread(call, channel, args.thread_ts)
-    message = insert_message(call.state, channel["channel_id"], call.user_id, text, args.thread_ts)
+    message = insert_message(call.state, channel["channel_id"], call.user_id, text, args.thread_ts,
+                             **rich_content(args.blocks, args.attachments))
     return {"channel": channel["channel_id"], "ts": message["message_id"],
             "message": message_json(call.state, message)}
 
@@ -129,7 +152,7 @@ def update(call: SlackCall) -> dict:
     text = checked_text(args.text, args.blocks)
     if channel.get("is_archived"):
         raise SlackError("is_archived")
-    message = call.state.update("messages", {**message, "message_text": text})
+    message = call.state.update("messages", {**message, "message_text": text, **rich_content(args.blocks, None)})
     return {"channel": channel["channel_id"], "ts": args.ts, "text": message["message_text"],
             "message": message_json(call.state, message)}
 

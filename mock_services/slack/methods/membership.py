@@ -94,15 +94,9 @@ def leave(call: SlackCall) -> dict:
     return {}
 
 
-def open_conversation(call: SlackCall) -> dict:
-    """A DM with one user or a group DM with several; an existing one is reused."""
-    args = call.args(OpenArgs)
-    if args.channel:
-        channel = call.member_channel(args.channel)
-        return {"channel": {"id": channel["channel_id"]}, "no_op": True, "already_open": True}
-    others = sorted({u.strip() for u in (args.users or "").split(",") if u.strip()} - {call.user_id})
-    if not others:
-        raise SlackError("users_list_not_supplied")
+def conversation_with(call: SlackCall, others: set[str], create: bool = True) -> tuple[Row | None, bool]:
+    """The DM (one other user) or group DM (several) of the caller with `others`, and whether it
+    existed already; created unless `create` is false (then None if there is none)."""
     for user_id in others:
         call.other_user(user_id)
     wanted = set(others) | {call.user_id}
@@ -110,9 +104,9 @@ def open_conversation(call: SlackCall) -> dict:
     for channel in call.state.rows("channels", is_dm=is_dm, is_gc=not is_dm):
         members = {m["user_id"] for m in call.state.rows("channel_members", channel_id=channel["channel_id"])}
         if members == wanted:
-            return {"channel": {"id": channel["channel_id"]}, "no_op": True, "already_open": True}
-    if args.prevent_creation:
-        raise SlackError("channel_not_found")
+            return channel, True
+    if not create:
+        return None, False
     team = call.state.first("teams") or {}
     channel = call.state.insert("channels", {
         "channel_id": new_id("D" if is_dm else "G"), "channel_name": "-".join(["mpdm", *sorted(wanted)]) if not is_dm
@@ -120,7 +114,22 @@ def open_conversation(call: SlackCall) -> dict:
         "is_dm": is_dm, "is_gc": not is_dm, "is_archived": False, "topic_text": "", "purpose_text": ""})
     for user_id in sorted(wanted):
         add_member(call, channel, user_id)
-    return {"channel": {"id": channel["channel_id"]}}
+    return channel, False
+
+
+def open_conversation(call: SlackCall) -> dict:
+    """A DM with one user or a group DM with several; an existing one is reused."""
+    args = call.args(OpenArgs)
+    if args.channel:
+        channel = call.member_channel(args.channel)
+        return {"channel": {"id": channel["channel_id"]}, "no_op": True, "already_open": True}
+    others = {u.strip() for u in (args.users or "").split(",") if u.strip()} - {call.user_id}
+    if not others:
+        raise SlackError("users_list_not_supplied")
+    channel, existed = conversation_with(call, others, create=not args.prevent_creation)
+    if channel is None:
+        raise SlackError("channel_not_found")
+    return {"channel": {"id": channel["channel_id"]}, **({"no_op": True, "already_open": True} if existed else {})}
 
 
 METHODS = {"conversations.join": join, "conversations.invite": invite, "conversations.kick": kick,
