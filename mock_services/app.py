@@ -23,7 +23,7 @@ from mock_services.store import EnvironmentStore
 
 @asynccontextmanager
 async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-    """Build Linear's schema (about 2 s: it is the whole of Linear's API) while the server starts
+    """Build Linear's schema (about half a second: it is the whole of Linear's API) while the server starts
     taking requests, rather than inside the first Linear request."""
     threading.Thread(target=linear_schema, name="linear-schema", daemon=True).start()
     yield

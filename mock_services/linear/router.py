@@ -7,10 +7,10 @@ import threading
 from functools import cache
 from pathlib import Path
 
-from ariadne import graphql_sync, load_schema_from_path, make_executable_schema
+from ariadne import graphql_sync
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from graphql import GraphQLSchema
+from graphql import GraphQLSchema, build_ast_schema, parse
 from starlette.concurrency import run_in_threadpool
 
 from detour.credentials import InvalidEnvId
@@ -44,8 +44,14 @@ def schema() -> GraphQLSchema:
 
 @cache
 def built_schema() -> GraphQLSchema:
-    """Linear's schema with the domain modules' resolvers, then the generic ones for the rest."""
-    built = make_executable_schema(load_schema_from_path(str(SCHEMA_PATH)), *OBJECTS)
+    """Linear's schema with the domain modules' resolvers, then the generic ones for the rest.
+
+    Built with graphql-core directly and taken as valid (a test validates the generated file):
+    a third of the time ariadne's checked build takes for a schema this size."""
+    built = build_ast_schema(parse(SCHEMA_PATH.read_text(), no_location=True), assume_valid=True,
+                             assume_valid_sdl=True)
+    for bindable in OBJECTS:
+        bindable.bind_to_schema(built)
     bind_roots(built)
     bind_mutations(built)
     return install(built)

@@ -27,6 +27,7 @@ def suite_run(tmp_path, suite: str, agent: str, *flags: str) -> subprocess.Compl
                                                  ("linear_bench.json", "linear_early_suite.py", 10)])
 def test_the_early_suite_passes_with_scripted_agents(tmp_path, suite, agent, tests, backend):
     done = suite_run(tmp_path, suite, f"python3 {AGENTS / agent}", "--backend", backend)
+    assert done.stdout.strip(), done.stderr[-3000:]
     report = json.loads(done.stdout)
     failed = [(t["id"], [a["message"] for a in t["assertions"] if not a["passed"]], t["stderr_tail"][-300:])
               for t in report["tests"] if not t["passed"]]

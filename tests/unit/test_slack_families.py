@@ -273,3 +273,11 @@ def test_blocks_are_kept_and_threads_show_their_replies(slack):
     assert parent["reply_count"] == 2 and parent["reply_users"] == [AGENT]
     assert parent["blocks"][0]["text"]["text"] == "*bold*"
     assert float(parent["latest_reply"]) > float(posted["ts"])
+
+
+def test_reply_broadcast_shows_in_the_channel_too(slack):
+    slack("chat.postMessage", channel=GENERAL, text="also here", thread_ts=AGENT_MSG, reply_broadcast="true")
+    latest = slack("conversations.history", channel=GENERAL, limit=1)["messages"][0]
+    assert (latest["text"], latest["subtype"], latest["thread_ts"]) == ("also here", "thread_broadcast", AGENT_MSG)
+    created = slack("conversations.create", name="fresh")["channel"]
+    assert created["creator"] == AGENT and created["created"] > 0

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
-from mock_services.slack.ids import new_id
+from mock_services.slack.ids import new_id, now
 from mock_services.slack.methods.membership import add_member
 from mock_services.slack.serializers import channel_json
 from mock_services.store import Row
@@ -67,7 +67,7 @@ def create(call: SlackCall) -> dict:
     channel = call.state.insert("channels", {
         "channel_id": new_id("C"), "channel_name": checked_name(call, args.name), "team_id": team.get("team_id"),
         "is_private": args.is_private, "is_dm": False, "is_gc": False, "is_archived": False,
-        "topic_text": "", "purpose_text": ""})
+        "topic_text": "", "purpose_text": "", "created": now(), "creator_id": call.user_id})
     add_member(call, channel, call.user_id)
     return reply(call, channel)
 

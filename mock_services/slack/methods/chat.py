@@ -24,6 +24,7 @@ class PostMessageArgs(BaseModel):
     blocks: Any = None
     attachments: Any = None
     thread_ts: str | None = None
+    reply_broadcast: bool = False
 
 
 class UpdateArgs(BaseModel):
@@ -117,8 +118,9 @@ def post_message(call: SlackCall) -> dict:
     channel = postable_channel(call, args.channel)
     text = checked_text(args.text, args.blocks, args.attachments)
     checked_thread(call, channel, args.thread_ts)
+    broadcast = {"subtype": "thread_broadcast"} if args.thread_ts and args.reply_broadcast else {}
     message = insert_message(call.state, channel["channel_id"], call.user_id, text, args.thread_ts,
-                             **rich_content(args.blocks, args.attachments))
+                             **rich_content(args.blocks, args.attachments), **broadcast)
     return {"channel": channel["channel_id"], "ts": message["message_id"],
             "message": message_json(call.state, message)}
 

@@ -102,7 +102,8 @@ def history(call: SlackCall) -> dict:
         return lower and upper
 
     top_level = [m for m in call.state.rows("messages", channel_id=channel["channel_id"])
-                 if not m.get("parent_id") or m.get("parent_id") == m["message_id"]]
+                 if not m.get("parent_id") or m.get("parent_id") == m["message_id"]
+                 or m.get("subtype") == "thread_broadcast"]  # a reply also sent to the channel
     newest_first = sorted((m for m in top_level if in_window(float(m["message_id"]))),
                           key=lambda m: float(m["message_id"]), reverse=True)
     page, next_cursor = paginate(newest_first, args.cursor, args.limit)
