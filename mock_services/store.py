@@ -76,6 +76,14 @@ class EnvState:
             args.append(value)
         return [json.loads(d) for (d,) in self.conn.execute(sql + " ORDER BY rowid", args)]
 
+    def rows_in(self, table: str, field: str, values: list[Any]) -> list[Row]:
+        """Rows of `table` whose top-level `field` is one of `values` (one query for a whole page)."""
+        if not values:
+            return []
+        marks = ", ".join("?" * len(values))
+        sql = f"SELECT data FROM rows WHERE tbl = ? AND json_extract(data, '$.{field}') IN ({marks}) ORDER BY rowid"
+        return [json.loads(d) for (d,) in self.conn.execute(sql, [table, *values])]
+
     def first(self, table: str, **equals: Any) -> Row | None:
         found = self.rows(table, **equals)
         return found[0] if found else None

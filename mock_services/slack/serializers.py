@@ -79,20 +79,18 @@ def message_json(state: EnvState, message: Row) -> dict:
 
 
 def messages_json(state: EnvState, messages: list[Row]) -> list[dict]:
-    """Messages as Slack renders them; reactions and pins are read once for the whole list."""
+    """Messages as Slack renders them; reactions, pins and thread replies take one query each for the whole list."""
     reactions: dict[str, dict[str, list[str]]] = {}
     pins: dict[str, list[str]] = {}
     replies: dict[str, list[Row]] = {}
-    only = {"message_id": messages[0]["message_id"]} if len(messages) == 1 else {}
-    if messages:
-        for r in state.rows("message_reactions", **only):
-            reactions.setdefault(r["message_id"], {}).setdefault(r["reaction_type"], []).append(r["user_id"])
-        for p in state.rows("pins", **only):
-            pins.setdefault(p["message_id"], []).append(p["channel_id"])
-        for channel_id in {m["channel_id"] for m in messages}:
-            for m in state.rows("messages", channel_id=channel_id):
-                if m.get("parent_id") and m["parent_id"] != m["message_id"]:
-                    replies.setdefault(m["parent_id"], []).append(m)
+    ids = [m["message_id"] for m in messages]
+    for r in state.rows_in("message_reactions", "message_id", ids):
+        reactions.setdefault(r["message_id"], {}).setdefault(r["reaction_type"], []).append(r["user_id"])
+    for p in state.rows_in("pins", "message_id", ids):
+        pins.setdefault(p["message_id"], []).append(p["channel_id"])
+    for m in state.rows_in("messages", "parent_id", ids):
+        if m["parent_id"] != m["message_id"]:
+            replies.setdefault(m["parent_id"], []).append(m)
     return [render_message(state, m, reactions.get(m["message_id"], {}), pins.get(m["message_id"], []))
             | thread_json(replies.get(m["message_id"], [])) for m in messages]
 
