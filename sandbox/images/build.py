@@ -94,6 +94,7 @@ def download_wheels() -> None:
     for own in WHEELS.glob("detour-*.whl"):
         own.unlink()
     shutil.rmtree(DETOUR_WHEEL, ignore_errors=True)
+    shutil.rmtree(REPO / "build" / "lib", ignore_errors=True)  # setuptools' copy: it keeps files since deleted
     _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(DETOUR_WHEEL),
           str(REPO)], "pip wheel")
 
