@@ -9,7 +9,7 @@ from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import now
 from mock_services.slack.methods.files import visible_file
 from mock_services.slack.pagination import paged
-from mock_services.slack.serializers import channel_json, file_json, message_json
+from mock_services.slack.serializers import file_json, message_json
 from mock_services.store import Row
 
 
