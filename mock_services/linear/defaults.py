@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphql import (GraphQLEnumType, GraphQLField, GraphQLInterfaceType, GraphQLList, GraphQLNonNull,
+from graphql import (GraphQLEnumType, GraphQLInterfaceType, GraphQLList, GraphQLNonNull,
                      GraphQLObjectType, GraphQLResolveInfo, GraphQLScalarType, GraphQLSchema, GraphQLType,
                      GraphQLUnionType, get_named_type, get_nullable_type)
 
@@ -135,12 +135,7 @@ def install(schema: GraphQLSchema) -> GraphQLSchema:
             continue
         if isinstance(gql_type, GraphQLObjectType):
             for field in gql_type.fields.values():
-                bind_default(field)
+                field.resolve = field.resolve or default_resolver
         elif isinstance(gql_type, GraphQLInterfaceType | GraphQLUnionType) and gql_type.resolve_type is None:
             gql_type.resolve_type = resolve_abstract
     return schema
-
-
-def bind_default(field: GraphQLField) -> None:
-    if field.resolve is None:
-        field.resolve = default_resolver

@@ -22,7 +22,8 @@ from mock_services.linear.errors import LinearError
 from mock_services.linear.model import find
 from mock_services.store import Row
 
-VERBS = ("Create", "Update", "Archive", "Unarchive", "Delete")
+# verb -> the arguments the generic resolver needs; a mutation named alike with others is not generic
+VERBS = {"Create": {"input"}, "Update": {"id", "input"}, "Archive": {"id"}, "Unarchive": {"id"}, "Delete": {"id"}}
 
 # type -> what a new row of it starts with, beyond its input (called with the context and the input)
 Defaults = Callable[[LinearContext, dict], dict]
@@ -59,10 +60,18 @@ def checked_references(c: LinearContext, type_name: str, values: dict) -> None:
             find(c.state, target, value)
 
 
+def fresh_id(c: LinearContext, table: str, wanted: str | None) -> str:
+    """The id a new row gets: the caller's (Linear lets clients choose one) if it is free."""
+    if wanted and c.state.first(table, id=wanted):
+        raise LinearError(f"Argument Validation Error: id {wanted} is already in use")
+    return wanted or new_id()
+
+
 def new_row(c: LinearContext, type_name: str, values: dict) -> Row:
     checked_references(c, type_name, values)
     now = now_iso()
-    base = {"id": values.get("id") or new_id(), "createdAt": now, "updatedAt": now, "archivedAt": None}
+    base = {"id": fresh_id(c, model.TABLES[type_name], values.get("id")), "createdAt": now, "updatedAt": now,
+            "archivedAt": None}
     extra = NEW_ROW_DEFAULTS.get(type_name, lambda _c, _v: {})(c, values)
     row = {**base, **extra, **{k: v for k, v in values.items() if k != "id"}}
     return c.state.insert(model.TABLES[type_name], row)
@@ -94,8 +103,7 @@ def generic(type_name: str, verb: str, payload_field: str):
             return entity_payload(payload_field, new_row(c, type_name, args.get("input") or {}))
         if verb == "Update":
             row = find(c.state, type_name, args["id"])
-            changes = {k: v for k, v in (args.get("input") or {}).items()}
-            return entity_payload(payload_field, update_row(c, type_name, row, changes))
+            return entity_payload(payload_field, update_row(c, type_name, row, dict(args.get("input") or {})))
         if verb == "Delete":
             return delete_row(c, type_name, args["id"])
         return set_archived(c, type_name, args["id"], verb == "Archive")
@@ -107,9 +115,9 @@ def bind_mutations(schema: GraphQLSchema) -> None:
     mutation: GraphQLObjectType = schema.mutation_type  # type: ignore[assignment]
     for type_name in model.TABLES:
         prefix = model.lower_first(type_name)
-        for verb in VERBS:
+        for verb, needed in VERBS.items():
             field = mutation.fields.get(prefix + verb)
-            if field is None or field.resolve is not None:
+            if field is None or field.resolve is not None or not needed <= set(field.args):
                 continue
             payload_type = get_named_type(field.type)
             payload_field = next((n for n in getattr(payload_type, "fields", {})

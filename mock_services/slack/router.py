@@ -138,8 +138,8 @@ async def call_method(env_id: str, method: str, request: Request, store: StoreDe
     return slack_response(body)
 
 
-@router.post("/upload/v1/{upload_id}")
-async def upload_file(env_id: str, upload_id: str, request: Request, store: StoreDep) -> Response:
+@router.post("/upload/v1/{file_id}")
+async def upload_file(env_id: str, file_id: str, request: Request, store: StoreDep) -> Response:
     """The upload URL of files.getUploadURLExternal: raw bytes or a multipart `file` field."""
     body = await request.body()
     if len(body) > MAX_UPLOAD_BYTES:
@@ -151,7 +151,7 @@ async def upload_file(env_id: str, upload_id: str, request: Request, store: Stor
         body = await upload.read() if upload is not None else b""
     try:
         with store.open(env_id, write=True) as state:
-            found = receive_upload(state, upload_id, body)
+            found = receive_upload(state, file_id, body)
     except (EnvironmentNotFound, InvalidEnvId):
         found = False
     if not found:

@@ -138,3 +138,9 @@ def test_depth_and_size_are_bounded(replica):
     assert many_tokens.status_code == 400
     introspection = replica({"query": "{ __schema { queryType { name } } }"})
     assert introspection.json()["data"]["__schema"]["queryType"]["name"] == "Query"
+
+
+def test_entity_mutations_of_another_shape_are_not_generic(replica):
+    """organizationDelete takes an input, not an id: it is refused, not run as a generic delete."""
+    body = replica({"query": 'mutation { organizationDelete(input: {deletionCode: "x"}) { success } }'}).json()
+    assert "not supported" in body["errors"][0]["message"]

@@ -205,7 +205,7 @@ def test_file_upload_flow_list_info_download_and_delete(slack):
     assert slack("files.completeUploadExternal", files=f'[{{"id": "{file_id}"}}]')["error"] == "file_not_found"
     assert slack("files.delete", file=file_id) == {"ok": True}
     assert slack("files.list")["files"] == []
-    assert slack.client.post(f"{slack.base}/upload/v1/{slack.env}-F0NOPE", content=b"x").status_code == 404
+    assert slack.client.post(f"{slack.base}/upload/v1/F0NOPE", content=b"x").status_code == 404
 
 
 def test_completing_before_the_bytes_arrive_is_refused(slack):

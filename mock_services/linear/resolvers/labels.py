@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mock_services.linear.context import changed, ctx, new_id
+from mock_services.linear.context import changed, ctx
 from mock_services.linear.model import now_iso
-from mock_services.linear.mutations import entity_payload
+from mock_services.linear.mutations import entity_payload, fresh_id
 from mock_services.linear.errors import LinearError
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import mutation
@@ -16,7 +16,7 @@ def _unique(c, name: str, team_id: str | None, own_id: str | None = None) -> Non
 
 
 @mutation.field("issueLabelCreate")
-def resolve_label_create(_, info, input):
+def resolve_label_create(_, info, input, **__):
     c = ctx(info)
     name = input["name"].strip()
     if not name:
@@ -27,7 +27,7 @@ def resolve_label_create(_, info, input):
     org = c.state.first("organizations") or {}
     now = now_iso()
     row = c.state.insert("issue_labels", {
-        "id": input.get("id") or new_id(), "name": name, "color": input.get("color") or "#bec2c8",
+        "id": fresh_id(c, "issue_labels", input.get("id")), "name": name, "color": input.get("color") or "#bec2c8",
         "description": input.get("description"), "teamId": input.get("teamId"), "parentId": input.get("parentId"),
         "organizationId": org.get("id"), "creatorId": c.viewer_id, "isGroup": False, "archivedAt": None,
         "createdAt": now, "updatedAt": now})
@@ -35,7 +35,7 @@ def resolve_label_create(_, info, input):
 
 
 @mutation.field("issueLabelUpdate")
-def resolve_label_update(_, info, id, input):
+def resolve_label_update(_, info, id, input, **__):
     c = ctx(info)
     row = find(c.state, "IssueLabel", id)
     updates = {k: v for k, v in input.items() if v is not None}

@@ -7,7 +7,7 @@ import re
 from mock_services.linear.context import ctx, new_id
 from mock_services.linear.model import now_iso
 from mock_services.linear.errors import LinearError
-from mock_services.linear.mutations import entity_payload, new_row
+from mock_services.linear.mutations import entity_payload, fresh_id, new_row
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import mutation
 
@@ -38,7 +38,7 @@ def resolve_team_create(_, info, input, **__):
     org = c.state.first("organizations") or {}
     now = now_iso()
     row = c.state.insert("teams", {
-        "id": input.get("id") or new_id(), "name": name, "key": key, "displayName": name,
+        "id": fresh_id(c, "teams", input.get("id")), "name": name, "key": key, "displayName": name,
         "description": input.get("description"), "color": input.get("color"), "icon": input.get("icon"),
         "private": bool(input.get("private")), "organizationId": org.get("id"), "issueCount": 0,
         "cyclesEnabled": bool(input.get("cyclesEnabled")), "createdAt": now, "updatedAt": now})

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mock_services.linear.context import changed, ctx, new_id
+from mock_services.linear.context import changed, ctx
 from mock_services.linear.model import now_iso
-from mock_services.linear.mutations import entity_payload
+from mock_services.linear.mutations import entity_payload, fresh_id
 from mock_services.linear.errors import LinearError
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import mutation
@@ -24,7 +24,7 @@ def resolve_state_create(_, info, input):
     now = now_iso()
     position = input.get("position")
     row = c.state.insert("workflow_states", {
-        "id": input.get("id") or new_id(), "teamId": input["teamId"], "name": input["name"], "type": input["type"],
+        "id": fresh_id(c, "workflow_states", input.get("id")), "teamId": input["teamId"], "name": input["name"], "type": input["type"],
         "color": input["color"], "description": input.get("description"),
         "position": float(position) if position is not None else max((s["position"] for s in siblings), default=0) + 1,
         "createdAt": now, "updatedAt": now})

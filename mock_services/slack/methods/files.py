@@ -73,10 +73,6 @@ def filetype(name: str) -> tuple[str, str]:
     return mimetype, extension
 
 
-def upload_url(state: EnvState, file_id: str) -> str:
-    return f"https://files.slack.com/upload/v1/{state.info.env_id}-{file_id}"
-
-
 def get_upload_url(call: SlackCall) -> dict:
     args = call.args(UploadUrlArgs)
     if args.length > MAX_UPLOAD_BYTES:
@@ -86,14 +82,13 @@ def get_upload_url(call: SlackCall) -> dict:
         "file_id": new_id("F"), "user_id": call.user_id, "name": args.filename, "title": args.filename,
         "mimetype": mimetype, "filetype": args.snippet_type or extension, "size": args.length,
         "alt_txt": args.alt_txt, "created": now(), "state": "pending", "channel_ids": []})
-    return {"upload_url": upload_url(call.state, file["file_id"]), "file_id": file["file_id"]}
+    return {"upload_url": f"https://files.slack.com/upload/v1/{file['file_id']}", "file_id": file["file_id"]}
 
 
-def receive_upload(state: EnvState, upload_id: str, content: bytes) -> bool:
-    """The bytes POSTed to an upload URL; False if no pending file has that URL."""
-    env_id, _, file_id = upload_id.rpartition("-")
+def receive_upload(state: EnvState, file_id: str, content: bytes) -> bool:
+    """The bytes POSTed to an upload URL; False if no file of this environment awaits them."""
     file = state.first("files", file_id=file_id)
-    if env_id != state.info.env_id or file is None or file.get("state") != "pending":
+    if file is None or file.get("state") != "pending":
         return False
     state.update("files", {**file, "size": len(content), "state": "uploaded"})
     encoded = base64.b64encode(content).decode()
