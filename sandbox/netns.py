@@ -178,10 +178,10 @@ def _claim_subnet(sid: str) -> int:
 
 def teardown(sid: str) -> None:
     """Remove everything sandbox `sid` had; safe to call twice or after a crash."""
-    _quiet(["ip", "netns", "del", NETNS_PREFIX + sid])  # the kernel removes the veth pair with it
     veth = SandboxNetwork(sid, 0).host_veth
-    if Path("/sys/class/net", veth).exists():  # an attached netns (a container's) outlives its name
+    if Path("/sys/class/net", veth).exists():  # now, not whenever the kernel frees the netns
         _quiet(["ip", "link", "del", veth])
+    _quiet(["ip", "netns", "del", NETNS_PREFIX + sid])
     _quiet(["nft", "delete", "table", "inet", TABLE_PREFIX + sid])
     cgroups.destroy(sid)
     owner = OWNERS / f"{sid}.json"
