@@ -1,32 +1,50 @@
-# `make demo` and `make test` do all set-up on a fresh clone: they create .venv themselves.
+# `make demo` and `make test` do all set-up on a fresh clone: .venv, detour's sandbox runtime,
+# its Node packages, and (as root, with apt) the Debian packages pip cannot install.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NODE_PACKAGES := sandbox/node_packages
+NODE_STAMP := $(NODE_PACKAGES)/node_modules/.installed
+RUNTIME := sandbox/runtime
+RUNTIME_STAMP := $(RUNTIME)/venv/.installed
 
-.PHONY: demo test bench images clean
+.PHONY: demo test bench images provision clean
 
-$(STAMP): pyproject.toml $(NODE_PACKAGES)/package-lock.json
+$(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "detour needs Python >= 3.12, but $(PYTHON) is " + sys.version.split()[0] + ": install 3.12 (pyenv reads .python-version) or run make PYTHON=python3.12")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	cd $(NODE_PACKAGES) && npm ci --silent --no-audit --no-fund
 	touch $(STAMP)
 
-demo: $(STAMP)
+# What pip cannot install: as root, apt installs it; otherwise the exact command is printed.
+provision: $(STAMP)
+	$(BIN)/detour doctor --install
+
+$(NODE_STAMP): $(NODE_PACKAGES)/package-lock.json | provision
+	cd $(NODE_PACKAGES) && npm ci --silent --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+# detour's sandbox runtime: what agent code imports unless it brings its own (not detour's venv).
+$(RUNTIME_STAMP): $(RUNTIME)/requirements.txt
+	$(PYTHON) -m venv --clear $(RUNTIME)/venv
+	$(RUNTIME)/venv/bin/pip install --quiet -r $(RUNTIME)/requirements.txt
+	touch $(RUNTIME_STAMP)
+
+demo: provision $(NODE_STAMP) $(RUNTIME_STAMP)
 	bash examples/demo.sh
 
-test: $(STAMP)
-	$(BIN)/pytest
+# The docker tests get an engine: the one that answers, or one tests/engine.py starts and stops.
+test: provision $(NODE_STAMP) $(RUNTIME_STAMP)
+	$(BIN)/python -m tests.engine $(BIN)/pytest
 
 # detour/sandbox, detour/proxy and detour/replicas (needs a Docker engine; no registry).
-images: $(STAMP)
+images: $(STAMP) $(NODE_STAMP)
 	$(BIN)/detour images build
 
-bench: $(STAMP)
+bench: provision $(NODE_STAMP) $(RUNTIME_STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache build $(NODE_PACKAGES)/node_modules
+	rm -rf $(VENV) *.egg-info .pytest_cache build $(NODE_PACKAGES)/node_modules $(RUNTIME)/venv

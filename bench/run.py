@@ -8,6 +8,7 @@ floor for what the stack can do, not a ceiling.
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from mock_services.store import EnvironmentStore
 from sandbox.base import Sandbox, SandboxSpec
 from sandbox.namespace import NamespaceSandbox, requirements_missing
 from sandbox.process import ProcessSandbox
+from sandbox.runtimes import host_runtime
 
 AUTH = {"Authorization": "Bearer xoxb-bench"}
 DETOUR = str(Path(sys.executable).parent / "detour")
@@ -206,6 +208,33 @@ def bench_sandbox_start(state: StatePaths, info: StackInfo, env_id: str) -> None
               f"(n={len(totals)})")
 
 
+def bench_runtime_start(state: StatePaths, info: StackInfo, env_id: str) -> None:
+    """Python's first instruction in a sandbox, with detour's runtime and with a user's venv
+    (whose interpreter detour asks once per process for the folders it needs)."""
+    venv = Path(tempfile.mkdtemp(prefix="detour-bench-venv-")) / "venv"
+    subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    probe_started = time.perf_counter()
+    runtimes = {"detour's runtime": host_runtime(), "a user venv": host_runtime(venv / "bin" / "python")}
+    print(f"  asking the two interpreters for their folders: {(time.perf_counter() - probe_started) * 1000:5.1f} ms "
+          "(once per interpreter and process)")
+    trust = CertificateAuthority(state).ensure().trust_files()
+    proxy = info.access(env_id, secret_for(state, env_id))
+    for label, runtime in runtimes.items():
+        sandboxes = [ProcessSandbox(state.runs_dir, runtime)]
+        if not requirements_missing():
+            sandboxes.append(NamespaceSandbox(state, runtime))
+        for sandbox in sandboxes:
+            starts = []
+            for _ in range(20):
+                called = time.time_ns()
+                argv = [str(runtime.python), "-c", "import time; print(time.time_ns())"]
+                result = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, trust=trust))
+                starts.append((int(result.stdout) - called) / 1e6)
+            print(f"  {sandbox.name:<10} {label:<17} python started in median {statistics.median(starts):6.1f} ms   "
+                  f"p90 {percentile(starts, 90):6.1f} ms   (n={len(starts)})")
+    shutil.rmtree(venv.parent)
+
+
 def calls_program(calls: int) -> str:
     """An agent program (requests, one keep-alive session) that posts `calls` messages."""
     return f"""
@@ -300,6 +329,8 @@ def main() -> None:
             bench_detour_run(state, env_id, running=True)
             print("sandbox start")
             bench_sandbox_start(state, info, env_id)
+            print("runtimes: detour's own versus a user's venv")
+            bench_runtime_start(state, info, env_id)
             print("docker backend: 20 concurrent sandboxes")
             bench_concurrent_containers(state, info)
             print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shlex
 import signal
 import sys
@@ -29,9 +30,9 @@ from mock_services.store import EnvironmentStore
 from mock_services.templates import save_template, template_names
 from sandbox import namespace, netns
 from sandbox.base import Limits, Mode, ProxyAccess, Sandbox, SandboxSpec
-from sandbox.environment import Runtime
 from sandbox.languages import LANGUAGES, command_for
 from sandbox.process import ProcessSandbox
+from sandbox.runtimes import RuntimeChoice
 
 app = typer.Typer(help="Run agent code whose only way out is detour's proxy.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -45,6 +46,12 @@ images_app = typer.Typer(help="detour's Docker images (the docker backend and co
 app.add_typer(images_app, name="images")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
+PythonOpt = Annotated[Optional[Path], typer.Option(
+    "--python", help="Python agents run with this interpreter or venv and its packages (read-only).")]
+NodeModulesOpt = Annotated[Optional[Path], typer.Option(
+    "--node-modules", help="The node_modules Node agents import from (default: one beside the entry file, else detour's).")]
+ImageOpt = Annotated[Optional[str], typer.Option(
+    "--image", help="docker backend: run in this image (any with python3), not detour/sandbox.")]
 Backend = Literal["auto", "process", "namespace", "docker"]
 StackPart = Literal["all", "proxy", "replicas"]
 
@@ -195,7 +202,7 @@ def stack_for(paths: StatePaths) -> Iterator[StackInfo]:
         yield embedded
 
 
-def choose_backend(name: Backend, paths: StatePaths) -> Sandbox:
+def choose_backend(name: Backend, paths: StatePaths, runtime: RuntimeChoice = RuntimeChoice()) -> Sandbox:
     """auto: the namespace backend where this machine can run it, else process (with a warning)."""
     missing = namespace.requirements_missing()
     if name == "docker":
@@ -203,25 +210,30 @@ def choose_backend(name: Backend, paths: StatePaths) -> Sandbox:
             raise fail(f"the docker backend wires each container's network as the namespace backend does, "
                        f"and needs {', '.join(missing)}")
         from sandbox.docker import DockerSandbox
-        return DockerSandbox(paths)
+        return DockerSandbox(paths, image=runtime.for_image())
     if name == "namespace" and missing:
         raise fail(f"the namespace backend needs {', '.join(missing)}")
     if name == "namespace" or (name == "auto" and not missing):
-        return namespace.NamespaceSandbox(paths)
+        return namespace.NamespaceSandbox(paths, runtime.for_host())
     if name == "auto":
         typer.echo(f"detour: warning: no {', '.join(missing)}: running with the process backend, "
                    "which is not isolation (code that ignores proxy variables is not captured)", err=True)
-    return ProcessSandbox(paths.runs_dir)
+    return ProcessSandbox(paths.runs_dir, runtime.for_host())
 
 
-def program_and_argv(args: list[str], runtime: Runtime) -> tuple[Path | None, list[str]]:
-    """FILE (one existing file, or one name with a program suffix) or a command."""
-    if len(args) == 1 and (Path(args[0]).is_file() or Path(args[0]).suffix.lower() in LANGUAGES):
-        program = Path(args[0])
+def host_path(word: str) -> Path:
+    """Absolute, with ~ expanded, and never resolved through symlinks (a venv's python is one)."""
+    return Path(os.path.abspath(os.path.expanduser(word)))
+
+
+def program_file(args: list[str]) -> Path | None:
+    """FILE (one existing file, or one name with a program suffix), or None for a command."""
+    if len(args) == 1 and (host_path(args[0]).is_file() or Path(args[0]).suffix.lower() in LANGUAGES):
+        program = host_path(args[0])
         if not program.is_file():
-            raise fail(f"no such file: {program}")
-        return program.resolve(), command_for(program, runtime)
-    return None, agent_argv(args)
+            raise fail(f"no such file: {args[0]}")
+        return program
+    return None
 
 
 def summary(result: RunResult) -> str:
@@ -246,6 +258,7 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
         output_bytes: Annotated[int, typer.Option(help="stdout+stderr kept.")] = Limits().output_bytes,
         backend: Annotated[Backend, typer.Option(help="Sandbox backend.")] = "auto",
         mode: Annotated[Mode, typer.Option(help="proxy: through mitmproxy; rewrite: URL-rewriting preludes.")] = "proxy",
+        python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
         as_json: JsonOpt = False) -> None:
     """Run a program (python, node .js/.ts, bash, perl) or a command in a sandbox behind the proxy."""
     if env and template:
@@ -253,8 +266,12 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
     paths = state()
     limits = Limits(timeout_s=timeout, memory_mb=memory_mb, cpu_s=cpu_s, processes=processes,
                     output_bytes=output_bytes)
-    sandbox = choose_backend(backend, paths)
-    program, argv = program_and_argv(args, sandbox.runtime)
+    program = program_file(args)
+    argv = None if program else agent_argv(args)
+    choice = RuntimeChoice(python=python, node_modules=node_modules, image=image,
+                           command=tuple(argv or [str(program)]))
+    sandbox = choose_backend(backend, paths, choice)
+    argv = argv or command_for(program, sandbox.runtime)
     store = EnvironmentStore(paths)
     env_id = store.get(env).env_id if env else store.create(template or "slack_default").env_id
     with stack_for(paths) as info:
@@ -300,16 +317,19 @@ def comparison_report(c: Comparison) -> None:
 def compare(program: Annotated[Path, typer.Argument(help="The agent program to run both ways.")],
             template: Annotated[str, typer.Option(help="Both environments start from this template.")] = "slack_default",
             backend: Annotated[Backend, typer.Option(help="Sandbox backend.")] = "auto",
+            python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
             as_json: JsonOpt = False) -> None:
     """Run FILE in proxy mode and in rewrite mode on two fresh environments; compare what each
     intercepted and the final states. Exit code 1 when the states diverge."""
     paths = state()
-    if not program.is_file():
+    file = host_path(str(program))
+    if not file.is_file():
         raise fail(f"no such file: {program}")
-    sandbox = choose_backend(backend, paths)
-    argv = command_for(program, sandbox.runtime)
+    choice = RuntimeChoice(python=python, node_modules=node_modules, image=image, command=(str(file),))
+    sandbox = choose_backend(backend, paths, choice)
+    argv = command_for(file, sandbox.runtime)
     with stack_for(paths) as info:
-        result = compare_modes(paths, info, sandbox, template, argv, program.resolve())
+        result = compare_modes(paths, info, sandbox, template, argv, file)
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
@@ -335,9 +355,9 @@ def check(env: Annotated[str, typer.Option(help="The environment whose diff is c
 
 
 def agent_argv(words: list[str]) -> list[str]:
-    """A command with paths to existing files made absolute: runs start in a fresh folder,
-    and a sandbox shows those files' folders (read-only) where they are."""
-    return [str(Path(word).resolve()) if Path(word).is_file() else word for word in words]
+    """A command with paths to existing files made absolute (runs start in a fresh folder, and
+    a sandbox shows those files read-only where they are)."""
+    return [str(host_path(word)) if host_path(word).is_file() else word for word in words]
 
 
 @suite_app.command("run")
@@ -347,6 +367,7 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
               backend: Annotated[Backend, typer.Option(help="Sandbox backend.")] = "auto",
               mode: Annotated[Mode, typer.Option(help="proxy or rewrite.")] = "proxy",
               timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = Limits().timeout_s,
+              python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
               as_json: JsonOpt = False) -> None:
     """For each test: a fresh environment from its seed, the agent with DETOUR_PROMPT, its assertions.
     Exit code 1 unless every test passes."""
@@ -356,7 +377,8 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
 
     paths = state()
     argv = agent_argv(shlex.split(agent))
-    sandbox = choose_backend(backend, paths)
+    choice = RuntimeChoice(python=python, node_modules=node_modules, image=image, command=tuple(argv))
+    sandbox = choose_backend(backend, paths, choice)
     total = len(load_suite(suite)["tests"]) if test is None else 1
     with stack_for(paths) as info, Progress(transient=True, disable=as_json) as bar:
         task = bar.add_task(f"running {suite.name}", total=total)
@@ -397,9 +419,31 @@ def docker_leftovers(fix: bool) -> list[str]:
     return stale
 
 
+def report_needs(install: bool) -> None:
+    """What pip cannot install and this machine lacks; with `install`, apt gets it (as root)."""
+    from sandbox import host_packages
+    from sandbox.runtimes import DEFAULT_VENV
+    needs = host_packages.missing()
+    for need in needs:
+        typer.echo(f"missing: {need.probe} (Debian package {need.package}), for {need.used_by}")
+    if needs and install:
+        try:
+            host_packages.install(needs)
+            typer.echo(f"installed: {', '.join(sorted({n.package for n in needs}))}")
+        except host_packages.ProvisionError as e:
+            typer.echo(f"detour: {e}; going on with what this machine has", err=True)
+    elif needs:
+        typer.echo(f"to install them: sudo {' '.join(host_packages.apt_command(needs))}  (or: detour doctor --install)")
+    if not DEFAULT_VENV.is_dir():
+        typer.echo(f"missing: detour's sandbox runtime {DEFAULT_VENV} (run `make`)")
+
+
 @app.command()
-def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what is left over.")] = True) -> None:
-    """Find (and remove) namespaces, veths, nftables tables, cgroups and containers of sandboxes that are gone."""
+def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what is left over.")] = True,
+           install: Annotated[bool, typer.Option(help="Install missing Debian packages with apt (as root).")] = False) -> None:
+    """What this machine lacks and how to get it; which backends can run; and (removed) the
+    namespaces, veths, nftables tables, cgroups and containers of sandboxes that are gone."""
+    report_needs(install)
     missing = namespace.requirements_missing()
     typer.echo("namespace backend: " + ("available" if not missing else f"unavailable (needs {', '.join(missing)})"))
     if "root" in missing:
@@ -453,14 +497,24 @@ def ca_rotate() -> None:
 @images_app.command("build")
 def images_build(base: Annotated[Optional[str], typer.Option(help="A Debian trixie image from your registry "
                                                                "(default: one made here with debootstrap).")] = None,
-                 mirror: Annotated[Optional[str], typer.Option(help="Debian mirror for debootstrap (default: apt's).")] = None) -> None:
-    """Build detour/sandbox, detour/proxy and detour/replicas; no image registry needed."""
+                 mirror: Annotated[Optional[str], typer.Option(help="Debian mirror for debootstrap (default: apt's).")] = None,
+                 requirements: Annotated[Optional[Path], typer.Option(
+                     help="Derive an image from detour/sandbox with these Python packages.")] = None,
+                 npm: Annotated[Optional[Path], typer.Option(
+                     help="Derive an image from detour/sandbox with this package.json's Node packages.")] = None,
+                 tag: Annotated[Optional[str], typer.Option(help="The derived image's tag (default: from its files).")] = None) -> None:
+    """Build detour/sandbox, detour/proxy and detour/replicas; no image registry needed. With
+    --requirements or --npm, derive an image for agents that bring their own packages
+    (run it with `detour run --backend docker --image TAG`)."""
     from sandbox.docker import connect_engine
-    from sandbox.images.build import build_images, offline_base
+    from sandbox.images.build import build_images, derive_image, offline_base
 
     def progress(message: str) -> None:
         typer.echo(f"detour: {message}", err=True)
 
     client = connect_engine()
+    if requirements or npm:
+        typer.echo(derive_image(client, requirements, npm, tag))
+        return
     build_images(client, base or offline_base(client, mirror, progress), progress)
     typer.echo("detour: images ready", err=True)

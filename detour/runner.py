@@ -11,14 +11,27 @@ from pathlib import Path
 from certs.authority import CertificateAuthority
 from detour.audit import AuditRecord, read_records
 from detour.credentials import secret_for
+from detour.errors import DetourError
 from detour.paths import StatePaths
 from detour.stack import StackInfo
 from mock_services.store import EnvironmentStore, StateDiff
 from sandbox.base import Execution, Limits, Mode, Sandbox, SandboxSpec
 
 
-def named_folders(argv: list[str]) -> list[Path]:
-    return sorted({Path(word).parent for word in argv if Path(word).is_absolute() and Path(word).is_file()})
+class PrivatePath(DetourError):
+    pass
+
+
+def named_files(state: StatePaths, argv: list[str], program: Path | None) -> list[Path]:
+    """Host files a command names, which a sandbox shows read-only at their own path; never
+    anything of detour's state (its CA key, other environments' databases)."""
+    files = sorted({Path(word) for word in argv if Path(word).is_absolute() and Path(word).is_file()})
+    home = state.home.resolve()
+    for file in [*files, *([program] if program else [])]:
+        if file.resolve().is_relative_to(home):
+            raise PrivatePath(f"{file} is inside detour's state ({state.home}), which sandboxes never see: "
+                              "copy it elsewhere first")
+    return files
 
 
 class RunResult(Execution):
@@ -36,12 +49,13 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
     """`argv` may name host files (an agent script): their folders become visible read-only."""
     store = EnvironmentStore(state)
     store.get(env_id)  # fail before running anything if the environment is missing
+    files = named_files(state, argv, program)
     trust = CertificateAuthority(state).ensure().trust_files()
     proxy = stack.access(env_id, secret_for(state, env_id))
     offset = state.audit_log.stat().st_size if state.audit_log.exists() else 0
     execution = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, mode=mode, trust=trust,
                                         limits=limits or Limits(), program=program, stdin=stdin,
-                                        task=task or {}, files=named_folders(argv)))
+                                        task=task or {}, files=files))
     requests, _ = read_records(state.audit_log, offset, env_id)
     return RunResult(**execution.model_dump(), env_id=env_id, backend=sandbox.name, mode=mode,
                      requests=requests, diff=store.diff(env_id))

@@ -19,7 +19,7 @@ Mode = Literal["proxy", "rewrite"]
 LimitsVia = Literal["cgroup v1", "cgroup v2", "rlimit+watchdog"]
 
 if TYPE_CHECKING:
-    from sandbox.environment import Runtime
+    from sandbox.runtimes import Runtime
 
 
 class Limits(BaseModel):
@@ -68,7 +68,7 @@ class SandboxSpec(BaseModel):
     program: Path | None = Field(None, description="A file placed in the fresh work directory.")
     stdin: bytes = b""
     task: dict[str, str] = Field({}, description="What the agent is asked to do (DETOUR_PROMPT, ...).")
-    files: list[Path] = Field([], description="Host folders the command names, visible read-only at their own path.")
+    files: list[Path] = Field([], description="Host files the command names, visible read-only at their own path.")
 
 
 class Execution(BaseModel):

@@ -20,6 +20,7 @@ import tarfile
 import threading
 import time
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import docker
@@ -32,8 +33,10 @@ from detour.paths import StatePaths
 from detour.services import SERVICE_HOSTS
 from sandbox import cgroups
 from sandbox.base import Execution, KilledReason, LimitsVia, Sandbox, SandboxSpec, TrustFiles
-from sandbox.environment import Runtime, sandbox_environment
-from sandbox.images.build import IMAGES
+from sandbox.environment import sandbox_environment
+from sandbox.runtimes import PRELUDES, SYSTEM_PATH, Runtime
+from sandbox.images.build import IMAGES, WGETRC
+from sandbox.images import entry
 from sandbox.images.entry import frame
 from sandbox.netns import SandboxNetwork, teardown
 from sandbox.supervisor import MB, POLL_S, OutputCapture, exit_code
@@ -41,11 +44,11 @@ from sandbox.supervisor import MB, POLL_S, OutputCapture, exit_code
 IMAGE = IMAGES["sandbox"]
 HOME = Path("/home/agent")
 AGENT_UID = 1000  # the image's user `agent`
-IMAGE_RUNTIME = Runtime(python_bin=Path("/opt/detour/venv/bin"), node_bin=Path("/usr/local/bin"),
-                        preludes=Path("/opt/detour/preludes"))
+OWN = Path("/opt/detour")  # where detour's files are in a sandbox container
+IMAGE_RUNTIME = Runtime(python=OWN / "venv/bin/python3", node=Path("/usr/local/bin/node"), preludes=OWN / "preludes")
 IMAGE_TRUST = TrustFiles(cert=Path("/run/detour-ca/ca.pem"), bundle=Path("/run/detour-ca/bundle.pem"),
-                         wgetrc=Path("/etc/wgetrc"))
-ENTRY = ["/usr/bin/python3", "/opt/detour/entry.py"]
+                         wgetrc=OWN / "wgetrc")
+ENTRY = ["python3", str(OWN / "entry.py")]
 IMAGE_FOLDERS = [Path(f) for f in ("/bin", "/sbin", "/usr", "/lib", "/lib64", "/etc", "/opt", "/var")]
 SHIPPED_DIR = ".detour-files"  # in the work directory: host files a command names
 CPUS = 1.0  # a sandbox gets one core's worth of CPU time per second
@@ -78,10 +81,35 @@ def connect() -> docker.DockerClient:
     return client
 
 
-def container_environment(spec: SandboxSpec, proxy_host: str) -> dict[str, str]:
-    """The variables of a sandbox-image container that reaches detour at `proxy_host`:
-    the docker backend's, and compose's `agent` service's (`detour env vars`)."""
-    return sandbox_environment(spec, IMAGE_TRUST, proxy_host=proxy_host, runtime=IMAGE_RUNTIME) | {
+@dataclass(frozen=True)
+class SandboxImage:
+    """An image sandboxes run in, and what detour brings into it read-only (host -> inside)."""
+
+    tag: str
+    runtime: Runtime
+    brings: tuple[tuple[Path, Path], ...] = ()
+
+
+DETOUR_IMAGE = SandboxImage(IMAGE, IMAGE_RUNTIME)
+
+
+def foreign_image(client: docker.DockerClient, tag: str) -> SandboxImage:
+    """Any image with python3: detour brings its entrypoint, preludes and wgetrc (the CA files
+    come as for its own image), and the interpreters are the image's, found on its PATH."""
+    try:
+        config = client.images.get(tag).attrs["Config"]
+    except docker.errors.ImageNotFound:
+        raise DockerUnavailable(f"no image {tag} in this Docker engine (`docker images` lists them)") from None
+    path = next((e.partition("=")[2] for e in config.get("Env") or [] if e.startswith("PATH=")), SYSTEM_PATH)
+    runtime = Runtime(python=Path("python3"), node=Path("node"), preludes=IMAGE_RUNTIME.preludes, search_path=path)
+    brings = ((Path(entry.__file__), OWN / "entry.py"), (PRELUDES, IMAGE_RUNTIME.preludes), (WGETRC, IMAGE_TRUST.wgetrc))
+    return SandboxImage(tag, runtime, brings)
+
+
+def container_environment(spec: SandboxSpec, proxy_host: str, runtime: Runtime = IMAGE_RUNTIME) -> dict[str, str]:
+    """The variables of a sandbox container that reaches detour at `proxy_host`: the docker
+    backend's, and compose's `agent` service's (`detour env vars`)."""
+    return sandbox_environment(spec, IMAGE_TRUST, runtime, proxy_host=proxy_host) | {
         "HOME": str(HOME), "TMPDIR": "/tmp"}
 
 
@@ -117,7 +145,7 @@ def payload(spec: SandboxSpec, shipped: dict[str, Path]) -> bytes:
     return frame(archive.getvalue()) + spec.stdin
 
 
-def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str) -> dict:
+def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str, image: SandboxImage = DETOUR_IMAGE) -> dict:
     """The isolation: no network but detour's (added after start), a read-only root, no
     capabilities, limits, and the CA's public files. Names resolve as in a namespace sandbox."""
     limits = spec.limits
@@ -132,8 +160,8 @@ def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str) ->
         ulimits=[Ulimit(name="cpu", soft=limits.cpu_s, hard=limits.cpu_s + 2),
                  Ulimit(name="fsize", soft=limits.file_size_mb * MB, hard=limits.file_size_mb * MB),
                  Ulimit(name="core", soft=0, hard=0)],
-        binds={str(spec.trust.cert): {"bind": str(IMAGE_TRUST.cert), "mode": "ro"},
-               str(spec.trust.bundle): {"bind": str(IMAGE_TRUST.bundle), "mode": "ro"}})
+        binds={str(host): {"bind": str(inside), "mode": "ro"} for host, inside in
+               ((spec.trust.cert, IMAGE_TRUST.cert), (spec.trust.bundle, IMAGE_TRUST.bundle), *image.brings)})
 
 
 class ContainerRun:
@@ -209,11 +237,12 @@ class ContainerRun:
 
 class DockerSandbox(Sandbox):
     name = "docker"
-    runtime = IMAGE_RUNTIME
 
-    def __init__(self, state: StatePaths, client: docker.DockerClient | None = None) -> None:
+    def __init__(self, state: StatePaths, client: docker.DockerClient | None = None, image: str | None = None) -> None:
         self.state = state
         self.client = client or connect()
+        self.image = foreign_image(self.client, image) if image and image != IMAGE else DETOUR_IMAGE
+        self.runtime = self.image.runtime
         self.limits_via: LimitsVia = f"cgroup v{self.client.info().get('CgroupVersion', '1')}"  # type: ignore[assignment]
 
     def run(self, spec: SandboxSpec) -> Execution:
@@ -241,11 +270,12 @@ class DockerSandbox(Sandbox):
     def _create(self, spec: SandboxSpec, network: SandboxNetwork, shipped: dict[str, Path]) -> str:
         """A container that waits in its entrypoint for its files and its network."""
         return self.client.api.create_container(
-            IMAGE, command=container_argv(spec.argv, shipped), entrypoint=ENTRY, user=str(AGENT_UID),
-            environment=container_environment(spec, network.host_ip), working_dir=str(HOME), hostname="sandbox",
+            self.image.tag, command=container_argv(spec.argv, shipped), entrypoint=ENTRY, user=str(AGENT_UID),
+            environment=container_environment(spec, network.host_ip, self.runtime), working_dir=str(HOME),
+            hostname="sandbox",
             stdin_open=True, use_config_proxy=False, name=f"detour-{network.sid}",
             labels={LABEL: network.sid, OWNER_LABEL: str(os.getpid())},
-            host_config=host_config(self.client, spec, network.host_ip))["Id"]
+            host_config=host_config(self.client, spec, network.host_ip, self.image))["Id"]
 
     def _remove(self, cid: str) -> None:
         try:

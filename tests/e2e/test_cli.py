@@ -154,5 +154,6 @@ def test_files_a_command_names_are_visible_but_never_detours_state(home, tmp_pat
     assert (ran["backend"], ran["exit_code"], ran["stdout"]) == ("namespace", 0, "agent ran\n")
     key = home / "signing.key"
     assert key.exists()
-    leaked = json.loads(detour(home, "run", "--json", "--", "cat", str(key), check=False).stdout)
-    assert leaked["exit_code"] != 0 and leaked["stdout"] == ""
+    refused = detour(home, "run", "--json", "--", "cat", str(key), check=False)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert f"{key} is inside detour's state" in refused.stderr

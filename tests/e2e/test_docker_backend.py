@@ -157,4 +157,4 @@ def test_a_command_naming_a_host_script_runs_a_copy_of_it(tmp_path):
     key = home / "ca" / "detour-ca.key"
     done = subprocess.run([DETOUR, "run", "--backend", "docker", "--", "python3", str(agent), "x", str(key)],
                           env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1 and "No such file" in done.stderr and "PRIVATE KEY" not in done.stdout
+    assert done.returncode == 2 and f"{key} is inside detour's state" in done.stderr and "PRIVATE KEY" not in done.stdout
