@@ -65,8 +65,8 @@ def _python_folders(python: Path) -> tuple[Path, ...]:
         raise RuntimeUnavailable(f"cannot run {python}: {e.strerror}") from None
     if done.returncode != 0:
         raise RuntimeUnavailable(f"{python} is not a working Python: {done.stderr.strip()[-300:]}")
-    folders = {Path(p) for p in json.loads(done.stdout) if p and Path(p).exists()}
-    return tuple(sorted(folders))
+    folders = sorted({Path(p) for p in json.loads(done.stdout) if p and Path(p).exists()})
+    return tuple(f for f in folders if not any(other in f.parents for other in folders))  # outermost only
 
 
 def python_of(choice: Path) -> Path:
