@@ -32,18 +32,18 @@ $(RUNTIME_STAMP): $(RUNTIME)/requirements.txt
 	$(RUNTIME)/venv/bin/pip install --quiet -r $(RUNTIME)/requirements.txt
 	touch $(RUNTIME_STAMP)
 
-demo: provision $(NODE_STAMP) $(RUNTIME_STAMP)
+demo: $(RUNTIME_STAMP) provision $(NODE_STAMP)
 	bash examples/demo.sh
 
 # The docker tests get an engine: the one that answers, or one tests/engine.py starts and stops.
-test: provision $(NODE_STAMP) $(RUNTIME_STAMP)
+test: $(RUNTIME_STAMP) provision $(NODE_STAMP)
 	$(BIN)/python -m tests.engine $(BIN)/pytest
 
 # detour/sandbox, detour/proxy and detour/replicas (needs a Docker engine; no registry).
 images: $(STAMP) $(NODE_STAMP)
 	$(BIN)/detour images build
 
-bench: provision $(NODE_STAMP) $(RUNTIME_STAMP)
+bench: $(RUNTIME_STAMP) provision $(NODE_STAMP)
 	$(BIN)/python bench/run.py
 
 clean:

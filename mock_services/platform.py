@@ -35,7 +35,8 @@ ERROR_STATUS: dict[type[DetourError], int] = {EnvironmentNotFound: 404, Environm
 
 async def detour_error_handler(_: Request, error: DetourError) -> JSONResponse:
     """The one place the environment layer's errors become HTTP errors (400 unless listed)."""
-    return JSONResponse({"detail": str(error)}, status_code=ERROR_STATUS.get(type(error), 400))
+    status = next((ERROR_STATUS[kind] for kind in type(error).__mro__ if kind in ERROR_STATUS), 400)
+    return JSONResponse({"detail": str(error)}, status_code=status)
 
 
 @router.get("/health")

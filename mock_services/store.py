@@ -32,6 +32,12 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE rows (tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
 CREATE TABLE baseline (tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
 """
+# Rows as they were when a run started (AgentDiff's startRun): each run diffs against its own.
+# Created on first use, so environments made before runs existed get it too.
+SNAPSHOTS = """
+CREATE TABLE IF NOT EXISTS snapshots (run TEXT NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL,
+                                      PRIMARY KEY (run, tbl, pk));
+"""
 
 Row = dict[str, Any]
 
@@ -108,19 +114,28 @@ class EnvState:
             tables.setdefault(table, []).append(json.loads(data))
         return tables
 
-    def diff(self) -> StateDiff:
+    def snapshot(self, run: str) -> None:
+        self.conn.execute(SNAPSHOTS)
+        self.conn.execute("INSERT INTO snapshots SELECT ?, tbl, pk, data FROM rows ORDER BY rowid", (run,))
+
+    def diff(self, since: str | None = None) -> StateDiff:
+        """Changes since creation, or since run `since` started."""
         def tagged(tbl: str, data: str) -> Row:
             return {**json.loads(data), "__table__": tbl}
 
+        if since is None:
+            before, args = "WITH b AS (SELECT tbl, pk, data, rowid AS n FROM baseline) ", ()
+        else:
+            before, args = "WITH b AS (SELECT tbl, pk, data, rowid AS n FROM snapshots WHERE run = ?) ", (since,)
         inserts = self.conn.execute(
-            "SELECT r.tbl, r.data FROM rows r LEFT JOIN baseline b ON r.tbl = b.tbl AND r.pk = b.pk"
-            " WHERE b.pk IS NULL ORDER BY r.rowid")
+            before + "SELECT r.tbl, r.data FROM rows r LEFT JOIN b ON r.tbl = b.tbl AND r.pk = b.pk"
+            " WHERE b.pk IS NULL ORDER BY r.rowid", args)
         deletes = self.conn.execute(
-            "SELECT b.tbl, b.data FROM baseline b LEFT JOIN rows r ON r.tbl = b.tbl AND r.pk = b.pk"
-            " WHERE r.pk IS NULL ORDER BY b.rowid")
+            before + "SELECT b.tbl, b.data FROM b LEFT JOIN rows r ON r.tbl = b.tbl AND r.pk = b.pk"
+            " WHERE r.pk IS NULL ORDER BY b.n", args)
         updates = self.conn.execute(
-            "SELECT r.tbl, b.data, r.data FROM rows r JOIN baseline b ON r.tbl = b.tbl AND r.pk = b.pk"
-            " WHERE r.data != b.data ORDER BY r.rowid")
+            before + "SELECT r.tbl, b.data, r.data FROM rows r JOIN b ON r.tbl = b.tbl AND r.pk = b.pk"
+            " WHERE r.data != b.data ORDER BY r.rowid", args)
         return StateDiff(
             inserts=[tagged(t, d) for t, d in inserts],
             updates=[{"__table__": t, "before": json.loads(b), "after": json.loads(a)}
@@ -189,9 +204,14 @@ class EnvironmentStore:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
 
-    def diff(self, env_id: str) -> StateDiff:
+    def diff(self, env_id: str, since: str | None = None) -> StateDiff:
         with self.open(env_id) as state:
-            return state.diff()
+            return state.diff(since)
+
+    def snapshot(self, env_id: str, run: str) -> None:
+        """Keep the rows as they are now, for diff(env_id, since=run)."""
+        with self.open(env_id, write=True) as state:
+            state.snapshot(run)
 
     def set_request_budget(self, env_id: str, budget: RequestBudget | None) -> EnvironmentInfo:
         with self.open(env_id, write=True) as state:

@@ -38,6 +38,19 @@ def test_diff_has_agentdiff_shape(store):
     assert diff.deletes == [{"channel_id": "C01ABCD1234", "user_id": "U02JOHNDOE1", "__table__": "channel_members"}]
 
 
+def test_a_run_diffs_against_its_own_snapshot_and_creation_stays_the_baseline(store):
+    env = store.create("slack_default").env_id
+    new = {"message_id": "1.000001", "channel_id": "C02EFGH5678", "message_text": "before the run"}
+    with store.open(env, write=True) as state:
+        state.insert("messages", new)
+    store.snapshot(env, "run1")
+    with store.open(env, write=True) as state:
+        state.update("messages", {**new, "message_text": "during the run"})
+    since_run = store.diff(env, since="run1")
+    assert (since_run.inserts, len(since_run.updates), since_run.deletes) == ([], 1, [])
+    assert [row["message_text"] for row in store.diff(env).inserts] == ["during the run"]
+
+
 def test_environments_never_see_each_other(store):
     a, b = store.create("slack_default").env_id, store.create("slack_default").env_id
     with store.open(a, write=True) as state:

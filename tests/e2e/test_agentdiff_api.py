@@ -1,0 +1,92 @@
+"""AgentDiff's own Python SDK (`agent-diff` from PyPI), unmodified, against a real `detour
+serve`: environments, runs with their own before-state, evaluation, diffs and results that
+survive a restart. The SDK gets a venv of its own: its pydantic would not fit mitmproxy's."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from detour.stack import StackInfo
+from tests.e2e.test_cli import Server
+
+DRIVER = r"""
+import json, sys, requests
+from agent_diff import AgentDiff
+
+url, step = sys.argv[1], sys.argv[2]
+client = AgentDiff(base_url=url)
+state = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+out = {}
+
+def post(env_url, text):
+    done = requests.post(f"{env_url}/chat.postMessage", headers={"Authorization": "Bearer xoxb-1"},
+                         json={"channel": "random", "text": text}).json()
+    assert done["ok"], done
+
+def added(count, text):
+    return {"assertions": [{"diff_type": "added", "entity": "messages",
+                            "where": {"message_text": {"contains": text}}, "expected_count": count}]}
+
+if step == "runs":
+    env = client.init_env(templateService="slack", templateName="slack_default", ttlSeconds=600)
+    first = client.start_run(envId=env.environmentId)
+    post(env.environmentUrl, "one")
+    second = client.start_run(envId=env.environmentId)
+    post(env.environmentUrl, "two")
+    out["env"] = env.environmentId
+    out["service"] = env.service
+    out["expires"] = env.expiresAt is not None
+    out["first"] = first.runId
+    out["first_passed"] = client.evaluate_run(runId=first.runId, expectedOutput=added(2, "")).passed
+    failed = client.evaluate_run(runId=second.runId, expectedOutput=added(1, "one"))
+    out["second_passed"], out["second_score"] = failed.passed, failed.score
+    out["second_diff"] = len(client.diff_run(runId=second.runId).diff["inserts"])
+elif step == "after restart":
+    result = client.get_results_for_run(runId=state["first"])
+    out["passed"], out["inserts"] = result.passed, len(result.diff["inserts"])
+    out["deleted"] = client.delete_env(envId=state["env"]).status
+    try:
+        client.start_run(envId=state["env"])
+    except requests.HTTPError as e:
+        out["after_delete"] = e.response.status_code
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def sdk_python(tmp_path_factory) -> Path:
+    venv = tmp_path_factory.mktemp("agentdiff") / "venv"
+    subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "agent-diff>=1.0.7,<1.1"], check=True)
+    return venv / "bin" / "python"
+
+
+def drive(python: Path, url: str, step: str, state: dict | None = None) -> dict:
+    done = subprocess.run([str(python), "-c", DRIVER, url, step, json.dumps(state or {})],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_the_agentdiff_sdk_runs_unmodified_against_detour(tmp_path, sdk_python):
+    home = tmp_path / "home"
+    server = Server(home)
+    server.start()
+    try:
+        url = StackInfo.model_validate_json((home / "stack.json").read_text()).replica_url
+        runs = drive(sdk_python, url, "runs")
+    finally:
+        server.stop()
+    assert (runs["service"], runs["expires"], runs["first_passed"]) == ("slack", True, True)
+    assert runs["second_passed"] is False and runs["second_score"]["passed"] == 0  # its own before-state
+    assert runs["second_diff"] == 1
+    server.start()
+    try:
+        url = StackInfo.model_validate_json((home / "stack.json").read_text()).replica_url
+        later = drive(sdk_python, url, "after restart", runs)
+    finally:
+        server.stop()
+    assert later == {"passed": True, "inserts": 2, "deleted": "deleted", "after_delete": 404}
