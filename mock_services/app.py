@@ -13,7 +13,8 @@ from fastapi import FastAPI
 
 from detour.errors import DetourError
 from detour.paths import StatePaths
-from mock_services import agentdiff_api, platform
+from mock_services import platform
+from mock_services.agentdiff.router import router as agentdiff_router
 from mock_services.request_budget import BudgetLedger
 from mock_services.linear.router import router as linear_router
 from mock_services.linear.router import schema as linear_schema
@@ -35,7 +36,7 @@ def create_app(state: StatePaths | None = None) -> FastAPI:
     app.state.budgets = BudgetLedger()
     app.add_exception_handler(DetourError, platform.detour_error_handler)
     app.include_router(platform.router)
-    app.include_router(agentdiff_api.router)
+    app.include_router(agentdiff_router)
     app.include_router(slack_router)
     app.include_router(linear_router)
     return app

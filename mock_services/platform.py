@@ -13,7 +13,6 @@ from mock_services.deps import StoreDep
 from mock_services.errors import EnvironmentExists, EnvironmentNotFound
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, StateDiff
-from mock_services.templates import template_names
 
 router = APIRouter(prefix="/api/platform", tags=["platform"])
 
@@ -42,11 +41,6 @@ async def detour_error_handler(_: Request, error: DetourError) -> JSONResponse:
 @router.get("/health")
 def health() -> dict:
     return {"status": "ok"}
-
-
-@router.get("/templates")
-def list_templates(store: StoreDep) -> list[str]:
-    return template_names(store.state)
 
 
 @router.post("/environments", status_code=201)

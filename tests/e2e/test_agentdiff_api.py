@@ -44,6 +44,27 @@ if step == "runs":
     failed = client.evaluate_run(runId=second.runId, expectedOutput=added(1, "one"))
     out["second_passed"], out["second_score"] = failed.passed, failed.score
     out["second_diff"] = len(client.diff_run(runId=second.runId).diff["inserts"])
+elif step == "library":
+    from agent_diff.models import CreateTestsRequest, TestItem
+    templates = client.list_templates().templates
+    slack = next(t for t in templates if t.name == "slack_default")
+    out["template"] = client.get_template(slack.id).schemaName
+    suite = client.create_test_suite(name="detour smoke", description="from the SDK")
+    item = TestItem(name="say hi", prompt="Say hi in #random", type="actionEval",
+                    expected_output=json.dumps(added(1, "hi")), environmentTemplate=str(slack.id),
+                    impersonateUserId="U01AGENBOT9")
+    [test] = client.create_tests(suite.id, CreateTestsRequest(tests=[item])).tests
+    out["suites"] = [s.name for s in client.list_test_suites(name="smoke").testSuites]
+    out["expanded"] = [t.name for t in client.get_test_suite(suite.id, expand=True).tests]
+    out["test"] = client.get_test(test.id).seed_template
+    env = client.init_env(testId=test.id)
+    run = client.start_run(envId=env.environmentId, testId=test.id)
+    post(env.environmentUrl, "hi there")
+    out["by_test"] = client.evaluate_run(runId=run.runId).passed
+    saved = client.create_template_from_environment(environmentId=env.environmentId, service="slack",
+                                                    name="after_hi")
+    again = client.init_env(templateId=saved.templateId)
+    out["from_saved"] = (again.templateSchema, client.diff_run(envId=again.environmentId).diff["inserts"])
 elif step == "after restart":
     result = client.get_results_for_run(runId=state["first"])
     out["passed"], out["inserts"] = result.passed, len(result.diff["inserts"])
@@ -64,29 +85,30 @@ def sdk_python(tmp_path_factory) -> Path:
     return venv / "bin" / "python"
 
 
-def drive(python: Path, url: str, step: str, state: dict | None = None) -> dict:
-    done = subprocess.run([str(python), "-c", DRIVER, url, step, json.dumps(state or {})],
-                          capture_output=True, text=True, timeout=120)
+def drive(python: Path, home: Path, step: str, state: dict | None = None) -> dict:
+    """One step of the driver against `detour serve`, started for it and stopped after."""
+    server = Server(home)
+    server.start()
+    try:
+        url = StackInfo.model_validate_json((home / "stack.json").read_text()).replica_url
+        done = subprocess.run([str(python), "-c", DRIVER, url, step, json.dumps(state or {})],
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        server.stop()
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout)
 
 
 def test_the_agentdiff_sdk_runs_unmodified_against_detour(tmp_path, sdk_python):
-    home = tmp_path / "home"
-    server = Server(home)
-    server.start()
-    try:
-        url = StackInfo.model_validate_json((home / "stack.json").read_text()).replica_url
-        runs = drive(sdk_python, url, "runs")
-    finally:
-        server.stop()
+    runs = drive(sdk_python, tmp_path / "home", "runs")
     assert (runs["service"], runs["expires"], runs["first_passed"]) == ("slack", True, True)
     assert runs["second_passed"] is False and runs["second_score"]["passed"] == 0  # its own before-state
     assert runs["second_diff"] == 1
-    server.start()
-    try:
-        url = StackInfo.model_validate_json((home / "stack.json").read_text()).replica_url
-        later = drive(sdk_python, url, "after restart", runs)
-    finally:
-        server.stop()
+    later = drive(sdk_python, tmp_path / "home", "after restart", runs)
     assert later == {"passed": True, "inserts": 2, "deleted": "deleted", "after_delete": 404}
+
+
+def test_templates_suites_and_tests_through_the_agentdiff_sdk(tmp_path, sdk_python):
+    out = drive(sdk_python, tmp_path / "home", "library")
+    assert out == {"template": "slack_default", "suites": ["detour smoke"], "expanded": ["say hi"],
+                   "test": "slack_default", "by_test": True, "from_saved": ["after_hi", []]}

@@ -10,7 +10,7 @@ def client(state) -> TestClient:
 
 
 def test_environment_lifecycle(client):
-    assert client.get("/api/platform/templates").json() == [
+    assert [t["name"] for t in client.get("/api/platform/templates").json()["templates"]] == [
         "linear_default", "linear_expanded", "slack_bench_default", "slack_bench_v2", "slack_default"]
     created = client.post("/api/platform/environments", json={"template": "slack_default", "env_id": "e1"})
     assert created.status_code == 201 and created.json()["service"] == "slack"
