@@ -20,7 +20,7 @@ from detour.assertions import evaluate_environment, load_spec
 from detour.suite import load_suite, run_suite
 from detour.audit import read_records
 from detour.compare import Comparison, compare as compare_modes
-from detour.credentials import secret_for
+from detour.credentials import api_key, secret_for
 from detour.errors import DetourError
 from detour.paths import StatePaths
 from detour.runner import RunResult, run_in_environment
@@ -84,7 +84,8 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
           only: Annotated[StackPart, typer.Option(help="Run one part (a container each in compose.yaml).")] = "all",
           replicas: Annotated[Optional[str], typer.Option(help="HOST:PORT of replicas run elsewhere (with --only proxy).")] = None,
           publish_ca: Annotated[bool, typer.Option(help="Also copy the CA's public files where sandbox containers read them (a shared volume).")] = False,
-          console_logs: Annotated[bool, typer.Option(help="Logs to the console instead of $DETOUR_HOME/logs (in a container).")] = False) -> None:
+          console_logs: Annotated[bool, typer.Option(help="Logs to the console instead of $DETOUR_HOME/logs (in a container).")] = False,
+          no_auth: Annotated[bool, typer.Option("--no-auth", help="Platform API callers need no X-API-Key (loopback only).")] = False) -> None:
     """Run the proxy and the replicas in the foreground until interrupted."""
     paths = state()
     whole = only == "all"  # only a whole stack is one that `detour run` can use (stack.json)
@@ -98,7 +99,7 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
         CertificateAuthority(paths).ensure().publish(IMAGE_TRUST)
     parts = {"all": PARTS, "proxy": ("proxy",), "replicas": ("replicas",)}[only]
     with Stack(paths, host, proxy_port, replica_port, parts=parts, replica_host=replica_host,
-               console_logs=console_logs) as info:
+               console_logs=console_logs, api_auth=not no_auth) as info:
         if whole:
             paths.stack_file.write_text(info.model_dump_json())
         typer.echo(f"detour: {', '.join(parts)} up (proxy port {info.proxy_port}, replicas at {info.replica_url}), "
@@ -111,6 +112,12 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
         finally:
             if whole:
                 paths.stack_file.unlink(missing_ok=True)
+
+
+@app.command("api-key")
+def api_key_command() -> None:
+    """Print the key that callers of the platform API (AgentDiff's SDK) send as X-API-Key."""
+    typer.echo(api_key(state()))
 
 
 @app.command()

@@ -65,5 +65,10 @@ def check_secret(key: bytes, env_id: str, secret: str) -> bool:
     return hmac.compare_digest(env_secret(key, env_id), secret)
 
 
+def api_key(state: StatePaths) -> str:
+    """The platform API's key, created (0600) on first use."""
+    return load_or_create_key(state.api_key_file).hex()
+
+
 def secret_for(state: StatePaths, env_id: str) -> str:
     return env_secret(load_or_create_key(state.signing_key), env_id)

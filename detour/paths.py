@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HOME_VARIABLE = "DETOUR_HOME"
+# "off" when `detour serve --no-auth` lets platform API callers in without a key (loopback only).
+API_AUTH_VARIABLE = "DETOUR_API_AUTH"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 # Machine-wide runtime state of namespace sandboxes (which address is which environment,
 # which sandbox owns which resources): shared by every detour home, so `detour doctor`
@@ -64,6 +67,11 @@ class StatePaths:
     def signing_key(self) -> Path:
         """Signs environment credentials; read by the CLI and the proxy, never by a sandbox."""
         return self.home / "signing.key"
+
+    @property
+    def api_key_file(self) -> Path:
+        """The key callers of the platform API send as X-API-Key (`detour api-key` prints it)."""
+        return self.home / "api.key"
 
     @property
     def stack_file(self) -> Path:

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from certs.authority import CertificateAuthority
 from detour.credentials import load_or_create_key
 from detour.errors import DetourError
-from detour.paths import HOME_VARIABLE, SANDBOX_ADDRESSES, StatePaths
+from detour.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, StatePaths
 import proxy_addons
 from sandbox.base import ProxyAccess
 
@@ -111,9 +111,14 @@ PARTS: tuple[Part, ...] = ("replicas", "proxy", "dns")
 
 class Stack:
     def __init__(self, state: StatePaths, host: str = "127.0.0.1", proxy_port: int = 0, replica_port: int = 0,
-                 parts: tuple[Part, ...] = PARTS, replica_host: str | None = None, console_logs: bool = False) -> None:
-        """`replica_host`: the replicas run elsewhere (another container), at replica_port."""
+                 parts: tuple[Part, ...] = PARTS, replica_host: str | None = None, console_logs: bool = False,
+                 api_auth: bool = True) -> None:
+        """`replica_host`: the replicas run elsewhere (another container), at replica_port.
+        `api_auth=False` lets callers of the platform API in without a key (loopback only)."""
+        if not api_auth and host not in LOOPBACK:
+            raise DetourError(f"the platform API may skip its key only on loopback, not on {host}")
         self.state = state.ensure()
+        self.api_auth = api_auth
         self.parts = parts
         self.console_logs = console_logs
         self.info = StackInfo(host=host, proxy_port=proxy_port or free_port(host),
@@ -129,7 +134,9 @@ class Stack:
         logs.mkdir(exist_ok=True)
         with open(logs / f"{name}.log", "ab") as log:
             proc = subprocess.Popen(argv, stdout=None if self.console_logs else log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, env=os.environ | {HOME_VARIABLE: str(self.state.home)},
+                                    stdin=subprocess.DEVNULL, env=os.environ | {
+                                        HOME_VARIABLE: str(self.state.home),
+                                        API_AUTH_VARIABLE: "on" if self.api_auth else "off"},
                                     preexec_fn=_die_with_parent)
         self.processes[name] = proc
         return proc

@@ -5,6 +5,7 @@ Run with `uvicorn mock_services.app:create_app --factory`; state lives under $DE
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,9 +13,11 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from detour.errors import DetourError
-from detour.paths import StatePaths
+from detour.credentials import api_key
+from detour.paths import API_AUTH_VARIABLE, StatePaths
 from mock_services import platform
 from mock_services.agentdiff.router import router as agentdiff_router
+from mock_services.deps import ApiKeyDep
 from mock_services.request_budget import BudgetLedger
 from mock_services.linear.router import router as linear_router
 from mock_services.linear.router import schema as linear_schema
@@ -30,13 +33,19 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     yield
 
 
-def create_app(state: StatePaths | None = None) -> FastAPI:
+def create_app(state: StatePaths | None = None, api_auth: bool | None = None) -> FastAPI:
+    """`api_auth` None: as the stack that started this server says (on unless `--no-auth`)."""
+    state = (state or StatePaths.default()).ensure()
     app = FastAPI(title="detour replicas", docs_url=None, redoc_url=None, lifespan=lifespan)
-    app.state.store = EnvironmentStore((state or StatePaths.default()).ensure())
+    app.state.store = EnvironmentStore(state)
+    if api_auth is None:
+        api_auth = os.environ.get(API_AUTH_VARIABLE, "on") != "off"
+    app.state.api_key = api_key(state) if api_auth else None
     app.state.budgets = BudgetLedger()
     app.add_exception_handler(DetourError, platform.detour_error_handler)
-    app.include_router(platform.router)
-    app.include_router(agentdiff_router)
+    app.include_router(platform.health_router)
+    app.include_router(platform.router, dependencies=[ApiKeyDep])
+    app.include_router(agentdiff_router, dependencies=[ApiKeyDep])
     app.include_router(slack_router)
     app.include_router(linear_router)
     return app

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hmac
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, HTTPException, Request
 
 from mock_services.request_budget import BudgetLedger
 from mock_services.store import EnvironmentStore
@@ -22,3 +23,14 @@ def get_budgets(request: Request) -> BudgetLedger:
 
 
 BudgetsDep = Annotated[BudgetLedger, Depends(get_budgets)]
+
+
+def require_api_key(request: Request, x_api_key: Annotated[str | None, Header()] = None) -> None:
+    """The platform API's callers send X-API-Key, as AgentDiff's SDK does; sandboxes never
+    reach this server at all (the proxy routes them to the service paths only)."""
+    expected: str | None = request.app.state.api_key
+    if expected is not None and not hmac.compare_digest((x_api_key or "").encode(), expected.encode()):
+        raise HTTPException(401, "missing or wrong X-API-Key (`detour api-key` prints the key)")
+
+
+ApiKeyDep = Depends(require_api_key)

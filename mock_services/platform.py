@@ -15,6 +15,8 @@ from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, StateDiff
 
 router = APIRouter(prefix="/api/platform", tags=["platform"])
+# Open to anyone who can reach the server: a load balancer's or `detour serve`'s health check.
+health_router = APIRouter(prefix="/api/platform", tags=["platform"])
 
 
 class EnvironmentCreate(BaseModel):
@@ -38,7 +40,7 @@ async def detour_error_handler(_: Request, error: DetourError) -> JSONResponse:
     return JSONResponse({"detail": str(error)}, status_code=status)
 
 
-@router.get("/health")
+@health_router.get("/health")
 def health() -> dict:
     return {"status": "ok"}
 

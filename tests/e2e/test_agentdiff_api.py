@@ -3,6 +3,7 @@ serve`: environments, runs with their own before-state, evaluation, diffs and re
 survive a restart. The SDK gets a venv of its own: its pydantic would not fit mitmproxy's."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from detour.stack import StackInfo
-from tests.e2e.test_cli import Server
+from tests.e2e.test_cli import DETOUR, Server
 
 DRIVER = r"""
 import json, sys, requests
@@ -30,7 +31,12 @@ def added(count, text):
     return {"assertions": [{"diff_type": "added", "entity": "messages",
                             "where": {"message_text": {"contains": text}}, "expected_count": count}]}
 
-if step == "runs":
+if step == "no key":
+    try:
+        AgentDiff(base_url=url, api_key="wrong").list_templates()
+    except requests.HTTPError as e:
+        out["status"] = e.response.status_code
+elif step == "runs":
     env = client.init_env(templateService="slack", templateName="slack_default", ttlSeconds=600)
     first = client.start_run(envId=env.environmentId)
     post(env.environmentUrl, "one")
@@ -91,8 +97,10 @@ def drive(python: Path, home: Path, step: str, state: dict | None = None) -> dic
     server.start()
     try:
         url = StackInfo.model_validate_json((home / "stack.json").read_text()).replica_url
+        key = subprocess.run([DETOUR, "api-key"], env=os.environ | {"DETOUR_HOME": str(home)},
+                             capture_output=True, text=True, check=True).stdout.strip()
         done = subprocess.run([str(python), "-c", DRIVER, url, step, json.dumps(state or {})],
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=120, env={"AGENT_DIFF_API_KEY": key})
     finally:
         server.stop()
     assert done.returncode == 0, done.stderr[-2000:]
@@ -110,5 +118,6 @@ def test_the_agentdiff_sdk_runs_unmodified_against_detour(tmp_path, sdk_python):
 
 def test_templates_suites_and_tests_through_the_agentdiff_sdk(tmp_path, sdk_python):
     out = drive(sdk_python, tmp_path / "home", "library")
+    assert drive(sdk_python, tmp_path / "home", "no key") == {"status": 401}
     assert out == {"template": "slack_default", "suites": ["detour smoke"], "expanded": ["say hi"],
                    "test": "slack_default", "by_test": True, "from_saved": ["after_hi", []]}

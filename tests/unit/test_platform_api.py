@@ -1,12 +1,24 @@
 import pytest
 from fastapi.testclient import TestClient
 
+from detour.credentials import api_key
 from mock_services.app import create_app
 
 
 @pytest.fixture
 def client(state) -> TestClient:
-    return TestClient(create_app(state))
+    return TestClient(create_app(state), headers={"X-API-Key": api_key(state)})
+
+
+def test_the_platform_api_wants_its_key_but_health_does_not(state):
+    anonymous = TestClient(create_app(state))
+    assert anonymous.get("/api/platform/health").status_code == 200
+    for path in ("/api/platform/environments", "/api/platform/templates", "/api/platform/testSuites"):
+        refused = anonymous.get(path, headers={"X-API-Key": "wrong"})
+        assert (refused.status_code, refused.json()["detail"]) == (401, "missing or wrong X-API-Key "
+                                                                     "(`detour api-key` prints the key)")
+    assert anonymous.get("/api/platform/environments", headers={"X-API-Key": api_key(state)}).status_code == 200
+    assert TestClient(create_app(state, api_auth=False)).get("/api/platform/environments").status_code == 200
 
 
 def test_environment_lifecycle(client):

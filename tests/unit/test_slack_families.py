@@ -6,6 +6,7 @@ from urllib.parse import urlparse
 import pytest
 from fastapi.testclient import TestClient
 
+from detour.credentials import api_key
 from mock_services.app import create_app
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentStore
@@ -240,7 +241,8 @@ def test_request_budget_answers_ratelimited_with_retry_after(state):
     assert [r.status_code for r in answers] == [200, 200, 200, 429]
     assert answers[3].json() == {"ok": False, "error": "ratelimited"}
     assert 1 <= int(answers[3].headers["Retry-After"]) <= 60
-    lifted = client.put(f"/api/platform/environments/{env}/request-budget", json=None)
+    lifted = client.put(f"/api/platform/environments/{env}/request-budget", json=None,
+                        headers={"X-API-Key": api_key(state)})
     assert lifted.status_code == 200 and lifted.json()["request_budget"] is None
     assert client.post(url, headers={"Authorization": "Bearer x"}).status_code == 200
 
