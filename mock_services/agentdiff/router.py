@@ -22,7 +22,8 @@ from mock_services.agentdiff import models as m
 from mock_services.agentdiff.library import Library, now, template_id, template_name
 from mock_services.deps import StoreDep
 from mock_services.store import EnvironmentStore
-from mock_services.templates import load_template, save_template, template_names
+from mock_services.tables import primary_key
+from mock_services.templates import Template, load_template, save_template, template_names
 
 router = APIRouter(prefix="/api/platform", tags=["agentdiff"])
 
@@ -39,9 +40,7 @@ LibraryDep = Depends(library)
 
 
 def seed_for(body: m.InitEnv, lib: Library) -> tuple[str, str | None]:
-    """The template and the acting user an initEnv asks for."""
-    if body.impersonateEmail:
-        raise NotSupported("impersonateEmail is not supported yet: give impersonateUserId")
+    """The template and the acting user an initEnv asks for (by id; an email comes later)."""
     if body.testId:
         test = lib.test(body.testId)
         return test.seed_template, body.impersonateUserId or test.impersonateUserId
@@ -51,12 +50,22 @@ def seed_for(body: m.InitEnv, lib: Library) -> tuple[str, str | None]:
     return template_name(lib.state, name), body.impersonateUserId
 
 
+def user_by_email(template: Template, email: str) -> str:
+    key = primary_key(template.service, "users")[0]
+    for user in template.tables.get("users", []):
+        if str(user.get("email", "")).lower() == email.lower():
+            return user[key]
+    raise NotSupported(f"no user with email {email!r} in template {template.name!r}")
+
+
 @router.post("/initEnv")
 def init_env(body: m.InitEnv, store: StoreDep, request: Request, lib: Library = LibraryDep) -> m.InitEnvResult:
     name, user = seed_for(body, lib)
     template = load_template(store.state, name)
     if body.templateService and body.templateService != template.service:
         raise NotSupported(f"template {name!r} is a {template.service} template, not {body.templateService}")
+    if body.impersonateEmail:
+        user = user_by_email(template, body.impersonateEmail)
     info = store.create(name, acting_user=user)
     expires = datetime.fromtimestamp(time.time() + body.ttlSeconds, timezone.utc) if body.ttlSeconds else None
     base = str(request.base_url).rstrip("/")

@@ -37,7 +37,10 @@ if step == "no key":
     except requests.HTTPError as e:
         out["status"] = e.response.status_code
 elif step == "runs":
-    env = client.init_env(templateService="slack", templateName="slack_default", ttlSeconds=600)
+    env = client.init_env(templateService="slack", templateName="slack_default", ttlSeconds=600,
+                          impersonateEmail="John@example.com")
+    out["acting"] = requests.post(f"{env.environmentUrl}/auth.test",
+                                  headers={"Authorization": "Bearer xoxb-1"}).json()["user_id"]
     first = client.start_run(envId=env.environmentId)
     post(env.environmentUrl, "one")
     second = client.start_run(envId=env.environmentId)
@@ -109,7 +112,7 @@ def drive(python: Path, home: Path, step: str, state: dict | None = None) -> dic
 
 def test_the_agentdiff_sdk_runs_unmodified_against_detour(tmp_path, sdk_python):
     runs = drive(sdk_python, tmp_path / "home", "runs")
-    assert (runs["service"], runs["expires"], runs["first_passed"]) == ("slack", True, True)
+    assert (runs["service"], runs["expires"], runs["first_passed"], runs["acting"]) == ("slack", True, True, "U02JOHNDOE1")
     assert runs["second_passed"] is False and runs["second_score"]["passed"] == 0  # its own before-state
     assert runs["second_diff"] == 1
     later = drive(sdk_python, tmp_path / "home", "after restart", runs)
