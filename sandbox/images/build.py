@@ -86,13 +86,26 @@ def _platform_tags() -> list[str]:
     return [f"--platform={tag}_{machine}" for tag in ("manylinux2014", "manylinux_2_28", "manylinux_2_34", "linux")]
 
 
+def _download_for_image(dest: Path, *requirements: str) -> None:
+    """Wheels for the image's Python and platform, fetched on the host (where pip is configured)."""
+    _run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--implementation=cp",
+          f"--python-version={IMAGE_PYTHON}", *_platform_tags(), "--dest", str(dest), *requirements],
+         "pip download")
+
+
+def _build(client: docker.DockerClient, tag: str, **options) -> None:
+    try:
+        client.images.build(tag=tag, rm=True, **options)
+    except docker.errors.BuildError as e:
+        log = "".join(line.get("stream", "") for line in e.build_log)
+        raise ImageError(f"building {tag} failed: {e.msg}\n{log[-3000:]}") from None
+
+
 def download_wheels() -> None:
     """Wheels for the image's Python: detour's dependencies, the sandbox's client libraries,
     and detour itself (apart, so a code change leaves the sandbox image's layers alone)."""
     WHEELS.mkdir(parents=True, exist_ok=True)
-    _run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--implementation=cp",
-          f"--python-version={IMAGE_PYTHON}", *_platform_tags(), "--dest", str(WHEELS),
-          str(REPO), *SANDBOX_PACKAGES], "pip download")
+    _download_for_image(WHEELS, str(REPO), *SANDBOX_PACKAGES)
     for own in WHEELS.glob("detour-*.whl"):
         own.unlink()
     shutil.rmtree(DETOUR_WHEEL, ignore_errors=True)
@@ -107,12 +120,7 @@ def build_images(client: docker.DockerClient, base: str, progress: Callable[[str
     download_wheels()
     for target, tag in IMAGES.items():
         progress(f"building {tag} from {base}")
-        try:
-            client.images.build(path=str(REPO), dockerfile=DOCKERFILE, target=target, tag=tag,
-                                buildargs={"BASE": base}, rm=True)
-        except docker.errors.BuildError as e:
-            log = "".join(line.get("stream", "") for line in e.build_log)
-            raise ImageError(f"building {tag} failed: {e.msg}\n{log[-3000:]}") from None
+        _build(client, tag, path=str(REPO), dockerfile=DOCKERFILE, target=target, buildargs={"BASE": base})
     # The images these tags named before, now untagged (only detour's: the Dockerfile labels them).
     client.images.prune(filters={"dangling": True, "label": "detour.image"})
 
@@ -162,17 +170,14 @@ def derive_image(client: docker.DockerClient, requirements: Path | None, npm: Pa
     for path in (requirements, npm):
         if path is not None and not path.is_file():
             raise ImageError(f"no such file: {path}")
-    missing = [t for t in missing_images(client) if t == IMAGES["sandbox"]]
-    if missing:
-        raise ImageError(f"{missing[0]} is missing: run `detour images build` first")
+    if IMAGES["sandbox"] in missing_images(client):
+        raise ImageError(f"{IMAGES['sandbox']} is missing: run `detour images build` first")
     tag = tag or derived_tag(requirements, npm)
     with tempfile.TemporaryDirectory(prefix="detour-derive-") as folder:
         context = Path(folder)
         if requirements:
             shutil.copyfile(requirements, context / "requirements.txt")
-            _run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--implementation=cp",
-                  f"--python-version={IMAGE_PYTHON}", *_platform_tags(), "--dest", str(context / "wheels"),
-                  "-r", str(requirements)], "pip download")
+            _download_for_image(context / "wheels", "-r", str(requirements))
         if npm:
             (context / "npm").mkdir()
             for name in ("package.json", "package-lock.json"):
@@ -184,9 +189,5 @@ def derive_image(client: docker.DockerClient, requirements: Path | None, npm: Pa
                  "npm install")
             (context / "npm" / "node_modules").rename(context / "node_modules")
         (context / "Dockerfile").write_text(_derived_dockerfile(requirements is not None, npm is not None))
-        try:
-            client.images.build(path=str(context), tag=tag, rm=True)
-        except docker.errors.BuildError as e:
-            log = "".join(line.get("stream", "") for line in e.build_log)
-            raise ImageError(f"building {tag} failed: {e.msg}\n{log[-3000:]}") from None
+        _build(client, tag, path=str(context))
     return tag
