@@ -310,6 +310,55 @@ def bench_modes(state: StatePaths, info: StackInfo) -> None:
     print(f"  proxy / rewrite: {medians['proxy'] / medians['rewrite']:.2f}x")
 
 
+SDK_TIMING = """
+import statistics, sys, time
+from agent_diff import PythonExecutorProxy
+executor = PythonExecutorProxy("bench", base_url=sys.argv[1])
+times = []
+for _ in range(int(sys.argv[2])):
+    started = time.perf_counter()
+    assert executor.execute("print(1)")["stdout"] == "1\\n"
+    times.append((time.perf_counter() - started) * 1000)
+print(" ".join(f"{t:.2f}" for t in times))
+"""
+
+
+def agentdiff_python() -> Path:
+    """AgentDiff's SDK in a venv of its own (its pydantic does not fit mitmproxy's), kept in build/."""
+    venv = Path(__file__).resolve().parent.parent / "build" / "bench-agentdiff"
+    if not (venv / "bin" / "python").exists():
+        subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "agent-diff>=1.0.7,<1.1"], check=True)
+    return venv / "bin" / "python"
+
+
+def spread(times: list[float]) -> str:
+    return f"median {statistics.median(times):6.1f} ms   p90 {percentile(times, 90):6.1f} ms   (n={len(times)})"
+
+
+def bench_executors(state: StatePaths, info: StackInfo, runs: int = 40) -> None:
+    """execute("print(1)") with a warm client: detour's executors (a sandbox per call, proxy
+    mode) beside the SDK's PythonExecutorProxy (a bare subprocess, no isolation) in the same run."""
+    from detour.client import Client
+    client = Client(home=state.home, stack=info)
+    for backend in ("process", "namespace"):
+        if backend == "namespace" and requirements_missing():
+            continue
+        with client.executor("python", backend=backend) as executor:
+            for _ in range(3):
+                executor.execute("print(1)")
+            times = []
+            for _ in range(runs):
+                started = time.perf_counter()
+                executor.execute("print(1)")
+                times.append((time.perf_counter() - started) * 1000)
+        print(f"  detour executor, {backend:<10} {spread(times)}")
+    python = agentdiff_python()
+    done = subprocess.run([str(python), "-c", SDK_TIMING, info.replica_url, str(runs)], capture_output=True,
+                          text=True, env={"PATH": f"{python.parent}:/usr/bin:/bin"}, check=True)
+    print(f"  agent-diff PythonExecutorProxy   {spread([float(t) for t in done.stdout.split()])}")
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="detour-bench-") as tmp:
         state = StatePaths(Path(tmp)).ensure()
@@ -327,6 +376,8 @@ def main() -> None:
                 return
             print("detour run wall time")
             bench_detour_run(state, env_id, running=True)
+            print("executors: execute(\"print(1)\"), warm client")
+            bench_executors(state, info)
             print("sandbox start")
             bench_sandbox_start(state, info, env_id)
             print("runtimes: detour's own versus a user's venv")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shlex
 import signal
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Literal, Optional
 
@@ -24,14 +22,14 @@ from detour.credentials import api_key, secret_for
 from detour.errors import DetourError
 from detour.paths import StatePaths
 from detour.runner import RunResult, run_in_environment
-from detour.stack import PARTS, Stack, StackInfo, running_stack
+from detour.stack import PARTS, Stack, running_stack, stack_for
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentStore
 from mock_services.templates import save_template, template_names
 from sandbox import namespace, netns
 from sandbox.base import Limits, Mode, ProxyAccess, Sandbox, SandboxSpec
 from sandbox.languages import LANGUAGES, command_for
-from sandbox.process import ProcessSandbox
+from sandbox.backends import Backend, open_backend
 from sandbox.runtimes import RuntimeChoice
 
 app = typer.Typer(help="Run agent code whose only way out is detour's proxy.", no_args_is_help=True,
@@ -52,7 +50,6 @@ NodeModulesOpt = Annotated[Optional[Path], typer.Option(
     "--node-modules", help="The node_modules Node agents import from (default: one beside the entry file, else detour's).")]
 ImageOpt = Annotated[Optional[str], typer.Option(
     "--image", help="docker backend: run in this image (any with python3), not detour/sandbox.")]
-Backend = Literal["auto", "process", "namespace", "docker"]
 StackPart = Literal["all", "proxy", "replicas"]
 
 
@@ -133,6 +130,7 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
                user: Annotated[Optional[str], typer.Option(help="User the agent acts as.")] = None,
                request_budget: Annotated[Optional[str], typer.Option(
                    help="N/SECONDS: requests beyond N per window get the API's rate-limit answer.")] = None,
+               ttl: Annotated[Optional[float], typer.Option(help="Seconds until the environment is deleted.")] = None,
                as_json: JsonOpt = False) -> None:
     """Create an environment and print its proxy credentials."""
     paths = state()
@@ -140,7 +138,7 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
         budget = RequestBudget.parse(request_budget) if request_budget else None
     except ValueError as e:
         raise fail(str(e)) from None
-    info = EnvironmentStore(paths).create(template, env_id=env_id, acting_user=user, request_budget=budget)
+    info = EnvironmentStore(paths).create(template, env_id=env_id, acting_user=user, request_budget=budget, ttl_s=ttl)
     secret = secret_for(paths, info.env_id)
     stack = running_stack(paths)
     proxy = stack.access(info.env_id, secret).url() if stack else None
@@ -198,34 +196,12 @@ def env_diff(env_id: str) -> None:
     typer.echo(EnvironmentStore(state()).diff(env_id).model_dump_json(indent=2))
 
 
-@contextlib.contextmanager
-def stack_for(paths: StatePaths) -> Iterator[StackInfo]:
-    """The running stack if there is one, else an embedded one for this command only."""
-    info = running_stack(paths)
-    if info:
-        yield info
-        return
-    with Stack(paths) as embedded:
-        yield embedded
-
-
 def choose_backend(name: Backend, paths: StatePaths, runtime: RuntimeChoice = RuntimeChoice()) -> Sandbox:
-    """auto: the namespace backend where this machine can run it, else process (with a warning)."""
-    missing = namespace.requirements_missing()
-    if name == "docker":
-        if missing:
-            raise fail(f"the docker backend wires each container's network as the namespace backend does, "
-                       f"and needs {', '.join(missing)}")
-        from sandbox.docker import DockerSandbox
-        return DockerSandbox(paths, image=runtime.for_image())
-    if name == "namespace" and missing:
-        raise fail(f"the namespace backend needs {', '.join(missing)}")
-    if name == "namespace" or (name == "auto" and not missing):
-        return namespace.NamespaceSandbox(paths, runtime.for_host())
-    if name == "auto":
-        typer.echo(f"detour: warning: no {', '.join(missing)}: running with the process backend, "
-                   "which is not isolation (code that ignores proxy variables is not captured)", err=True)
-    return ProcessSandbox(paths.runs_dir, runtime.for_host())
+    sandbox = open_backend(name, paths, runtime)
+    if name == "auto" and sandbox.name == "process":
+        typer.echo(f"detour: warning: no {', '.join(namespace.requirements_missing())}: running with the process "
+                   "backend, which is not isolation (code that ignores proxy variables is not captured)", err=True)
+    return sandbox
 
 
 def host_path(word: str) -> Path:

@@ -95,18 +95,24 @@ def request_signature(record) -> str:
     return f"{record.method} {record.host}{record.path.split('?')[0]} -> {record.decision} {status}"
 
 
+def state_difference(first: StateDiff, second: StateDiff) -> tuple[list[Row], list[Row]]:
+    """The rows only the first diff has, and those only the second has, once generated values
+    and clock readings are normalized: two empty lists when both did the same thing."""
+    a, b = Counter(normalized_state(first)), Counter(normalized_state(second))
+    return [json.loads(r) for r in (a - b).elements()], [json.loads(r) for r in (b - a).elements()]
+
+
 def compare(state: StatePaths, stack: StackInfo, sandbox: Sandbox, template: str, argv: list[str],
             program: Path | None, limits: Limits | None = None) -> Comparison:
     store = EnvironmentStore(state)
     results = {mode: run_in_environment(state, stack, store.create(template).env_id, sandbox, argv,
                                         program=program, limits=limits, mode=mode) for mode in MODES}
-    states = {mode: Counter(normalized_state(results[mode].diff)) for mode in MODES}
+    only_in_proxy, only_in_rewrite = state_difference(results["proxy"].diff, results["rewrite"].diff)
     counts = {mode: Counter(request_signature(r) for r in results[mode].requests) for mode in MODES}
     signatures = sorted(set(counts["proxy"]) | set(counts["rewrite"]))
     return Comparison(
         proxy=results["proxy"], rewrite=results["rewrite"],
-        states_match=states["proxy"] == states["rewrite"],
-        only_in_proxy=[json.loads(r) for r in (states["proxy"] - states["rewrite"]).elements()],
-        only_in_rewrite=[json.loads(r) for r in (states["rewrite"] - states["proxy"]).elements()],
+        states_match=not only_in_proxy and not only_in_rewrite,
+        only_in_proxy=only_in_proxy, only_in_rewrite=only_in_rewrite,
         requests=[RequestRow(request=s, proxy=counts["proxy"][s], rewrite=counts["rewrite"][s]) for s in signatures],
     )

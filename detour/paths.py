@@ -14,6 +14,8 @@ from pathlib import Path
 HOME_VARIABLE = "DETOUR_HOME"
 # "off" when `detour serve --no-auth` lets platform API callers in without a key (loopback only).
 API_AUTH_VARIABLE = "DETOUR_API_AUTH"
+# The stack a replica server belongs to (StackInfo as JSON), when it has a proxy beside it.
+STACK_VARIABLE = "DETOUR_STACK"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 # Machine-wide runtime state of namespace sandboxes (which address is which environment,

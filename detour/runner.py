@@ -45,17 +45,20 @@ class RunResult(Execution):
 def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox: Sandbox,
                        argv: list[str], program: Path | None = None,
                        limits: Limits | None = None, stdin: bytes = b"", mode: Mode = "proxy",
-                       task: dict[str, str] | None = None) -> RunResult:
-    """`argv` may name host files (an agent script): their folders become visible read-only."""
+                       task: dict[str, str] | None = None, workspace: Path | None = None) -> RunResult:
+    """`argv` may name host files (an agent script): their folders become visible read-only.
+    A `workspace` is the run's work directory, kept after it (an executor's)."""
     store = EnvironmentStore(state)
     store.get(env_id)  # fail before running anything if the environment is missing
     files = named_files(state, argv, program)
+    if workspace and workspace.resolve().is_relative_to(state.home.resolve()):
+        raise PrivatePath(f"a workspace inside detour's state ({state.home}) would show it to sandboxes")
     trust = CertificateAuthority(state).ensure().trust_files()
     proxy = stack.access(env_id, secret_for(state, env_id))
     offset = state.audit_log.stat().st_size if state.audit_log.exists() else 0
     execution = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, mode=mode, trust=trust,
                                         limits=limits or Limits(), program=program, stdin=stdin,
-                                        task=task or {}, files=files))
+                                        task=task or {}, files=files, workspace=workspace))
     requests, _ = read_records(state.audit_log, offset, env_id)
     return RunResult(**execution.model_dump(), env_id=env_id, backend=sandbox.name, mode=mode,
                      requests=requests, diff=store.diff(env_id))

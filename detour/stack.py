@@ -8,6 +8,7 @@ part runs in a container of its own (`detour serve --only proxy|replicas`).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import http.client
 import os
@@ -16,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -24,7 +26,7 @@ from pydantic import BaseModel
 from certs.authority import CertificateAuthority
 from detour.credentials import load_or_create_key
 from detour.errors import DetourError
-from detour.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, StatePaths
+from detour.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, STACK_VARIABLE, StatePaths
 import proxy_addons
 from sandbox.base import ProxyAccess
 
@@ -134,12 +136,16 @@ class Stack:
         logs.mkdir(exist_ok=True)
         with open(logs / f"{name}.log", "ab") as log:
             proc = subprocess.Popen(argv, stdout=None if self.console_logs else log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, env=os.environ | {
-                                        HOME_VARIABLE: str(self.state.home),
-                                        API_AUTH_VARIABLE: "on" if self.api_auth else "off"},
+                                    stdin=subprocess.DEVNULL, env=os.environ | self._child_variables(),
                                     preexec_fn=_die_with_parent)
         self.processes[name] = proc
         return proc
+
+    def _child_variables(self) -> dict[str, str]:
+        variables = {HOME_VARIABLE: str(self.state.home), API_AUTH_VARIABLE: "on" if self.api_auth else "off"}
+        if "proxy" in self.parts and "replicas" in self.parts:  # the run API needs both
+            variables[STACK_VARIABLE] = self.info.model_dump_json()
+        return variables
 
     def proxy_argv(self) -> list[str]:
         ca = CertificateAuthority(self.state).ensure()
@@ -163,7 +169,7 @@ class Stack:
         return [sys.executable, "-m", "sandbox.dns", self.info.host, str(self.info.dns_port)]
 
     def replica_argv(self) -> list[str]:
-        return [sys.executable, "-m", "uvicorn", "mock_services.app:create_app", "--factory",
+        return [sys.executable, "-m", "uvicorn", "detour.server:create_app", "--factory",
                 "--host", self.info.host, "--port", str(self.info.replica_port),
                 "--log-level", "warning", "--no-access-log"]
 
@@ -210,3 +216,14 @@ class Stack:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+
+
+@contextlib.contextmanager
+def stack_for(state: StatePaths) -> Iterator[StackInfo]:
+    """The running stack if there is one, else an embedded one for this block only."""
+    info = running_stack(state)
+    if info:
+        yield info
+        return
+    with Stack(state) as embedded:
+        yield embedded

@@ -5,6 +5,7 @@ Run with `uvicorn mock_services.app:create_app --factory`; state lives under $DE
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from collections.abc import AsyncIterator
@@ -25,12 +26,24 @@ from mock_services.slack.router import router as slack_router
 from mock_services.store import EnvironmentStore
 
 
+EXPIRY_SWEEP_S = 30.0
+
+
+async def sweep_expired(store: EnvironmentStore) -> None:
+    """Environments past their time to live leave the disk even if nobody touches them again."""
+    while True:
+        await asyncio.to_thread(store.expire)
+        await asyncio.sleep(EXPIRY_SWEEP_S)
+
+
 @asynccontextmanager
-async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Build Linear's schema (about half a second: it is the whole of Linear's API) while the server starts
     taking requests, rather than inside the first Linear request."""
     threading.Thread(target=linear_schema, name="linear-schema", daemon=True).start()
+    sweeper = asyncio.create_task(sweep_expired(app.state.store))
     yield
+    sweeper.cancel()
 
 
 def create_app(state: StatePaths | None = None, api_auth: bool | None = None) -> FastAPI:

@@ -17,3 +17,7 @@ class EnvironmentNotFound(DetourError):
 
 class EnvironmentExists(DetourError):
     pass
+
+
+class InvalidTtl(DetourError):
+    pass

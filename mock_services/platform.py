@@ -24,6 +24,7 @@ class EnvironmentCreate(BaseModel):
     env_id: str | None = None
     acting_user: str | None = None
     request_budget: RequestBudget | None = None
+    ttl_s: float | None = None
 
 
 class EnvironmentsPublic(BaseModel):
@@ -48,7 +49,7 @@ def health() -> dict:
 @router.post("/environments", status_code=201)
 def create_environment(body: EnvironmentCreate, store: StoreDep) -> EnvironmentInfo:
     return store.create(body.template, env_id=body.env_id, acting_user=body.acting_user,
-                        request_budget=body.request_budget)
+                        request_budget=body.request_budget, ttl_s=body.ttl_s)
 
 
 @router.get("/environments")

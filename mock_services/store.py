@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from detour.credentials import new_env_id, validate_env_id
 from detour.paths import StatePaths
 from detour.services import Service
-from mock_services.errors import EnvironmentExists, EnvironmentNotFound
+from mock_services.errors import EnvironmentExists, EnvironmentNotFound, InvalidTtl
 from mock_services.request_budget import RequestBudget
 from mock_services.tables import primary_key
 from mock_services.templates import Template, load_template
@@ -49,6 +49,11 @@ class EnvironmentInfo(BaseModel):
     acting_user: str
     created_at: float
     request_budget: RequestBudget | None = None
+    expires_at: float | None = None  # after it, the environment is gone (AgentDiff's ttlSeconds)
+
+    @property
+    def expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= time.time()
 
 
 class StateDiff(BaseModel):
@@ -153,15 +158,19 @@ class EnvironmentStore:
         return self.folder / f"{validate_env_id(env_id)}.sqlite"
 
     def create(self, template_name: str, env_id: str | None = None, acting_user: str | None = None,
-               template_dirs: tuple[Path, ...] = (), request_budget: RequestBudget | None = None) -> EnvironmentInfo:
+               template_dirs: tuple[Path, ...] = (), request_budget: RequestBudget | None = None,
+               ttl_s: float | None = None) -> EnvironmentInfo:
+        if ttl_s is not None and ttl_s <= 0:
+            raise InvalidTtl(f"a time to live is a positive number of seconds, not {ttl_s}")
         template = load_template(self.state, template_name, template_dirs)
         env_id = validate_env_id(env_id) if env_id else new_env_id()
         path = self._path(env_id)
         if path.exists():
             raise EnvironmentExists(f"environment {env_id!r} exists already")
+        created = time.time()
         info = EnvironmentInfo(env_id=env_id, template=template.name, service=template.service,
-                               acting_user=acting_user or _default_user(template),
-                               created_at=time.time(), request_budget=request_budget)
+                               acting_user=acting_user or _default_user(template), created_at=created,
+                               request_budget=request_budget, expires_at=created + ttl_s if ttl_s else None)
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".creating")
         tmp.unlink(missing_ok=True)
@@ -201,8 +210,13 @@ class EnvironmentStore:
         path = self._path(env_id)
         if not path.exists():
             raise EnvironmentNotFound(f"no environment {env_id!r}")
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        _remove_database(path)
+
+    def expire(self) -> list[str]:
+        """Delete the environments whose time to live is over (a server sweeps now and then;
+        any use of one finds it gone in any case)."""
+        before = {path.stem for path in self.folder.glob("*.sqlite")} if self.folder.is_dir() else set()
+        return sorted(before - {info.env_id for info in self.list()})
 
     def diff(self, env_id: str, since: str | None = None) -> StateDiff:
         with self.open(env_id) as state:
@@ -229,6 +243,10 @@ class EnvironmentStore:
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             info = EnvironmentInfo(**{k: json.loads(v) for k, v in meta.items()})
+            if info.expired:
+                conn.close()
+                _remove_database(path)
+                raise EnvironmentNotFound(f"environment {env_id!r} expired (its time to live is over)")
             if not write:
                 yield EnvState(conn, info)
                 return
@@ -245,6 +263,11 @@ class EnvironmentStore:
             raise e
         finally:
             conn.close()
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 def _default_user(template: Template) -> str:

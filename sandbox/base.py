@@ -8,7 +8,9 @@ sandbox.environment.sandbox_environment, the one definition of them.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -69,6 +71,8 @@ class SandboxSpec(BaseModel):
     stdin: bytes = b""
     task: dict[str, str] = Field({}, description="What the agent is asked to do (DETOUR_PROMPT, ...).")
     files: list[Path] = Field([], description="Host files the command names, visible read-only at their own path.")
+    workspace: Path | None = Field(None, description="A host folder that is the work directory, kept across runs "
+                                                     "(an executor's): the sandbox may write to it.")
 
 
 class Execution(BaseModel):
@@ -88,3 +92,9 @@ class Sandbox(ABC):
     @abstractmethod
     def run(self, spec: SandboxSpec) -> Execution:
         """Run spec.argv in a fresh work directory and wait for it, within spec.limits."""
+
+    @contextlib.contextmanager
+    def hold(self, proxy: ProxyAccess, mode: Mode = "proxy") -> Iterator[None]:
+        """While held, runs for this environment and mode may share what a backend would
+        otherwise build and remove on each run (an executor's many short runs)."""
+        yield

@@ -6,7 +6,7 @@ the same transparent capture and the same rejections apply, and the image's entr
 (sandbox/images/entry.py) waits for that network before it runs anything. The container
 runs as a non-root user on a read-only root with tmpfs for /tmp and the work directory,
 with no capabilities, no new privileges, and memory, CPU and pids limits; of the host it
-mounts only the CA's public files. The program, and any host file the command names (an
+mounts only the CA's public files (and an executor's workspace, as its work directory). The program, and any host file the command names (an
 agent script), reach it over stdin as copies in the work directory, not as mounts.
 """
 
@@ -39,6 +39,7 @@ from sandbox.images.build import IMAGES, WGETRC
 from sandbox.images import entry
 from sandbox.images.entry import frame
 from sandbox.netns import SandboxNetwork, teardown
+from sandbox.workspace import prepare_workspace
 from sandbox.supervisor import MB, POLL_S, OutputCapture, exit_code
 
 IMAGE = IMAGES["sandbox"]
@@ -153,7 +154,8 @@ def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str, im
     return client.api.create_host_config(
         network_mode="none", read_only=True, init=True,
         dns=[host_ip], dns_opt=["timeout:2", "attempts:2"], extra_hosts={host: host_ip for host in SERVICE_HOSTS},
-        tmpfs={"/tmp": f"{disk},mode=1777", str(HOME): f"{disk},uid={AGENT_UID},gid={AGENT_UID},mode=0700"},
+        tmpfs={"/tmp": f"{disk},mode=1777"} | (
+            {} if spec.workspace else {str(HOME): f"{disk},uid={AGENT_UID},gid={AGENT_UID},mode=0700"}),
         cap_drop=["ALL"], security_opt=["no-new-privileges"],
         mem_limit=limits.memory_mb * MB, memswap_limit=limits.memory_mb * MB,
         pids_limit=limits.processes, nano_cpus=int(CPUS * 1e9),
@@ -161,7 +163,8 @@ def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str, im
                  Ulimit(name="fsize", soft=limits.file_size_mb * MB, hard=limits.file_size_mb * MB),
                  Ulimit(name="core", soft=0, hard=0)],
         binds={str(host): {"bind": str(inside), "mode": "ro"} for host, inside in
-               ((spec.trust.cert, IMAGE_TRUST.cert), (spec.trust.bundle, IMAGE_TRUST.bundle), *image.brings)})
+               ((spec.trust.cert, IMAGE_TRUST.cert), (spec.trust.bundle, IMAGE_TRUST.bundle), *image.brings)} | (
+            {str(spec.workspace): {"bind": str(HOME), "mode": "rw"}} if spec.workspace else {}))
 
 
 class ContainerRun:
@@ -253,6 +256,8 @@ class DockerSandbox(Sandbox):
             cleanup.callback(teardown, network.sid)
             network.register(spec.proxy.env_id)  # before the program can send anything
             shipped = host_files(spec.argv, self.state.home)
+            if spec.workspace:
+                prepare_workspace(spec.model_copy(update={"program": None}), AGENT_UID)  # the program comes by tar
             cid = self._create(spec, network, shipped)
             cleanup.callback(self._remove, cid)  # runs before teardown: the netns goes with it
             started = time.monotonic()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from detour.errors import DetourError
 from sandbox.runtimes import Runtime
 
 # suffix -> the runtime's interpreter ("python", "node"), or a system program
@@ -19,8 +20,28 @@ LANGUAGES: dict[str, str] = {
 }
 
 
-class UnsupportedProgram(ValueError):
+# A language's name (the Python API, executors, the run API) -> its program suffix
+SUFFIXES: dict[str, str] = {"python": ".py", "javascript": ".mjs", "typescript": ".ts", "bash": ".sh", "perl": ".pl"}
+
+# Executors feed code on stdin, so nothing of the caller's lands in the workspace.
+_FROM_STDIN: dict[str, list[str]] = {
+    "python": ["-"], "javascript": ["--input-type=module"], "typescript": ["--input-type=module-typescript"],
+    "bash": ["-s"], "perl": ["-"]}
+
+
+class UnsupportedProgram(DetourError, ValueError):
     pass
+
+
+def suffix_of(language: str) -> str:
+    if language not in SUFFIXES:
+        raise UnsupportedProgram(f"unknown language {language!r} (known: {', '.join(SUFFIXES)})")
+    return SUFFIXES[language]
+
+
+def stdin_command(language: str, runtime: Runtime) -> list[str]:
+    """argv that runs code the program reads from its stdin."""
+    return [interpreter(suffix_of(language), runtime), *_FROM_STDIN[language]]
 
 
 def interpreter(suffix: str, runtime: Runtime) -> str:

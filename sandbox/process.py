@@ -16,6 +16,7 @@ from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
 from sandbox.environment import sandbox_environment, workdir_variables
 from sandbox.runtimes import Runtime, host_runtime
 from sandbox.supervisor import MB, supervise
+from sandbox.workspace import prepare_workspace
 
 
 def apply_rlimits(limits: Limits) -> None:
@@ -38,12 +39,17 @@ class ProcessSandbox(Sandbox):
         # The work directory's parent holds the runtime's node_modules, where Node looks.
         folder = Path(tempfile.mkdtemp(prefix="detour-run-", dir=self.runs_dir))
         try:
-            workdir = folder / "work"
-            (workdir / ".tmp").mkdir(parents=True)
-            if self.runtime.node_modules:
-                (folder / "node_modules").symlink_to(self.runtime.node_modules, target_is_directory=True)
-            if spec.program:
+            workdir = spec.workspace or folder / "work"
+            if spec.workspace:
+                prepare_workspace(spec, uid=None)
+            elif spec.program:
+                workdir.mkdir()
                 shutil.copy2(spec.program, workdir / spec.program.name)
+            (workdir / ".tmp").mkdir(parents=True, exist_ok=True)
+            # Node looks for packages in the work directory's parents, or (a workspace) in it.
+            modules = workdir / "node_modules" if spec.workspace else folder / "node_modules"
+            if self.runtime.node_modules and not modules.exists(follow_symlinks=False):
+                modules.symlink_to(self.runtime.node_modules, target_is_directory=True)
             env = sandbox_environment(spec, spec.trust, self.runtime)
             return supervise(spec.argv, env=env | workdir_variables(workdir), cwd=workdir,
                              limits=spec.limits, stdin=spec.stdin, limits_via="rlimit+watchdog",

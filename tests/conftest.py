@@ -109,3 +109,11 @@ def live_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
 @pytest.fixture
 def make_env(live_stack: LiveStack) -> Callable[..., str]:
     return live_stack.env
+
+
+@pytest.fixture(scope="module")
+def api_client(live_stack: LiveStack):
+    """detour's Python API over the session's stack."""
+    import detour
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info) as client:
+        yield client

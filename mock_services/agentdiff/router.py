@@ -9,7 +9,6 @@ runs on one environment diff independently; evaluations use detour's assertion e
 from __future__ import annotations
 
 import secrets
-import time
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -66,8 +65,8 @@ def init_env(body: m.InitEnv, store: StoreDep, request: Request, lib: Library = 
         raise NotSupported(f"template {name!r} is a {template.service} template, not {body.templateService}")
     if body.impersonateEmail:
         user = user_by_email(template, body.impersonateEmail)
-    info = store.create(name, acting_user=user)
-    expires = datetime.fromtimestamp(time.time() + body.ttlSeconds, timezone.utc) if body.ttlSeconds else None
+    info = store.create(name, acting_user=user, ttl_s=body.ttlSeconds)
+    expires = datetime.fromtimestamp(info.expires_at, timezone.utc) if info.expires_at else None
     base = str(request.base_url).rstrip("/")
     return m.InitEnvResult(environmentId=info.env_id, templateSchema=template.name, schemaName=info.env_id,
                            service=info.service, expiresAt=expires,

@@ -74,6 +74,13 @@ elif step == "library":
                                                     name="after_hi")
     again = client.init_env(templateId=saved.templateId)
     out["from_saved"] = (again.templateSchema, client.diff_run(envId=again.environmentId).diff["inserts"])
+elif step == "executors":
+    from agent_diff import BashExecutorProxy, PythonExecutorProxy
+    env = client.init_env(templateService="slack", templateName="slack_default")
+    snippets = json.loads(sys.argv[3])
+    out["env"] = env.environmentId
+    out["python"] = PythonExecutorProxy(env.environmentId, base_url=url).execute(snippets["python"])
+    out["bash"] = BashExecutorProxy(env.environmentId, base_url=url).execute(snippets["bash"])
 elif step == "after restart":
     result = client.get_results_for_run(runId=state["first"])
     out["passed"], out["inserts"] = result.passed, len(result.diff["inserts"])
@@ -103,7 +110,9 @@ def drive(python: Path, home: Path, step: str, state: dict | None = None) -> dic
         key = subprocess.run([DETOUR, "api-key"], env=os.environ | {"DETOUR_HOME": str(home)},
                              capture_output=True, text=True, check=True).stdout.strip()
         done = subprocess.run([str(python), "-c", DRIVER, url, step, json.dumps(state or {})],
-                              capture_output=True, text=True, timeout=120, env={"AGENT_DIFF_API_KEY": key})
+                              capture_output=True, text=True, timeout=120,
+                              # the SDK's executors start `python3` and `bash` from PATH
+                              env={"AGENT_DIFF_API_KEY": key, "PATH": f"{python.parent}:/usr/bin:/bin"})
     finally:
         server.stop()
     assert done.returncode == 0, done.stderr[-2000:]
@@ -124,3 +133,36 @@ def test_templates_suites_and_tests_through_the_agentdiff_sdk(tmp_path, sdk_pyth
     assert drive(sdk_python, tmp_path / "home", "no key") == {"status": 401}
     assert out == {"template": "slack_default", "suites": ["detour smoke"], "expanded": ["say hi"],
                    "test": "slack_default", "by_test": True, "from_saved": ["after_hi", []]}
+
+
+SNIPPETS = {
+    "python": """import requests
+sent = requests.post("https://slack.com/api/chat.postMessage", headers={"Authorization": "Bearer xoxb-1"},
+                     json={"channel": "general", "text": "hello from an executor"}).json()
+print(sent["ok"])""",
+    "bash": """curl -s -X POST https://slack.com/api/chat.postMessage -H 'Authorization: Bearer xoxb-1' \\
+  -d channel=random -d 'text=and from bash' | grep -o '"ok":true'""",
+}
+
+
+def test_agentdiffs_own_executors_reach_detour_and_match_its_proxy_mode(tmp_path, sdk_python):
+    """The SDK's executors rewrite URLs in the caller's process (AgentDiff's way); detour's run
+    the same code unmodified in a sandbox behind the proxy. Both end in the same state."""
+    import detour
+    from detour.compare import state_difference
+
+    home = tmp_path / "home"
+    theirs = drive(sdk_python, home, "executors", SNIPPETS)
+    assert theirs["python"]["stdout"] == "True\n" and theirs["bash"]["stdout"] == '"ok":true\n', theirs
+    with detour.Client(home=home) as client:
+        rewritten = client.environments.diff(theirs["env"])
+        env = client.environments.create("slack_default").env_id
+        for language, code in SNIPPETS.items():
+            with client.executor(language, env=env) as ours:
+                assert ours.execute(code)["status"] == "success"
+                assert [r.decision for r in ours.last.requests] == ["routed"]
+        proxied = client.environments.diff(env)
+    assert sorted(row["message_text"] for row in rewritten.inserts) == ["and from bash", "hello from an executor"]
+    assert state_difference(rewritten, proxied) == ([], [])
+    proxied.inserts[0]["message_text"] = "something else"
+    assert state_difference(rewritten, proxied) != ([], [])  # the comparison does see a difference

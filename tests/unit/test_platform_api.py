@@ -47,3 +47,40 @@ def test_errors_map_to_http_statuses(client, method, path, body, status, detail)
     assert response.status_code == status
     assert detail in response.json()["detail"]
     assert client.get("/api/platform/environments/taken").json()["template"] == "linear_default"
+
+
+def test_an_environment_with_a_time_to_live_is_gone_after_it(client, state, monkeypatch):
+    import time as clock
+    from mock_services.store import EnvironmentStore
+
+    short = client.post("/api/platform/initEnv", json={"templateName": "slack_default", "ttlSeconds": 60}).json()
+    kept = client.post("/api/platform/initEnv", json={"templateName": "slack_default"}).json()
+    assert short["expiresAt"] is not None and kept["expiresAt"] is None
+    posted = client.post(f"/api/env/{short['environmentId']}/services/slack/auth.test",
+                         headers={"Authorization": "Bearer xoxb-1"})
+    assert posted.json()["ok"] is True
+    later = clock.time() + 61
+    monkeypatch.setattr(clock, "time", lambda: later)
+    store = EnvironmentStore(state)
+    assert store.expire() == [short["environmentId"]]  # the server's sweep
+    assert not (state.environments_dir / f"{short['environmentId']}.sqlite").exists()
+    assert client.post("/api/platform/startRun", json={"envId": short["environmentId"]}).status_code == 404
+    assert [e.env_id for e in store.list()] == [kept["environmentId"]]
+    refused = client.post("/api/platform/initEnv", json={"templateName": "slack_default", "ttlSeconds": -5})
+    assert (refused.status_code, refused.json()["detail"]) == (
+        400, "a time to live is a positive number of seconds, not -5")
+
+
+def test_an_expired_environment_is_refused_on_first_use(state, monkeypatch):
+    import time as clock
+    from mock_services.errors import EnvironmentNotFound
+    from mock_services.store import EnvironmentStore
+
+    store = EnvironmentStore(state)
+    env = store.create("slack_default", ttl_s=5).env_id
+    assert store.get(env).expires_at is not None
+    later = clock.time() + 6
+    monkeypatch.setattr(clock, "time", lambda: later)
+    with pytest.raises(EnvironmentNotFound, match="expired"):
+        store.diff(env)
+    assert store.list() == []

@@ -1,0 +1,226 @@
+"""detour from Python: a long-lived client over one stack.
+
+The CLI starts a stack per command unless `detour serve` runs; a program that runs agent code
+thousands of times (an evaluation loop, RL rollouts) keeps one `Client`, which uses the running
+stack or starts its own once and stops it on `close()`. Sandboxes are made once per backend and
+runtime, so an interpreter is probed once per client, not once per run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from detour.assertions import AssertionResult, evaluate_environment, load_spec, parse_spec
+from detour.compare import Comparison, compare
+from detour.credentials import secret_for
+from detour.errors import DetourError
+from detour.paths import StatePaths
+from detour.runner import RunResult, run_in_environment
+from detour.stack import Stack, StackInfo, running_stack
+from detour.suite import SuiteReport, run_suite
+from mock_services.store import EnvironmentInfo, EnvironmentStore, StateDiff
+from mock_services.templates import save_template, template_names
+from sandbox.backends import Backend, open_backend
+from sandbox.base import Limits, Mode, Sandbox
+from sandbox.languages import command_for, stdin_command, suffix_of
+from sandbox.runtimes import RuntimeChoice
+
+Language = Literal["python", "javascript", "typescript", "bash", "perl"]
+
+
+class Environments:
+    """Environments of the client's detour home: the CLI's `detour env`."""
+
+    def __init__(self, state: StatePaths) -> None:
+        self.state = state
+        self.store = EnvironmentStore(state)
+
+    def create(self, template: str = "slack_default", env_id: str | None = None,
+               acting_user: str | None = None, ttl_s: float | None = None) -> EnvironmentInfo:
+        return self.store.create(template, env_id=env_id, acting_user=acting_user, ttl_s=ttl_s)
+
+    def get(self, env_id: str) -> EnvironmentInfo:
+        return self.store.get(env_id)
+
+    def list(self) -> list[EnvironmentInfo]:
+        return self.store.list()
+
+    def diff(self, env_id: str) -> StateDiff:
+        return self.store.diff(env_id)
+
+    def delete(self, env_id: str) -> None:
+        self.store.delete(env_id)
+
+    def save_template(self, env_id: str, name: str) -> Path:
+        with self.store.open(env_id) as env_state:
+            return save_template(self.state, name, env_state.tables())
+
+
+class Client:
+    """One detour home, one stack, and the sandboxes made so far."""
+
+    def __init__(self, home: str | os.PathLike | None = None, backend: Backend = "auto",
+                 python: str | os.PathLike | None = None, node_modules: str | os.PathLike | None = None,
+                 image: str | None = None, stack: StackInfo | None = None) -> None:
+        """`stack`: one started elsewhere (its StackInfo) instead of `detour serve`'s or the client's own."""
+        self.state = (StatePaths(Path(home).resolve()) if home else StatePaths.default()).ensure()
+        self.backend = backend
+        self.runtime = RuntimeChoice(python=Path(python) if python else None,
+                                     node_modules=Path(node_modules) if node_modules else None, image=image)
+        self.environments = Environments(self.state)
+        self._stack: Stack | None = None
+        self._info = stack
+        self._sandboxes: dict[tuple[Backend, RuntimeChoice], Sandbox] = {}
+
+    def templates(self) -> list[str]:
+        return template_names(self.state)
+
+    @property
+    def stack(self) -> StackInfo:
+        """The running `detour serve`'s stack, else one of the client's own, started on first use."""
+        if self._info is None:
+            self._info = running_stack(self.state)
+        if self._info is None:
+            self._stack = Stack(self.state)
+            self._info = self._stack.start()
+        return self._info
+
+    def sandbox(self, backend: Backend | None = None, command: tuple[str, ...] = ()) -> Sandbox:
+        """A file's own venv or node_modules beside it may choose the runtime, as on the CLI."""
+        choice = RuntimeChoice(self.runtime.python, self.runtime.node_modules, self.runtime.image, command)
+        key = (backend or self.backend, choice)
+        if key not in self._sandboxes:
+            self._sandboxes[key] = open_backend(key[0], self.state, choice)
+        return self._sandboxes[key]
+
+    def _environment(self, env: str | None, template: str) -> str:
+        return self.environments.get(env).env_id if env else self.environments.create(template).env_id
+
+    def run(self, code_or_file: str | os.PathLike, language: Language = "python", env: str | None = None,
+            template: str = "slack_default", backend: Backend | None = None, mode: Mode = "proxy",
+            limits: Limits | None = None, workspace: str | os.PathLike | None = None) -> RunResult:
+        """A path is a program file (its suffix says its language); a string is code in
+        `language`. Without `env`, a new environment from `template`."""
+        env_id = self._environment(env, template)
+        with _program(code_or_file, language) as program:
+            sandbox = self.sandbox(backend, (str(program),) if isinstance(code_or_file, os.PathLike) else ())
+            return run_in_environment(self.state, self.stack, env_id, sandbox, command_for(program, sandbox.runtime),
+                                      program=program, limits=limits, mode=mode,
+                                      workspace=Path(workspace) if workspace else None)
+
+    def compare(self, file: str | os.PathLike, template: str = "slack_default",
+                backend: Backend | None = None) -> Comparison:
+        """Proxy mode against rewrite mode, as `detour compare`."""
+        program = Path(os.path.abspath(file))
+        sandbox = self.sandbox(backend, (str(program),))
+        return compare(self.state, self.stack, sandbox, template, command_for(program, sandbox.runtime), program)
+
+    def check(self, env: str, assertions: str | os.PathLike | dict | list,
+              test: str | None = None) -> list[AssertionResult]:
+        """AgentDiff assertions (a file, or the spec itself) against an environment's diff."""
+        spec = parse_spec(assertions) if isinstance(assertions, dict | list) else load_spec(Path(assertions), test)
+        return evaluate_environment(spec, self.environments.store, env)
+
+    def run_suite(self, suite: str | os.PathLike, agent: list[str], backend: Backend | None = None,
+                  mode: Mode = "proxy", test: str | None = None, limits: Limits | None = None) -> SuiteReport:
+        argv = [os.path.abspath(word) if os.path.isfile(word) else word for word in agent]
+        return run_suite(self.state, self.stack, self.sandbox(backend, tuple(argv)), Path(suite), argv,
+                         mode=mode, only=test, limits=limits)
+
+    def executor(self, language: Language = "python", env: str | None = None, template: str = "slack_default",
+                 workspace: str | os.PathLike | None = None, backend: Backend | None = None,
+                 limits: Limits | None = None) -> Executor:
+        return Executor(self, language, self._environment(env, template), workspace, backend, limits)
+
+    def close(self) -> None:
+        if self._stack:
+            self._stack.stop()
+        self._stack = self._info = None
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@contextlib.contextmanager
+def _program(code_or_file: str | os.PathLike, language: str):
+    if isinstance(code_or_file, os.PathLike):
+        program = Path(os.path.abspath(code_or_file))
+        if not program.is_file():
+            raise DetourError(f"no such file: {code_or_file}")
+        yield program
+        return
+    suffix = suffix_of(language)
+    with tempfile.TemporaryDirectory(prefix="detour-code-") as folder:
+        program = Path(folder, f"main{suffix}")
+        program.write_text(code_or_file)
+        yield program
+
+
+class ExecutionReport(BaseModel):
+    """AgentDiff's executor result (status, stdout, stderr, exit_code), and `error` when a limit ended the run."""
+
+    status: Literal["success", "error"]
+    stdout: str
+    stderr: str
+    exit_code: int | None
+    error: str | None = None
+
+    @classmethod
+    def of(cls, result: RunResult) -> ExecutionReport:
+        error = f"killed: {result.killed_reason} limit" if result.killed_reason else None
+        return cls(status="success" if result.exit_code == 0 else "error", stdout=result.stdout,
+                   stderr=result.stderr, exit_code=result.exit_code, error=error)
+
+
+class Executor:
+    """`execute(code) -> dict`, as AgentDiff's executors, but each call runs in a sandbox in
+    proxy mode: unmodified code reaches the environment's replicas and nothing else. Files
+    stay in the workspace from one call to the next."""
+
+    def __init__(self, client: Client, language: Language, env_id: str, workspace: str | os.PathLike | None,
+                 backend: Backend | None, limits: Limits | None) -> None:
+        self.client = client
+        self.language = language
+        self.env_id = env_id
+        self.limits = limits
+        # A sandbox of its own: what it holds between runs is this executor's alone.
+        self.sandbox = open_backend(backend or client.backend, client.state, client.runtime)
+        self.argv = stdin_command(language, self.sandbox.runtime)
+        self._owns_workspace = workspace is None
+        self.workspace = Path(os.path.abspath(workspace)) if workspace else Path(tempfile.mkdtemp(prefix="detour-workspace-"))
+        self._held = contextlib.ExitStack()
+        self._holding = False
+        self.last: RunResult | None = None
+
+    def execute(self, code: str) -> dict[str, Any]:
+        """The run's requests and the environment's diff are in `self.last`."""
+        if not self._holding:
+            self._holding = True
+            self._held.enter_context(self.sandbox.hold(self.client.stack.access(
+                self.env_id, secret_for(self.client.state, self.env_id))))
+        self.last = run_in_environment(self.client.state, self.client.stack, self.env_id, self.sandbox, self.argv,
+                                       limits=self.limits, stdin=code.encode(), workspace=self.workspace)
+        return ExecutionReport.of(self.last).model_dump(exclude_none=True)
+
+    def close(self) -> None:
+        """A workspace the executor made goes with it; one the caller named stays."""
+        self._held.close()
+        self._holding = False
+        if self._owns_workspace:
+            shutil.rmtree(self.workspace, ignore_errors=True)
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

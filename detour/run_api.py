@@ -1,0 +1,44 @@
+"""`POST /api/platform/run`: the Python API's `run`, for callers in other languages.
+
+It lives on the replica server of a whole stack (`detour serve`), which knows its proxy;
+a server without one (compose's replicas container) answers 503.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from pydantic import BaseModel, Field
+
+from detour.client import Client, Language
+from detour.runner import RunResult
+from sandbox.backends import Backend
+from sandbox.base import Limits, Mode
+
+router = APIRouter(prefix="/api/platform", tags=["run"])
+
+
+class RunRequest(BaseModel):
+    code: str = Field(description="The program's source.")
+    language: Language = "python"
+    env: str | None = Field(None, description="An environment's id; without one, a new environment from `template`.")
+    template: str = "slack_default"
+    backend: Backend = "auto"
+    mode: Mode = "proxy"
+    limits: Limits = Limits()
+
+
+def get_client(request: Request) -> Client:
+    client: Client | None = request.app.state.run_client
+    if client is None:
+        raise HTTPException(503, "this server has no proxy beside it, so it runs no code: "
+                                 "use the replica server of `detour serve`")
+    return client
+
+
+@router.post("/run")
+def run(body: RunRequest, client: Annotated[Client, Depends(get_client)]) -> RunResult:
+    """Blocking on purpose: FastAPI runs it in its thread pool, one sandbox per request."""
+    return client.run(body.code, language=body.language, env=body.env, template=body.template,
+                      backend=body.backend, mode=body.mode, limits=body.limits)

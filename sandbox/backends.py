@@ -1,0 +1,35 @@
+"""Which backend runs a sandbox: the one choice the CLI, the Python API and the run API share."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from detour.errors import DetourError
+from detour.paths import StatePaths
+from sandbox import namespace
+from sandbox.base import Sandbox
+from sandbox.process import ProcessSandbox
+from sandbox.runtimes import RuntimeChoice
+
+Backend = Literal["auto", "process", "namespace", "docker"]
+
+
+class BackendUnavailable(DetourError):
+    pass
+
+
+def open_backend(name: Backend, paths: StatePaths, runtime: RuntimeChoice = RuntimeChoice()) -> Sandbox:
+    """auto: the namespace backend where this machine can run it, else process (not isolation:
+    callers say so to their user)."""
+    missing = namespace.requirements_missing()
+    if name == "docker":
+        if missing:
+            raise BackendUnavailable(f"the docker backend wires each container's network as the namespace backend "
+                                     f"does, and needs {', '.join(missing)}")
+        from sandbox.docker import DockerSandbox
+        return DockerSandbox(paths, image=runtime.for_image())
+    if name == "namespace" and missing:
+        raise BackendUnavailable(f"the namespace backend needs {', '.join(missing)}")
+    if name == "namespace" or (name == "auto" and not missing):
+        return namespace.NamespaceSandbox(paths, runtime.for_host())
+    return ProcessSandbox(paths.runs_dir, runtime.for_host())
