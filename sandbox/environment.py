@@ -8,6 +8,7 @@ read a different variable).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from detour.services import CREDENTIALS_HEADER, ORIGINAL_HOST_HEADER, SERVICE_HOSTS
 from sandbox.base import ProxyAccess, SandboxSpec, TrustFiles

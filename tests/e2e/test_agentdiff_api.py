@@ -3,15 +3,13 @@ serve`: environments, runs with their own before-state, evaluation, diffs and re
 survive a restart. The SDK gets a venv of its own: its pydantic would not fit mitmproxy's."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from detour.stack import StackInfo
-from tests.e2e.test_cli import DETOUR, Server
+from tests.e2e.test_cli import Server
 
 DRIVER = r"""
 import json, sys, requests
@@ -106,9 +104,7 @@ def drive(python: Path, home: Path, step: str, state: dict | None = None) -> dic
     server = Server(home)
     server.start()
     try:
-        url = StackInfo.model_validate_json((home / "stack.json").read_text()).replica_url
-        key = subprocess.run([DETOUR, "api-key"], env=os.environ | {"DETOUR_HOME": str(home)},
-                             capture_output=True, text=True, check=True).stdout.strip()
+        url, key = server.platform()
         done = subprocess.run([str(python), "-c", DRIVER, url, step, json.dumps(state or {})],
                               capture_output=True, text=True, timeout=120,
                               # the SDK's executors start `python3` and `bash` from PATH

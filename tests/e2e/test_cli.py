@@ -44,6 +44,12 @@ class Server:
             assert self.proc.poll() is None and time.monotonic() < deadline, "detour serve did not start"
             time.sleep(0.05)
 
+    def platform(self) -> tuple[str, str]:
+        """The replica server's URL and the API key, as a platform API caller needs them."""
+        from detour.stack import StackInfo
+        url = StackInfo.model_validate_json((self.home / "stack.json").read_text()).replica_url
+        return url, detour(self.home, "api-key").stdout.strip()
+
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)

@@ -3,8 +3,6 @@
 workspace that persists from one call to the next."""
 
 import json
-import os
-from pathlib import Path
 
 import psutil
 import pytest

@@ -2,15 +2,13 @@
 API key; a Node caller shows the point (callers that cannot import detour)."""
 
 import json
-import os
 import subprocess
 
 import pytest
 import requests
 
-from detour.stack import StackInfo
 from sandbox.runtimes import NODE_ROOT
-from tests.e2e.test_cli import DETOUR, Server
+from tests.e2e.test_cli import Server
 
 NODE_CALLER = """
 const [url, key] = process.argv.slice(2);
@@ -31,10 +29,7 @@ def served(tmp_path_factory):
     server = Server(home)
     server.start()
     try:
-        url = StackInfo.model_validate_json((home / "stack.json").read_text()).replica_url
-        key = subprocess.run([DETOUR, "api-key"], env=os.environ | {"DETOUR_HOME": str(home)},
-                             capture_output=True, text=True, check=True).stdout.strip()
-        yield url, key
+        yield server.platform()
     finally:
         server.stop()
 
