@@ -1,32 +1,51 @@
-"""The audit record: one JSON line per request the proxy sees, routed, denied or refused.
+"""Audit records: one per request the proxy sees, and one per connection that never made a
+request it could see (rejected by its protocol layer, a failed TLS handshake, a CONNECT and
+then silence). The proxy writes them and everything else reads them through this module.
 
-The proxy addon writes these and the CLI and sandbox results read them; both use this
-model so the format has one definition.
+Records live in a folder per environment (`_unattributed` for connections that named none),
+as numbered segments of JSON lines: reading one environment costs what it holds, a segment
+that grows past its size starts the next, and the oldest go beyond a count. Each line is
+written whole and flushed before the client sees the answer it records, so a kill -9 of the
+proxy loses no record of an answered request.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
+from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from typing import IO, Literal
 
 from pydantic import BaseModel
 
-Decision = Literal["routed", "denied", "unauthorized"]
+Decision = Literal["routed", "allowed", "denied", "unauthorized"]
+UNATTRIBUTED = "_unattributed"
+SEGMENT_BYTES = 64 * 1024 * 1024
+SEGMENTS_KEPT = 8
+OPEN_FILES = 64
 
-SECRET_PARAMS = frozenset({"token", "access_token", "api_key", "apikey", "key", "secret",
-                           "password", "client_secret", "auth", "signature"})
-REDACTED = "[REDACTED]"
+Position = tuple[int, int]  # (segment number, byte offset): where a reader resumes
+
+
+class Message(BaseModel):
+    """A request's or an answer's headers and (when captured) body, redacted before writing."""
+
+    headers: list[tuple[str, str]]
+    body: str | None = None
+    encoding: Literal["base64"] | None = None  # bodies that are not UTF-8 text
+    size: int = 0                              # the body's full size, before any truncation
+    truncated: bool = False
 
 
 class AuditRecord(BaseModel):
-    ts: str
-    env_id: str | None
+    id: str = ""
+    ts: str                     # when the request (or the connection) began
+    env_id: str | None = None
     client: str
     mode: str
-    method: str
+    method: str                 # "-" for a connection without a request
     scheme: str
     host: str
     port: int
@@ -38,34 +57,118 @@ class AuditRecord(BaseModel):
     duration_ms: float
     request_bytes: int
     response_bytes: int
+    http_version: str | None = None
+    request: Message | None = None
+    response: Message | None = None
+
+    def model_post_init(self, _) -> None:
+        if not self.id:
+            self.id = uuid.uuid4().hex[:16]
 
 
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def redact_path(path: str) -> str:
-    """Drop the values of query parameters that carry credentials."""
-    parts = urlsplit(path)
-    if not parts.query:
-        return path
-    query = [(k, REDACTED if k.lower() in SECRET_PARAMS else v)
-             for k, v in parse_qsl(parts.query, keep_blank_values=True)]
-    return urlunsplit(parts._replace(query=urlencode(query, safe="[]")))
+def _segment_name(number: int) -> str:
+    return f"{number:06d}.jsonl"
 
 
-def read_records(path: Path, offset: int = 0, env_id: str | None = None) -> tuple[list[AuditRecord], int]:
-    """Records written at or after byte `offset`, and the offset to resume from."""
-    if not path.exists():
-        return [], 0
-    records = []
-    with path.open("rb") as f:
-        f.seek(offset)
-        for line in f:
-            if not line.endswith(b"\n"):
-                break  # a line still being written
-            offset += len(line)
-            record = AuditRecord.model_validate(json.loads(line))
-            if env_id is None or record.env_id == env_id:
-                records.append(record)
-    return records, offset
+def _segments(folder: Path) -> list[int]:
+    return sorted(int(p.stem) for p in folder.glob("*.jsonl") if p.stem.isdigit()) if folder.is_dir() else []
+
+
+class AuditWriter:
+    """The proxy's side: appends each record to its environment's newest segment."""
+
+    def __init__(self, root: Path, segment_bytes: int = SEGMENT_BYTES, kept: int = SEGMENTS_KEPT) -> None:
+        self.root = root
+        self.segment_bytes = segment_bytes
+        self.kept = kept
+        self.files: OrderedDict[Path, tuple[int, IO[str]]] = OrderedDict()
+
+    def write(self, record: AuditRecord) -> None:
+        folder = self.root / (record.env_id or UNATTRIBUTED)
+        line = record.model_dump_json(exclude_none=True) + "\n"
+        number, file = self._open(folder)
+        if file.tell() and file.tell() + len(line) > self.segment_bytes:
+            number, file = self._rotate(folder, number)
+        file.write(line)
+        file.flush()
+
+    def _open(self, folder: Path) -> tuple[int, IO[str]]:
+        if folder in self.files:
+            self.files.move_to_end(folder)
+            return self.files[folder]
+        folder.mkdir(parents=True, exist_ok=True)
+        numbers = _segments(folder)
+        return self._keep(folder, numbers[-1] if numbers else 1)
+
+    def _keep(self, folder: Path, number: int) -> tuple[int, IO[str]]:
+        entry = (number, open(folder / _segment_name(number), "a", encoding="utf-8"))
+        self.files[folder] = entry
+        while len(self.files) > OPEN_FILES:
+            self.files.popitem(last=False)[1][1].close()
+        return entry
+
+    def _rotate(self, folder: Path, number: int) -> tuple[int, IO[str]]:
+        self.files.pop(folder)[1].close()
+        for old in _segments(folder)[:-(self.kept - 1) or None]:
+            (folder / _segment_name(old)).unlink(missing_ok=True)
+        return self._keep(folder, number + 1)
+
+    def close(self) -> None:
+        for _, file in self.files.values():
+            file.close()
+        self.files.clear()
+
+
+class AuditLog:
+    """The readers' side: the CLI, runs, the live view, exports."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def folder(self, env_id: str | None) -> Path:
+        return self.root / (env_id or UNATTRIBUTED)
+
+    def environments(self) -> list[str | None]:
+        if not self.root.is_dir():
+            return []
+        return sorted((None if p.name == UNATTRIBUTED else p.name for p in self.root.iterdir() if p.is_dir()),
+                      key=lambda e: e or "")
+
+    def end(self, env_id: str | None) -> Position:
+        """Where records written from now on will start."""
+        numbers = _segments(self.folder(env_id))
+        if not numbers:
+            return (1, 0)
+        return (numbers[-1], (self.folder(env_id) / _segment_name(numbers[-1])).stat().st_size)
+
+    def read(self, env_id: str | None, since: Position = (0, 0)) -> tuple[list[AuditRecord], Position]:
+        """Records at or after `since`, and the position to resume from (a line still being
+        written is left for the next read)."""
+        folder = self.folder(env_id)
+        records: list[AuditRecord] = []
+        position = since
+        for number in _segments(folder):
+            if number < since[0]:
+                continue
+            offset = since[1] if number == since[0] else 0
+            with (folder / _segment_name(number)).open("rb") as f:
+                f.seek(offset)
+                for line in f:
+                    if not line.endswith(b"\n"):
+                        break
+                    offset += len(line)
+                    records.append(AuditRecord.model_validate(json.loads(line)))
+            position = (number, offset)
+        return records, position
+
+    def all(self) -> list[AuditRecord]:
+        """Every environment's records, in the order their requests began."""
+        records = [r for env in self.environments() for r in self.read(env)[0]]
+        return sorted(records, key=lambda r: r.ts)
+
+    def find(self, env_id: str | None, record_id: str) -> AuditRecord | None:
+        return next((r for r in self.read(env_id)[0] if r.id == record_id), None)

@@ -7,6 +7,7 @@ import os
 import shlex
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Literal, Optional
 
@@ -16,11 +17,13 @@ from cryptography.hazmat.primitives import hashes
 from certs.authority import CertificateAuthority
 from detour.assertions import evaluate_environment, load_spec
 from detour.suite import load_suite, run_suite
-from detour.audit import read_records
+from detour import reports
+from detour.audit import AuditLog, AuditRecord
 from detour.compare import Comparison, compare as compare_modes
 from detour.credentials import api_key, secret_for
 from detour.errors import DetourError
 from detour.paths import StatePaths
+from detour.policy import Capture, Policy, build_policy, load_policy, policy_file, save_policy
 from detour.runner import RunResult, run_in_environment
 from detour.stack import PARTS, Stack, running_stack, stack_for
 from mock_services.request_budget import RequestBudget
@@ -43,6 +46,13 @@ app.add_typer(suite_app, name="suite")
 images_app = typer.Typer(help="detour's Docker images (the docker backend and compose.yaml).", no_args_is_help=True)
 app.add_typer(images_app, name="images")
 
+FOLLOW_POLL_S = 0.2
+CaptureOpt = Annotated[Optional[Capture], typer.Option(
+    help="What records keep of each request beyond its line: headers, or headers and bodies (redacted).")]
+AllowOpt = Annotated[Optional[list[str]], typer.Option(
+    "--allow", help="A host (or *.domain) passed through to the real internet; repeatable. Default: deny.")]
+PolicyOpt = Annotated[Optional[Path], typer.Option(
+    "--policy", help="A policy file (JSON: capture, allow, redact, body_limit).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 PythonOpt = Annotated[Optional[Path], typer.Option(
     "--python", help="Python agents run with this interpreter or venv and its packages (read-only).")]
@@ -82,9 +92,12 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
           replicas: Annotated[Optional[str], typer.Option(help="HOST:PORT of replicas run elsewhere (with --only proxy).")] = None,
           publish_ca: Annotated[bool, typer.Option(help="Also copy the CA's public files where sandbox containers read them (a shared volume).")] = False,
           console_logs: Annotated[bool, typer.Option(help="Logs to the console instead of $DETOUR_HOME/logs (in a container).")] = False,
-          no_auth: Annotated[bool, typer.Option("--no-auth", help="Platform API callers need no X-API-Key (loopback only).")] = False) -> None:
-    """Run the proxy and the replicas in the foreground until interrupted."""
+          no_auth: Annotated[bool, typer.Option("--no-auth", help="Platform API callers need no X-API-Key (loopback only).")] = False,
+          policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None) -> None:
+    """Run the proxy and the replicas in the foreground until interrupted. --policy, --allow and
+    --capture apply to every environment (each may add its own: `detour env policy`)."""
     paths = state()
+    server_policy = policy_from(policy, allow, capture)
     whole = only == "all"  # only a whole stack is one that `detour run` can use (stack.json)
     if whole and running_stack(paths):
         raise fail(f"a stack is already running for {paths.home} (see {paths.stack_file})")
@@ -96,7 +109,7 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
         CertificateAuthority(paths).ensure().publish(IMAGE_TRUST)
     parts = {"all": PARTS, "proxy": ("proxy",), "replicas": ("replicas",)}[only]
     with Stack(paths, host, proxy_port, replica_port, parts=parts, replica_host=replica_host,
-               console_logs=console_logs, api_auth=not no_auth) as info:
+               console_logs=console_logs, api_auth=not no_auth, policy=server_policy) as info:
         if whole:
             paths.stack_file.write_text(info.model_dump_json())
         typer.echo(f"detour: {', '.join(parts)} up (proxy port {info.proxy_port}, replicas at {info.replica_url}), "
@@ -131,14 +144,18 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
                request_budget: Annotated[Optional[str], typer.Option(
                    help="N/SECONDS: requests beyond N per window get the API's rate-limit answer.")] = None,
                ttl: Annotated[Optional[float], typer.Option(help="Seconds until the environment is deleted.")] = None,
+               policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
                as_json: JsonOpt = False) -> None:
     """Create an environment and print its proxy credentials."""
     paths = state()
+    own_policy = policy_from(policy, allow, capture)
     try:
         budget = RequestBudget.parse(request_budget) if request_budget else None
     except ValueError as e:
         raise fail(str(e)) from None
     info = EnvironmentStore(paths).create(template, env_id=env_id, acting_user=user, request_budget=budget, ttl_s=ttl)
+    if own_policy != Policy():
+        save_policy(policy_file(paths, info.env_id), own_policy)
     secret = secret_for(paths, info.env_id)
     stack = running_stack(paths)
     proxy = stack.access(info.env_id, secret).url() if stack else None
@@ -164,6 +181,28 @@ def env_vars(env_id: str,
     spec = SandboxSpec(argv=["-"], proxy=access, trust=IMAGE_TRUST)
     for name, value in container_environment(spec, host).items():
         typer.echo(f"{name}={value}")
+
+
+def policy_from(file: Path | None, allow: list[str] | None, capture: Capture | None,
+                base: Policy | None = None) -> Policy:
+    """A file's policy (else `base`), with --allow hosts added and --capture replacing its capture."""
+    start = load_policy(file) if file else (base or Policy())
+    return build_policy(start, allow=[*start.allow, *allow] if allow else None, capture=capture)
+
+
+@env_app.command("policy")
+def env_policy(env_id: str, policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
+               reset: Annotated[bool, typer.Option("--reset", help="Back to the server's policy alone.")] = False) -> None:
+    """Show an environment's own network policy; with options, change it (the proxy applies
+    the change from the next request on)."""
+    paths = state()
+    EnvironmentStore(paths).get(env_id)
+    path = policy_file(paths, env_id)
+    current = Policy() if reset or not path.exists() else load_policy(path)
+    updated = policy_from(policy, allow, capture, base=current)
+    if updated != current or reset:
+        save_policy(path, updated)
+    typer.echo(updated.model_dump_json(indent=2))
 
 
 @env_app.command("list")
@@ -443,15 +482,57 @@ def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what 
         raise typer.Exit(1)
 
 
+def record_line(r: AuditRecord) -> str:
+    return (f"{r.ts} {r.env_id or '-'} {r.decision:<12} {r.status or '-'} {r.method} "
+            f"{r.scheme}://{r.host}:{r.port}{r.path}" + (f"  ({r.reason})" if r.reason else ""))
+
+
+def follow_records(audit: AuditLog, env: str | None, as_json: bool) -> None:
+    """New records as they are written, until interrupted (every environment's, without --env)."""
+    positions: dict[str | None, tuple[int, int]] = {}
+    try:
+        while True:
+            for env_id in [env] if env else audit.environments():
+                records, positions[env_id] = audit.read(env_id, positions.get(env_id, (0, 0)))
+                for r in records:
+                    typer.echo(r.model_dump_json(exclude_none=True) if as_json else record_line(r))
+            time.sleep(FOLLOW_POLL_S)
+    except KeyboardInterrupt:
+        pass
+
+
 @app.command()
 def logs(env: Annotated[Optional[str], typer.Option(help="Only this environment.")] = None,
+         follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep printing new records.")] = False,
+         har: Annotated[Optional[Path], typer.Option(help="Write the records as HAR 1.2 to this file.")] = None,
+         summary: Annotated[bool, typer.Option("--summary", help="Counts by host, decision and status, bytes, "
+                                                             "the slowest requests.")] = False,
          as_json: JsonOpt = False) -> None:
-    """Print the audit log: one line per request the proxy saw."""
-    records, _ = read_records(state().audit_log, env_id=env)
-    for r in records:
-        typer.echo(r.model_dump_json() if as_json else
-                   f"{r.ts} {r.env_id or '-'} {r.decision:<12} {r.status or '-'} {r.method} "
-                   f"{r.scheme}://{r.host}:{r.port}{r.path}" + (f"  ({r.reason})" if r.reason else ""))
+    """The audit records: one per request the proxy saw, and one per connection that made none."""
+    audit = AuditLog(state().audit_dir)
+    if follow:
+        follow_records(audit, env, as_json)
+        return
+    records = audit.read(env)[0] if env else audit.all()
+    if har:
+        har.write_text(json.dumps(reports.har(records), indent=1))
+        typer.echo(f"{len(records)} entries written to {har}", err=True)
+    elif summary:
+        report = reports.summarize(records)
+        typer.echo(report.model_dump_json(indent=2) if as_json else summary_text(report))
+    else:
+        for r in records:
+            typer.echo(r.model_dump_json(exclude_none=True) if as_json else record_line(r))
+
+
+def summary_text(report: reports.Summary) -> str:
+    def counts(title: str, values: dict[str, int]) -> str:
+        return f"{title}: " + (", ".join(f"{k} {v}" for k, v in values.items()) or "none")
+    lines = [f"{report.requests} records, {report.request_bytes} bytes sent, {report.response_bytes} received",
+             counts("by decision", report.by_decision), counts("by status", report.by_status),
+             counts("by host", report.by_host), "slowest:"]
+    lines += [f"  {s.duration_ms:8.1f} ms  {s.status or '-'} {s.method} {s.url}" for s in report.slowest]
+    return "\n".join(lines)
 
 
 @ca_app.command("path")

@@ -62,8 +62,14 @@ class StatePaths:
         return self.home / "templates"
 
     @property
-    def audit_log(self) -> Path:
-        return self.home / "audit.jsonl"
+    def audit_dir(self) -> Path:
+        """A folder per environment of audit records (detour.audit)."""
+        return self.home / "audit"
+
+    @property
+    def policies_dir(self) -> Path:
+        """An environment's network policy, <env_id>.json (detour.policy); server.json for all."""
+        return self.home / "policies"
 
     @property
     def signing_key(self) -> Path:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from certs.authority import CertificateAuthority
-from detour.audit import AuditRecord, read_records
+from detour.audit import AuditLog, AuditRecord
 from detour.credentials import secret_for
 from detour.errors import DetourError
 from detour.paths import StatePaths
@@ -55,10 +55,11 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
         raise PrivatePath(f"a workspace inside detour's state ({state.home}) would show it to sandboxes")
     trust = CertificateAuthority(state).ensure().trust_files()
     proxy = stack.access(env_id, secret_for(state, env_id))
-    offset = state.audit_log.stat().st_size if state.audit_log.exists() else 0
+    audit = AuditLog(state.audit_dir)
+    start = audit.end(env_id)
     execution = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, mode=mode, trust=trust,
                                         limits=limits or Limits(), program=program, stdin=stdin,
                                         task=task or {}, files=files, workspace=workspace))
-    requests, _ = read_records(state.audit_log, offset, env_id)
+    requests, _ = audit.read(env_id, start)
     return RunResult(**execution.model_dump(), env_id=env_id, backend=sandbox.name, mode=mode,
                      requests=requests, diff=store.diff(env_id))

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from certs.authority import CertificateAuthority
 from detour.credentials import load_or_create_key
 from detour.errors import DetourError
+from detour.policy import Policy, save_policy, server_policy_file
 from detour.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, STACK_VARIABLE, StatePaths
 import proxy_addons
 from sandbox.base import ProxyAccess
@@ -114,9 +115,13 @@ PARTS: tuple[Part, ...] = ("replicas", "proxy", "dns")
 class Stack:
     def __init__(self, state: StatePaths, host: str = "127.0.0.1", proxy_port: int = 0, replica_port: int = 0,
                  parts: tuple[Part, ...] = PARTS, replica_host: str | None = None, console_logs: bool = False,
-                 api_auth: bool = True) -> None:
+                 api_auth: bool = True, policy: Policy | None = None, upstream_hosts: dict[str, str] | None = None,
+                 upstream_ca: Path | None = None) -> None:
         """`replica_host`: the replicas run elsewhere (another container), at replica_port.
-        `api_auth=False` lets callers of the platform API in without a key (loopback only)."""
+        `api_auth=False` lets callers of the platform API in without a key (loopback only).
+        `policy`: the server's network policy, for every environment. `upstream_hosts` (name ->
+        address) and `upstream_ca`: where allowed hosts are reached and which CA vouches for them,
+        instead of DNS and the system's CAs."""
         if not api_auth and host not in LOOPBACK:
             raise DetourError(f"the platform API may skip its key only on loopback, not on {host}")
         self.state = state.ensure()
@@ -128,6 +133,9 @@ class Stack:
                               gateway_port=free_port(host), replica_host=replica_host,
                               replica_port=replica_port or free_port(host), pid=os.getpid())
         self.processes: dict[str, subprocess.Popen] = {}
+        self.upstream_hosts = upstream_hosts or {}
+        self.upstream_ca = upstream_ca
+        save_policy(server_policy_file(self.state), policy or Policy())
 
     def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
         """Output goes to logs/<name>.log, or to detour's own console (in a container, so
@@ -161,9 +169,21 @@ class Stack:
             "--set", "upstream_cert=false",
             "--set", f"detour_replica={self.info.replica_address}",
             "--set", f"detour_signing_key={self.state.signing_key}",
-            "--set", f"detour_audit_log={self.state.audit_log}",
+            "--set", f"detour_audit_dir={self.state.audit_dir}",
+            "--set", f"detour_policies_dir={self.state.policies_dir}",
+            "--set", f"detour_policy={server_policy_file(self.state)}",
             "--set", f"detour_sandbox_addresses={SANDBOX_ADDRESSES}",
+            *self.upstream_argv(),
         ]
+
+    def upstream_argv(self) -> list[str]:
+        """Where allowed hosts' answers come from when a test (or a closed network) has its own."""
+        argv = []
+        if self.upstream_hosts:
+            argv += ["--set", "detour_upstream_hosts=" + ",".join(f"{n}={a}" for n, a in self.upstream_hosts.items())]
+        if self.upstream_ca:
+            argv += ["--set", f"ssl_verify_upstream_trusted_ca={self.upstream_ca}"]
+        return argv
 
     def dns_argv(self) -> list[str]:
         return [sys.executable, "-m", "sandbox.dns", self.info.host, str(self.info.dns_port)]

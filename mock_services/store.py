@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from detour.credentials import new_env_id, validate_env_id
 from detour.paths import StatePaths
+from detour.policy import policy_file
 from detour.services import Service
 from mock_services.errors import EnvironmentExists, EnvironmentNotFound, InvalidTtl
 from mock_services.request_budget import RequestBudget
@@ -210,7 +211,12 @@ class EnvironmentStore:
         path = self._path(env_id)
         if not path.exists():
             raise EnvironmentNotFound(f"no environment {env_id!r}")
-        _remove_database(path)
+        self._remove(env_id)
+
+    def _remove(self, env_id: str) -> None:
+        """The database and the environment's own network policy; its audit records stay."""
+        _remove_database(self._path(env_id))
+        policy_file(self.state, env_id).unlink(missing_ok=True)
 
     def expire(self) -> list[str]:
         """Delete the environments whose time to live is over (a server sweeps now and then;
@@ -245,7 +251,7 @@ class EnvironmentStore:
             info = EnvironmentInfo(**{k: json.loads(v) for k, v in meta.items()})
             if info.expired:
                 conn.close()
-                _remove_database(path)
+                self._remove(env_id)
                 raise EnvironmentNotFound(f"environment {env_id!r} expired (its time to live is over)")
             if not write:
                 yield EnvState(conn, info)

@@ -1,64 +1,108 @@
-"""One JSON line per request: routed, denied or refused, with secrets left out.
+"""A record of every request the proxy sees, and of every connection that showed it none.
 
-Headers and bodies are never written; query parameters that carry credentials are
-redacted; proxy credentials appear only as the environment id they claim.
+Requests: routed, allowed, denied or refused, with headers and bodies when the environment's
+policy captures them, redacted before anything is written. Connections that end without a
+request this addon saw (the protocol layer answered 400 to garbage or to HTTP/1.0 without a
+Host, a TLS handshake failed, a CONNECT and then silence) get one record each, so "every
+attempt is recorded" holds. Proxy credentials appear only as the environment they claim.
 """
 
 from __future__ import annotations
 
+import base64
 import time
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
-from mitmproxy import ctx, exceptions, http, tcp
+from mitmproxy import connection, ctx, exceptions, http, tcp, tls
 
-from detour.audit import AuditRecord, now_iso, redact_path
+from detour.audit import AuditRecord, AuditWriter, Message, iso
+from detour.policy import Policy
+from detour.redaction import Redactor
 from proxy_addons.env_auth import ENV_KEY
+from proxy_addons.policies import POLICY_KEY
 from proxy_addons.verdict import METADATA_KEY, Verdict
-
 
 # mitmproxy's listener names, as detour's users know them.
 MODES = {"reverse": "rewrite"}
+TRUNCATED = "\n[detour: truncated, {} of {} bytes kept]"
 
 
-def _client(flow: http.HTTPFlow | tcp.TCPFlow) -> str:
-    peer = flow.client_conn.peername
+@dataclass
+class Connection:
+    """What the addon knows of one client connection until it closes."""
+
+    started: float = field(default_factory=time.time)
+    recorded: bool = False
+    connect: tuple[str, int] | None = None
+    env_id: str | None = None
+    tls_error: str | None = None
+
+
+def _client(conn: connection.Client) -> str:
+    peer = conn.peername
     return f"{peer[0]}:{peer[1]}" if peer else ""
+
+
+def _mode(conn: connection.Client) -> str:
+    return MODES.get(conn.proxy_mode.type_name, conn.proxy_mode.type_name)
+
+
+def message(part: http.Message, policy: Policy, redactor: Redactor) -> Message:
+    """Headers (and, with capture=bodies, the body, cut at the policy's limit), redacted."""
+    headers = redactor.headers(part.headers.items(multi=True))
+    if policy.capture != "bodies":
+        return Message(headers=headers, size=len(part.raw_content or b""))
+    raw = part.get_content(strict=False) or b""
+    content = redactor.body(raw, part.headers.get("content-type", ""))
+    kept = content[:policy.body_limit]
+    try:
+        body, encoding = kept.decode("utf-8"), None
+    except UnicodeDecodeError:
+        body, encoding = base64.b64encode(kept).decode(), "base64"
+    truncated = len(content) > len(kept)
+    if truncated and encoding is None:
+        body += TRUNCATED.format(len(kept), len(content))
+    return Message(headers=headers, body=body, encoding=encoding, size=len(raw), truncated=truncated)
 
 
 class AuditLog:
     def __init__(self) -> None:
-        self.file: IO[str] | None = None
+        self.writer: AuditWriter | None = None
+        self.connections: weakref.WeakKeyDictionary[connection.Client, Connection] = weakref.WeakKeyDictionary()
+        self.redactors: dict[tuple[str, ...], Redactor] = {}
 
     def load(self, loader) -> None:
-        loader.add_option("detour_audit_log", str, "", "Append one JSON line per request here.")
+        loader.add_option("detour_audit_dir", str, "", "Folder of per-environment audit records.")
+        loader.add_option("detour_audit_segment_mb", int, 64, "Size at which an environment's records start a new file.")
 
     def configure(self, updated: set[str]) -> None:
-        if "detour_audit_log" in updated:
-            if self.file:
-                self.file.close()
-            path = ctx.options.detour_audit_log
-            if not path:
-                raise exceptions.OptionsError("detour_audit_log is required")
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.file = open(path, "a", buffering=1)
+        if updated & {"detour_audit_dir", "detour_audit_segment_mb"}:
+            if not ctx.options.detour_audit_dir:
+                raise exceptions.OptionsError("detour_audit_dir is required")
+            if self.writer:
+                self.writer.close()
+            self.writer = AuditWriter(Path(ctx.options.detour_audit_dir),
+                                      segment_bytes=ctx.options.detour_audit_segment_mb * 1024 * 1024)
 
     def done(self) -> None:
-        if self.file:
-            self.file.close()
+        if self.writer:
+            self.writer.close()
 
-    def write(self, flow: http.HTTPFlow | tcp.TCPFlow, verdict: Verdict, method: str,
-              status: int | None, started: float, request_bytes: int, response_bytes: int) -> None:
-        assert self.file is not None
-        record = AuditRecord(
-            ts=now_iso(), env_id=verdict.env_id, client=_client(flow),
-            mode=MODES.get(flow.client_conn.proxy_mode.type_name, flow.client_conn.proxy_mode.type_name),
-            method=method, scheme=verdict.scheme,
-            host=verdict.host, port=verdict.port, path=redact_path(verdict.path),
-            decision=verdict.decision, reason=verdict.reason, service=verdict.service,
-            status=status, duration_ms=round((time.time() - started) * 1000, 2),
-            request_bytes=request_bytes, response_bytes=response_bytes)
-        self.file.write(record.model_dump_json() + "\n")
+    def redactor(self, policy: Policy) -> Redactor:
+        key = tuple(policy.redact)
+        if key not in self.redactors:
+            self.redactors[key] = Redactor(key)
+        return self.redactors[key]
+
+    def write(self, conn: connection.Client, record: AuditRecord) -> None:
+        assert self.writer is not None
+        self.writer.write(record)
+        if conn in self.connections:
+            self.connections[conn].recorded = True
+
+    # Requests
 
     def log_http(self, flow: http.HTTPFlow) -> None:
         verdict = flow.metadata.get(METADATA_KEY)
@@ -66,15 +110,33 @@ class AuditLog:
             verdict = Verdict("denied", flow.metadata.get(ENV_KEY), flow.request.pretty_host,
                               flow.request.port, flow.request.scheme, flow.request.path,
                               reason=str(flow.error) if flow.error else "undecided")
+        policy: Policy = flow.metadata.get(POLICY_KEY) or Policy()
+        redactor = self.redactor(policy)
         response = flow.response
-        self.write(flow, verdict, flow.request.method, response.status_code if response else None,
-                   flow.request.timestamp_start, len(flow.request.raw_content or b""),
-                   len(response.raw_content or b"") if response else 0)
+        captured = policy.capture != "off"
+        self.write(flow.client_conn, AuditRecord(
+            ts=iso(flow.request.timestamp_start), env_id=verdict.env_id, client=_client(flow.client_conn),
+            mode=_mode(flow.client_conn), method=flow.request.method, scheme=verdict.scheme,
+            host=verdict.host, port=verdict.port, path=redactor.path(verdict.path),
+            decision=verdict.decision, reason=verdict.reason, service=verdict.service,
+            status=response.status_code if response else None,
+            duration_ms=round((time.time() - flow.request.timestamp_start) * 1000, 2),
+            request_bytes=len(flow.request.raw_content or b""),
+            response_bytes=len(response.raw_content or b"") if response else 0,
+            http_version=flow.request.http_version,
+            request=message(flow.request, policy, redactor) if captured else None,
+            response=message(response, policy, redactor) if captured and response else None))
 
     def http_connect(self, flow: http.HTTPFlow) -> None:
-        """A CONNECT answered here (407) never reaches the response hook."""
+        """A CONNECT answered here (407) never reaches the response hook; one that succeeds is
+        remembered, so that a tunnel that carries no request still leaves a record."""
         if flow.response and flow.response.status_code != 200:
             self.log_http(flow)
+            return
+        if flow.client_conn in self.connections:
+            note = self.connections[flow.client_conn]
+            note.connect = (flow.request.host, flow.request.port)
+            note.env_id = flow.metadata.get(ENV_KEY)
 
     def response(self, flow: http.HTTPFlow) -> None:
         self.log_http(flow)
@@ -86,4 +148,40 @@ class AuditLog:
     def tcp_start(self, flow: tcp.TCPFlow) -> None:
         verdict = flow.metadata.get(METADATA_KEY)
         if verdict is not None:
-            self.write(flow, verdict, "TCP", None, flow.timestamp_created, 0, 0)
+            self.write(flow.client_conn, AuditRecord(
+                ts=iso(flow.timestamp_created), env_id=verdict.env_id, client=_client(flow.client_conn),
+                mode=_mode(flow.client_conn), method="TCP", scheme=verdict.scheme, host=verdict.host,
+                port=verdict.port, path="", decision=verdict.decision, reason=verdict.reason,
+                duration_ms=0, request_bytes=0, response_bytes=0))
+
+    # Connections
+
+    def client_connected(self, client: connection.Client) -> None:
+        self.connections[client] = Connection()
+
+    def tls_failed_client(self, data: tls.TlsData) -> None:
+        if data.context.client in self.connections:
+            self.connections[data.context.client].tls_error = str(data.conn.error or "TLS handshake failed")
+
+    def client_disconnected(self, client: connection.Client) -> None:
+        note = self.connections.pop(client, None)
+        if note is None or note.recorded:
+            return
+        env_id = note.env_id or self._registered(client)
+        if note.connect:
+            method, (host, port), reason = "CONNECT", note.connect, "tunnel closed without a request"
+        else:
+            host, port = client.sni or "", (client.sockname[1] if client.sockname else 0)
+            method, reason = "-", "connection without a request (the proxy's protocol layer rejected it, or none came)"
+        if note.tls_error:
+            reason = f"TLS: {note.tls_error}"
+        self.write(client, AuditRecord(
+            ts=iso(note.started), env_id=env_id, client=_client(client), mode=_mode(client), method=method,
+            scheme="tls" if client.tls or note.tls_error else "tcp", host=host, port=port, path="",
+            decision="denied", reason=reason, duration_ms=round((time.time() - note.started) * 1000, 2),
+            request_bytes=0, response_bytes=0))
+
+    def _registered(self, client: connection.Client) -> str | None:
+        """A namespace sandbox's connection belongs to its environment even when it never said so."""
+        auth = ctx.master.addons.get("envauth")
+        return auth.registered_env(client) if auth else None

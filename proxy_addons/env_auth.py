@@ -49,10 +49,10 @@ class EnvAuth:
             except OSError as e:
                 raise exceptions.OptionsError(f"cannot read detour_signing_key {path}: {e}") from None
 
-    def registered_env(self, flow: http.HTTPFlow) -> str | None:
+    def registered_env(self, client: connection.Client) -> str | None:
         """The environment a namespace sandbox at this client address was started for."""
         folder = ctx.options.detour_sandbox_addresses
-        peer = flow.client_conn.peername
+        peer = client.peername
         if not folder or not peer:
             return None
         try:
@@ -89,7 +89,7 @@ class EnvAuth:
 
     def authenticate(self, flow: http.HTTPFlow) -> str | None:
         env_id, ok = self.credentials(flow)
-        registered = self.registered_env(flow)
+        registered = self.registered_env(flow.client_conn)
         if not ok and registered and env_id is None and flow.client_conn.proxy_mode.type_name == "reverse":
             env_id, ok = registered, True  # a namespace sandbox is known by its address
         if not ok:
@@ -115,7 +115,7 @@ class EnvAuth:
         if flow.client_conn in self.tunnels:
             flow.metadata[ENV_KEY] = self.tunnels[flow.client_conn]
         elif flow.client_conn.proxy_mode.type_name == "transparent":
-            env_id = self.registered_env(flow)
+            env_id = self.registered_env(flow.client_conn)
             if env_id is None:
                 self.refuse(flow, None, "client address belongs to no sandbox")
             else:

@@ -1,4 +1,5 @@
-"""Send mapped hosts to the environment's replica; deny every other host.
+"""Send mapped hosts to the environment's replica; pass through what the environment's policy
+allows; deny every other host.
 
 The logical host is cross-checked across the CONNECT target (or absolute URL), the TLS
 SNI and the Host header: if they disagree (domain fronting) the request is denied. A
@@ -15,7 +16,8 @@ from mitmproxy import ctx, exceptions, http, tcp
 from detour.services import (ORIGINAL_HOST_HEADER, SERVICE_PORTS, canonical_host, parse_replica_path,
                              replica_path, service_for_host)
 from proxy_addons.env_auth import ENV_KEY
-from proxy_addons.verdict import METADATA_KEY, Verdict, json_response
+from proxy_addons.policies import POLICY_KEY
+from proxy_addons.verdict import METADATA_KEY, PERMITTED, Verdict, json_response
 
 
 def parse_address(spec: str) -> tuple[str, int]:
@@ -74,6 +76,9 @@ class Router:
             verdict.reason = "host mismatch: " + ", ".join(sorted(names))
         elif not names:
             verdict.reason = "no host name (address-only requests are not allowed)"
+        elif service is None and env_id and self.allowed(flow, host):
+            self.allow(flow, verdict, host)
+            return
         elif service is None:
             verdict.reason = "host not allowed"
         elif flow.request.port not in SERVICE_PORTS:
@@ -107,6 +112,18 @@ class Router:
             return
         verdict.service = None
         flow.response = json_response(403, "denied", {"error": "denied", "reason": verdict.reason})
+
+    @staticmethod
+    def allowed(flow: http.HTTPFlow, host: str) -> bool:
+        policy = flow.metadata.get(POLICY_KEY)
+        return policy is not None and policy.allows(host, flow.request.port)
+
+    def allow(self, flow: http.HTTPFlow, verdict: Verdict, host: str) -> None:
+        """Pass through to the real host, by name (in transparent mode the destination address
+        is the proxy's own); mitmproxy verifies its certificate."""
+        verdict.decision = "allowed"
+        flow.request.host = host
+        PERMITTED.setdefault(flow.client_conn, set()).add((host, flow.request.port))
 
     def route(self, flow: http.HTTPFlow, verdict: Verdict, service: str, env_id: str) -> None:
         assert self.replica is not None

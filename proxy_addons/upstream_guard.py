@@ -1,4 +1,5 @@
-"""Fail closed: the proxy may open a connection to the replica and nowhere else.
+"""Fail closed: the proxy may open a connection to the replica, and to the hosts routing passed
+through for that very client connection (an environment's policy allowed them), nowhere else.
 
 Routing already answers denied hosts itself; this guard is the second wall, so a bug in
 routing (or a new mitmproxy code path) cannot turn into a connection to the internet.
@@ -7,20 +8,38 @@ It fires before mitmproxy resolves the address, so there is no DNS either.
 
 from __future__ import annotations
 
-from mitmproxy import ctx
+from mitmproxy import ctx, exceptions
 from mitmproxy.proxy import server_hooks
 
 from proxy_addons.routing import parse_address
+from proxy_addons.verdict import PERMITTED
 
 
 class UpstreamGuard:
     def __init__(self) -> None:
         self.allowed: tuple[str, int] | None = None
+        self.hosts: dict[str, str] = {}
+
+    def load(self, loader) -> None:
+        loader.add_option("detour_upstream_hosts", str, "",
+                          "name=address,... : where pass-through connections to these names go instead of DNS "
+                          "(a test's own upstream server).")
 
     def configure(self, updated: set[str]) -> None:
         if "detour_replica" in updated:
             self.allowed = parse_address(ctx.options.detour_replica)
+        if "detour_upstream_hosts" in updated:
+            pairs = [p.split("=", 1) for p in ctx.options.detour_upstream_hosts.split(",") if p]
+            if any(len(p) != 2 for p in pairs):
+                raise exceptions.OptionsError("detour_upstream_hosts wants name=address,...")
+            self.hosts = {name.lower(): address for name, address in pairs}
 
     def server_connect(self, data: server_hooks.ServerConnectionHookData) -> None:
-        if self.allowed is None or data.server.address != self.allowed:
-            data.server.error = f"detour: upstream {data.server.address} blocked"
+        address = data.server.address
+        if self.allowed is not None and address == self.allowed:
+            return
+        if address is not None and address in PERMITTED.get(data.client, ()):
+            if address[0] in self.hosts:
+                data.server.address = (self.hosts[address[0]], address[1])
+            return
+        data.server.error = f"detour: upstream {address} blocked"

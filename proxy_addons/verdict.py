@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass
 
-from mitmproxy import http
+from mitmproxy import connection, http
 
 from detour.audit import Decision
 
 METADATA_KEY = "detour"
+# Routing's pass-through decisions, per client connection: the upstream guard lets exactly
+# these addresses through (besides the replica). The one state two addons share.
+PERMITTED: weakref.WeakKeyDictionary[connection.Client, set[tuple[str, int]]] = weakref.WeakKeyDictionary()
 
 
 @dataclass

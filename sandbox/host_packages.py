@@ -43,6 +43,8 @@ NEEDS = (
     Need("ping", "iputils-ping", "agents' shell tools"),
     Need("/usr/share/perl5/IO/Socket/SSL.pm", "libio-socket-ssl-perl", "Perl agents over HTTPS"),
     Need("/etc/ssl/certs/ca-certificates.crt", "ca-certificates", "the sandbox's CA bundle"),
+    Need("chromium", "chromium", "the live view's browser test"),
+    Need("chromedriver", "chromium-driver", "the live view's browser test"),
 )
 
 

@@ -182,7 +182,7 @@ def test_domain_fronting_without_a_proxy_is_denied(live_stack, backend, make_env
 def test_detours_state_is_invisible_from_inside(live_stack, backend, make_env):
     env, home = make_env(), live_stack.state.home
     secrets = [home / "ca" / "detour-ca.key", home / "signing.key", home / "mitmproxy" / "mitmproxy-ca.pem",
-               home / "audit.jsonl", home / "environments"]
+               home / "audit", home / "policies", home / "environments"]
     code = "\n".join(f"cat {p} >/dev/null 2>&1 || ls {p} >/dev/null 2>&1 && echo READABLE {p}" for p in secrets)
     code += ("\nfind / \\( -path /proc -o -path /sys -o -path /dev \\) -prune -o "
              "\\( -name 'detour-ca.key' -o -name 'signing.key' -o -name 'mitmproxy-ca.pem' \\) -print 2>/dev/null"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from detour.audit import AuditLog
 from detour.paths import StatePaths
 from detour.runner import run_in_environment
 from detour.stack import Stack
@@ -103,7 +104,7 @@ done
             # Two rounds logged: the first round's answers reached curl before the second began (the
             # audit line of a request can precede the end of its answer, so one round is not enough).
             deadline = time.monotonic() + 20
-            while not (state.audit_log.exists() and state.audit_log.read_text().count("\n") >= 4):
+            while len(AuditLog(state.audit_dir).read(env)[0]) < 4:
                 assert time.monotonic() < deadline
                 time.sleep(0.05)
             stack.processes["proxy"].kill()

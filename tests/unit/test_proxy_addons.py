@@ -11,6 +11,7 @@ from detour.credentials import env_secret, load_or_create_key
 from proxy_addons import detour_proxy
 from proxy_addons.audit_log import AuditLog
 from proxy_addons.env_auth import ENV_KEY, EnvAuth
+from proxy_addons.policies import Policies
 from proxy_addons.routing import Router
 from proxy_addons.upstream_guard import UpstreamGuard
 from proxy_addons.verdict import METADATA_KEY
@@ -21,11 +22,11 @@ REPLICA = ("127.0.0.1", 8999)
 @pytest.fixture
 def addons(state):
     key = load_or_create_key(state.signing_key)
-    chain = [EnvAuth(), Router(), UpstreamGuard(), AuditLog()]
+    chain = [EnvAuth(), Policies(), Router(), UpstreamGuard(), AuditLog()]
     with taddons.context(*chain) as tctx:
         tctx.options.update(detour_signing_key=str(state.signing_key),
                             detour_replica=f"{REPLICA[0]}:{REPLICA[1]}",
-                            detour_audit_log=str(state.audit_log))
+                            detour_audit_dir=str(state.audit_dir), detour_policies_dir=str(state.policies_dir))
         yield chain, key, state
 
 
@@ -62,7 +63,7 @@ def test_shipped_script_loads_the_addons_in_order(state):
     with taddons.context() as tctx:
         script = tctx.script(detour_proxy.__file__)
         names = [type(a).__name__ for a in script.addons]
-    assert names == ["EnvAuth", "Router", "UpstreamGuard", "AuditLog"]
+    assert names == ["EnvAuth", "Policies", "Router", "UpstreamGuard", "AuditLog"]
 
 
 @pytest.mark.parametrize("auth", [None, ("env-a", "wrong"), ("env-b", "SECRET-OF-A"), ("bad id!", "x")])
@@ -92,7 +93,7 @@ def test_tunnel_credentials_carry_to_requests_inside_it(addons):
 def test_mapped_hosts_are_routed_to_the_replica(addons, host, path, expected):
     chain, key, _ = addons
     flow = authenticated(chain, key, host=host, path=path)
-    chain[1].requestheaders(flow)
+    chain[2].requestheaders(flow)
     assert flow.response is None
     assert (flow.request.scheme, flow.request.host, flow.request.port) == ("http", *REPLICA)
     assert flow.request.path == expected
@@ -110,7 +111,7 @@ def test_mapped_hosts_are_routed_to_the_replica(addons, host, path, expected):
 def test_everything_else_is_denied_with_a_readable_403(addons, kwargs, reason):
     chain, key, _ = addons
     flow = authenticated(chain, key, **kwargs)
-    chain[1].requestheaders(flow)
+    chain[2].requestheaders(flow)
     assert flow.response.status_code == 403
     assert flow.response.headers["X-Detour-Decision"] == "denied"
     assert reason in json.loads(flow.response.content)["reason"]
@@ -124,7 +125,7 @@ def test_upstream_guard_only_lets_the_replica_through(addons, address, blocked):
     data = server_hooks.ServerConnectionHookData(server=tflow.tserver_conn(), client=tflow.tclient_conn())
     data.server.address = address
     data.server.error = None
-    chain[2].server_connect(data)
+    chain[3].server_connect(data)
     assert bool(data.server.error) is blocked
 
 
@@ -132,15 +133,17 @@ def test_audit_log_writes_one_redacted_line_per_decision(addons):
     chain, key, state = addons
     routed = authenticated(chain, key)
     routed.request.headers["Authorization"] = "Bearer xoxb-SECRET"
-    chain[1].requestheaders(routed)
+    chain[2].requestheaders(routed)
     denied = authenticated(chain, key, host="evil.example.com", path="/x?token=SECRET2&a=1")
-    chain[1].requestheaders(denied)
+    chain[2].requestheaders(denied)
     refused = connect_flow(auth=("env-a", "PROXY-PASSWORD"))
     chain[0].http_connect(refused)
-    chain[3].response(routed)
-    chain[3].response(denied)
-    chain[3].http_connect(refused)
-    text = state.audit_log.read_text()
+    chain[4].response(routed)
+    chain[4].response(denied)
+    chain[4].http_connect(refused)
+    files = sorted(state.audit_dir.rglob("*.jsonl"))
+    assert [f.relative_to(state.audit_dir).as_posix() for f in files] == ["env-a/000001.jsonl"]
+    text = files[0].read_text()
     assert "SECRET" not in text and "PROXY-PASSWORD" not in text
     lines = [json.loads(line) for line in text.splitlines()]
     assert [line["decision"] for line in lines] == ["routed", "denied", "unauthorized"]
@@ -172,7 +175,7 @@ def test_transparent_flows_take_the_environment_of_their_sandbox_address(registr
     chain, _, _ = registry
     flow = transparent_flow("10.213.0.2")
     chain[0].requestheaders(flow)
-    chain[1].requestheaders(flow)
+    chain[2].requestheaders(flow)
     assert flow.metadata[ENV_KEY] == "env-a"
     assert flow.request.path == "/api/env/env-a/services/slack/api/chat.postMessage"
 

@@ -1,0 +1,128 @@
+"""An environment's network policy: what its audit records capture, and which hosts beyond
+the replicas it may reach. Default deny: nothing is allowed unless a policy names it.
+
+The server's policy (`detour serve --policy FILE`, `--allow`, `--capture`) applies to every
+environment; an environment's own (`detour env create --policy FILE --allow --capture`,
+`detour env policy`) adds to it. The proxy reads both from files under $DETOUR_HOME, so a
+change takes effect on the next request.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from detour.credentials import validate_env_id
+from detour.errors import DetourError
+from detour.paths import StatePaths
+from detour.services import SERVICE_HOSTS, service_for_host
+
+Capture = Literal["off", "headers", "bodies"]
+CAPTURE_ORDER: tuple[Capture, ...] = ("off", "headers", "bodies")
+ALLOWED_PORTS = frozenset({80, 443})
+
+
+class InvalidPolicy(DetourError):
+    pass
+
+
+def check_host_pattern(pattern: str) -> str:
+    """A host name, or `*.domain` for its subdomains; never an address, a port, or a replica's host."""
+    name = pattern.lower().rstrip(".")
+    bare = name[2:] if name.startswith("*.") else name
+    if not bare or "*" in bare or ":" in bare or "/" in bare or "." not in bare:
+        raise ValueError(f"{pattern!r} is not a host name or *.domain (no ports, paths or other wildcards)")
+    try:
+        ipaddress.ip_address(bare)
+    except ValueError:
+        pass
+    else:
+        raise ValueError(f"{pattern!r} is an IP address: only host names may be allowed")
+    covered = [h for h in SERVICE_HOSTS if h == bare or (name.startswith("*.") and h.endswith("." + bare))]
+    if covered:
+        raise ValueError(f"{pattern!r} covers {', '.join(covered)}, which detour's replicas serve: "
+                         "it can never be passed through")
+    return name
+
+
+class Policy(BaseModel):
+    capture: Capture = "off"
+    allow: list[str] = Field([], description="Host names, or *.domain for subdomains, passed through to the real host.")
+    redact: list[str] = Field([], description="Regular expressions whose matches never reach a record.")
+    body_limit: int = Field(65536, gt=0, description="Bytes of a body kept; the rest is cut with a marker.")
+
+    @field_validator("allow")
+    @classmethod
+    def _hosts(cls, hosts: list[str]) -> list[str]:
+        return sorted({check_host_pattern(h) for h in hosts})
+
+    @field_validator("redact")
+    @classmethod
+    def _patterns(cls, patterns: list[str]) -> list[str]:
+        import re
+        for p in patterns:
+            try:
+                re.compile(p)
+            except re.error as e:
+                raise ValueError(f"redact pattern {p!r}: {e}") from None
+        return patterns
+
+    def merged(self, other: Policy) -> Policy:
+        """The stricter capture never wins over the wider one: an environment may capture more
+        than the server does; hosts and patterns add up; the smaller body limit holds."""
+        capture = max(self.capture, other.capture, key=CAPTURE_ORDER.index)
+        return Policy(capture=capture, allow=[*self.allow, *other.allow], redact=[*self.redact, *other.redact],
+                      body_limit=min(self.body_limit, other.body_limit))
+
+    def allows(self, host: str, port: int) -> bool:
+        host = host.lower().rstrip(".")
+        if port not in ALLOWED_PORTS or service_for_host(host):
+            return False
+        return any(host == p or (p.startswith("*.") and host.endswith(p[1:])) for p in self.allow)
+
+
+def load_policy(path: Path) -> Policy:
+    try:
+        return Policy.model_validate(json.loads(path.read_text()))
+    except OSError as e:
+        raise InvalidPolicy(f"cannot read policy {path}: {e.strerror}") from None
+    except ValueError as e:  # JSON and validation errors both
+        raise InvalidPolicy(f"policy {path}: {_first_error(e)}") from None
+
+
+def _first_error(error: ValueError) -> str:
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"{where}: {first['msg']}" if where else first["msg"]
+    return str(error)
+
+
+def build_policy(base: Policy | None = None, **changes) -> Policy:
+    """A policy from a file's and the command line's parts, with a clear error for bad ones."""
+    try:
+        data = (base or Policy()).model_dump() | {k: v for k, v in changes.items() if v is not None}
+        return Policy.model_validate(data)
+    except ValidationError as e:
+        raise InvalidPolicy(_first_error(e)) from None
+
+
+def server_policy_file(state: StatePaths) -> Path:
+    """Written by the stack at start: every environment's policy starts from it."""
+    return state.policies_dir / "_server.json"
+
+
+def policy_file(state: StatePaths, env_id: str) -> Path:
+    return state.policies_dir / f"{validate_env_id(env_id)}.json"
+
+
+def save_policy(path: Path, policy: Policy) -> None:
+    """Whole or not at all: the proxy may read it at any moment."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".writing")
+    partial.write_text(policy.model_dump_json(indent=2))
+    partial.replace(path)
