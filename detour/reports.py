@@ -102,7 +102,7 @@ def har_entry(record: AuditRecord) -> dict:
         "cache": {},
         "timings": {"blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0, "wait": record.duration_ms,
                     "receive": 0},
-        "serverIPAddress": "", "connection": record.client,
+        "connection": record.client,
         "comment": f"detour: {record.decision}" + (f" ({record.reason})" if record.reason else ""),
         "_detour": {"id": record.id, "env_id": record.env_id, "decision": record.decision, "mode": record.mode,
                     "service": record.service},

@@ -49,9 +49,13 @@ def _mode(conn: connection.Client) -> str:
     return MODES.get(conn.proxy_mode.type_name, conn.proxy_mode.type_name)
 
 
-def message(part: http.Message, policy: Policy, redactor: Redactor) -> Message:
-    """Headers (and, with capture=bodies, the body, cut at the policy's limit), redacted."""
-    headers = redactor.headers(part.headers.items(multi=True))
+def message(part: http.Message, policy: Policy, redactor: Redactor, host: str | None = None) -> Message:
+    """Headers (and, with capture=bodies, the body, cut at the policy's limit), redacted;
+    `host`: the Host header the client sent, where routing has changed it since."""
+    pairs = part.headers.items(multi=True)
+    if host is not None:
+        pairs = [(n, host if n.lower() == "host" else v) for n, v in pairs]
+    headers = redactor.headers(pairs)
     if policy.capture != "bodies":
         return Message(headers=headers, size=len(part.raw_content or b""))
     raw = part.get_content(strict=False) or b""
@@ -63,7 +67,7 @@ def message(part: http.Message, policy: Policy, redactor: Redactor) -> Message:
         body, encoding = base64.b64encode(kept).decode(), "base64"
     truncated = len(content) > len(kept)
     if truncated and encoding is None:
-        body += TRUNCATED.format(len(kept), len(content))
+        body += TRUNCATED.format(len(kept), len(raw))
     return Message(headers=headers, body=body, encoding=encoding, size=len(raw), truncated=truncated)
 
 
@@ -124,7 +128,7 @@ class AuditLog:
             request_bytes=len(flow.request.raw_content or b""),
             response_bytes=len(response.raw_content or b"") if response else 0,
             http_version=flow.request.http_version,
-            request=message(flow.request, policy, redactor) if captured else None,
+            request=message(flow.request, policy, redactor, verdict.host_header) if captured else None,
             response=message(response, policy, redactor) if captured and response else None))
 
     def http_connect(self, flow: http.HTTPFlow) -> None:
@@ -149,7 +153,8 @@ class AuditLog:
         verdict = flow.metadata.get(METADATA_KEY)
         if verdict is not None:
             self.write(flow.client_conn, AuditRecord(
-                ts=iso(flow.timestamp_created), env_id=verdict.env_id, client=_client(flow.client_conn),
+                ts=iso(flow.timestamp_created), env_id=verdict.env_id or self._env_of(flow.client_conn),
+                client=_client(flow.client_conn),
                 mode=_mode(flow.client_conn), method="TCP", scheme=verdict.scheme, host=verdict.host,
                 port=verdict.port, path="", decision=verdict.decision, reason=verdict.reason,
                 duration_ms=0, request_bytes=0, response_bytes=0))
@@ -167,7 +172,7 @@ class AuditLog:
         note = self.connections.pop(client, None)
         if note is None or note.recorded:
             return
-        env_id = note.env_id or self._registered(client)
+        env_id = note.env_id or self._env_of(client)
         if note.connect:
             method, (host, port), reason = "CONNECT", note.connect, "tunnel closed without a request"
         else:
@@ -181,7 +186,11 @@ class AuditLog:
             decision="denied", reason=reason, duration_ms=round((time.time() - note.started) * 1000, 2),
             request_bytes=0, response_bytes=0))
 
-    def _registered(self, client: connection.Client) -> str | None:
-        """A namespace sandbox's connection belongs to its environment even when it never said so."""
+    def _env_of(self, client: connection.Client) -> str | None:
+        """A tunnel's environment, or a namespace sandbox's (its address is registered), even
+        when the connection never named one."""
+        note = self.connections.get(client)
+        if note and note.env_id:
+            return note.env_id
         auth = ctx.master.addons.get("envauth")
         return auth.registered_env(client) if auth else None

@@ -128,6 +128,7 @@ class Router:
     def route(self, flow: http.HTTPFlow, verdict: Verdict, service: str, env_id: str) -> None:
         assert self.replica is not None
         verdict.decision, verdict.service = "routed", service
+        verdict.host_header = flow.request.host_header
         flow.request.scheme = "http"
         flow.request.host, flow.request.port = self.replica
         flow.request.path = replica_path(env_id, service, flow.request.path)

@@ -26,6 +26,7 @@ class Verdict:
     path: str
     service: str | None = None
     reason: str | None = None
+    host_header: str | None = None  # as the client sent it, before routing pointed the request at a replica
 
 
 def json_response(status: int, decision: Decision, body: dict, **headers: str) -> http.Response:
