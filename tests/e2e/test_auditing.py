@@ -127,7 +127,7 @@ def test_no_answered_request_loses_its_record_to_a_kill_9(tmp_path):
     env = EnvironmentStore(state).create("slack_default").env_id
     stack = Stack(state)
     with stack as info:
-        proxy = stack.info.access(env, secret_for(state, env)).url()
+        proxy = info.access(env, secret_for(state, env)).url()
         session = requests.Session()
         bundle = str(CertificateAuthority(state).ensure().trust_files().bundle)
         for n in range(40):  # verify per request: this machine's REQUESTS_CA_BUNDLE would win over the session's

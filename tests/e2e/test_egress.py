@@ -1,0 +1,145 @@
+"""Egress policy, default deny: an environment may reach the hosts its policy names, passed
+through to the real host with its certificate verified and audited as `allowed`; everything
+else stays denied. "The real host" is an HTTPS server this module runs in a lab namespace
+(10.214.3.2), with certificates from a CA the module makes: nothing leaves the machine."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from detour.audit import AuditLog
+from detour.paths import StatePaths
+from detour.runner import run_in_environment
+from detour.stack import Stack
+from mock_services.store import EnvironmentStore
+from sandbox.languages import command_for
+from tests.conftest import BACKENDS, ISOLATING, LiveStack, needs_namespaces
+from tests.e2e.netlab import REPO, in_ns, linked, namespace
+from tests.e2e.test_cli import DETOUR
+from tests.e2e.upstream import TRUSTED, UNTRUSTED, make_certificates
+
+pytestmark = needs_namespaces
+
+UPSTREAM = "10.214.3.2"
+ASK = r"""
+import json, requests
+out = {}
+for url in ["https://api.partner.test/hello", "https://eu.models.test/v1", "https://models.test/",
+            "https://api.partner.test:8443/port", "https://10.214.3.2/literal", "https://untrusted.test/",
+            "https://evil.test/", "https://slack.com/api/api.test"]:
+    try:
+        answer = requests.get(url, timeout=10)
+        out[url] = [answer.status_code, answer.headers.get("X-Detour-Decision")]
+    except requests.RequestException as e:
+        out[url] = ["error", type(e).__name__]
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """The upstream server in its namespace, and a stack that reaches it for the test names."""
+    folder = tmp_path_factory.mktemp("upstream")
+    ca = make_certificates(folder)
+    root = tmp_path_factory.mktemp("egress")
+    state = StatePaths(root / "home").ensure()
+    scripts = root / "scripts"
+    scripts.mkdir()
+    hosts = {name: UPSTREAM for name in (*TRUSTED, UNTRUSTED, "models.test", "evil.test")}
+    with namespace() as ns, linked(ns, "10.214.3.1", UPSTREAM):
+        server = subprocess.Popen(in_ns(ns, sys.executable, "-m", "tests.e2e.upstream", str(folder)), cwd=REPO)
+        try:
+            deadline = time.monotonic() + 10
+            while not (folder / "ready").exists():
+                assert server.poll() is None and time.monotonic() < deadline, "upstream did not start"
+                time.sleep(0.05)
+            with Stack(state, upstream_hosts=hosts, upstream_ca=ca) as info:
+                yield LiveStack(state, info, EnvironmentStore(state), scripts), folder / "seen"
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
+def allow(stack: LiveStack, env: str, *args: str) -> None:
+    subprocess.run([DETOUR, "env", "policy", env, *args], env=os.environ | {"DETOUR_HOME": str(stack.state.home)},
+                   check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_allowed_hosts_pass_through_and_everything_else_stays_denied(lab, backend):
+    stack, seen = lab
+    env = stack.env()
+    allow(stack, env, "--allow", "api.partner.test", "--allow", "*.models.test", "--allow", UNTRUSTED,
+          "--capture", "headers")
+    before = seen.read_text()
+    result = stack.run(env, ASK, ".py", backend=backend)
+    answers = json.loads(result.stdout)
+    assert answers == {
+        "https://api.partner.test/hello": [200, None],
+        "https://eu.models.test/v1": [200, None],
+        "https://models.test/": [403, "denied"],                 # *.models.test is for subdomains only
+        "https://api.partner.test:8443/port": [403, "denied"],   # other ports stay denied
+        "https://10.214.3.2/literal": [403, "denied"],           # so do addresses
+        "https://untrusted.test/": [502, None],                  # allowed, but its certificate is not trusted
+        "https://evil.test/": [403, "denied"],                   # default deny
+        "https://slack.com/api/api.test": [200, None],           # still the replica, never passed through
+    }, result.stderr
+    decisions = [(r.host, r.decision) for r in result.requests]
+    assert decisions[:2] == [("api.partner.test", "allowed"), ("eu.models.test", "allowed")]
+    assert decisions[5] == (UNTRUSTED, "allowed") and decisions[7] == ("slack.com", "routed")
+    assert ("Host", "api.partner.test") in result.requests[0].request.headers  # its own capture rules apply
+    assert seen.read_text()[len(before):].splitlines() == ["api.partner.test /hello", "eu.models.test /v1"]
+
+
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_code_that_skips_the_proxy_reaches_an_allowed_host_through_it(lab, backend):
+    stack, seen = lab
+    env = stack.env()
+    allow(stack, env, "--allow", "api.partner.test")
+    result = stack.run(env, "curl -s --noproxy '*' https://api.partner.test/direct; echo\n"
+                            "curl -s -o /dev/null -w '%{http_code}' --noproxy '*' https://eu.models.test/", ".sh",
+                       backend=backend)
+    assert result.stdout.splitlines() == ['{"host": "api.partner.test", "path": "/direct"}', "403"], result.stderr
+    assert [(r.mode, r.decision) for r in result.requests] == [("transparent", "allowed"), ("transparent", "denied")]
+
+
+def test_without_a_policy_nothing_passes_and_changes_apply_at_once(lab):
+    stack, seen = lab
+    env = stack.env()
+    program = stack.scripts / "once.py"
+    program.write_text("import requests\nprint(requests.get('https://api.partner.test/x', timeout=10).status_code)")
+    sandbox = stack.sandbox("process")
+
+    def status() -> str:
+        return run_in_environment(stack.state, stack.info, env, sandbox, command_for(program, sandbox.runtime),
+                                  program=program).stdout.strip()
+
+    assert status() == "403"
+    allow(stack, env, "--allow", "api.partner.test")
+    assert status() == "200"
+    allow(stack, env, "--reset")
+    assert status() == "403"
+    denied = AuditLog(stack.state.audit_dir).read(env)[0]
+    assert [r.decision for r in denied] == ["denied", "allowed", "denied"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--allow", "10.214.3.2"], "IP address"),
+    (["--allow", "*.slack.com"], "can never be passed through"),
+    (["--allow", "api.partner.test:8443"], "no ports"),
+    (["--capture", "everything"], "everything"),
+])
+def test_bad_policies_are_refused_and_the_old_one_stays(lab, args, message):
+    stack, _ = lab
+    env = stack.env()
+    allow(stack, env, "--allow", "api.partner.test")
+    done = subprocess.run([DETOUR, "env", "policy", env, *args], capture_output=True, text=True,
+                          env=os.environ | {"DETOUR_HOME": str(stack.state.home)})
+    assert done.returncode == 2 and message in done.stderr
+    shown = subprocess.run([DETOUR, "env", "policy", env], capture_output=True, text=True, check=True,
+                           env=os.environ | {"DETOUR_HOME": str(stack.state.home)})
+    assert json.loads(shown.stdout)["allow"] == ["api.partner.test"]
