@@ -19,6 +19,7 @@ from detour.paths import API_AUTH_VARIABLE, StatePaths
 from mock_services import platform
 from mock_services.agentdiff.router import router as agentdiff_router
 from mock_services.deps import ApiKeyDep
+from mock_services.live_view import router as live_view
 from mock_services.request_budget import BudgetLedger
 from mock_services.linear.router import router as linear_router
 from mock_services.linear.router import schema as linear_schema
@@ -59,6 +60,8 @@ def create_app(state: StatePaths | None = None, api_auth: bool | None = None) ->
     app.include_router(platform.health_router)
     app.include_router(platform.router, dependencies=[ApiKeyDep])
     app.include_router(agentdiff_router, dependencies=[ApiKeyDep])
+    app.include_router(live_view.page_router)
+    app.include_router(live_view.router, dependencies=[ApiKeyDep])
     app.include_router(slack_router)
     app.include_router(linear_router)
     return app

@@ -232,3 +232,16 @@ def test_har_export_and_summary_from_the_cli(live_stack, make_env, har_validator
     text = subprocess.run([DETOUR, "logs", "--env", env, "--summary"], env=os.environ | home,
                           capture_output=True, text=True, check=True).stdout
     assert text.startswith("4 records,") and "by decision: routed 3, denied 1" in text
+
+
+def test_logs_follow_prints_records_as_they_come(live_stack, make_env):
+    env = make_env()
+    follower = subprocess.Popen([DETOUR, "logs", "--follow", "--env", env], stdout=subprocess.PIPE, text=True,
+                                env=os.environ | {"DETOUR_HOME": str(live_stack.state.home)})
+    try:
+        live_stack.run(env, "import requests\nrequests.get('https://slack.com/api/api.test')", ".py")
+        line = follower.stdout.readline()
+        assert f" {env} routed " in line and line.rstrip().endswith("https://slack.com:443/api/api.test")
+    finally:
+        follower.terminate()
+        follower.wait(timeout=10)

@@ -84,3 +84,19 @@ def test_an_expired_environment_is_refused_on_first_use(state, monkeypatch):
     with pytest.raises(EnvironmentNotFound, match="expired"):
         store.diff(env)
     assert store.list() == []
+
+
+def test_the_live_views_records_api(client, state):
+    from detour.audit import AuditRecord, AuditWriter
+    AuditWriter(state.audit_dir).write(AuditRecord(ts="2026-11-23T00:00:00.000Z", env_id="e1", client="c", mode="regular",
+                                                   method="GET", scheme="https", host="slack.com", port=443, path="/a",
+                                                   decision="routed", duration_ms=1, request_bytes=0, response_bytes=0))
+    page = client.get("/api/platform/audit/records", params={"env": "e1"}).json()
+    assert [r["path"] for r in page["records"]] == ["/a"] and page["after"] != "0:0"
+    assert client.get("/api/platform/audit/records", params={"env": "e1", "after": page["after"]}).json()["records"] == []
+    found = client.get(f"/api/platform/audit/records/{page['records'][0]['id']}", params={"env": "e1"})
+    assert found.json()["host"] == "slack.com"
+    assert client.get("/api/platform/audit/records/nope", params={"env": "e1"}).status_code == 404
+    bad = client.get("/api/platform/audit/records", params={"after": "later"})
+    assert (bad.status_code, bad.json()["detail"]) == (400, "after is segment:offset, not 'later'")
+    assert client.get("/api/platform/audit/environments").json() == [{"env_id": "e1", "live": False}]

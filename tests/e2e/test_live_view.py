@@ -1,0 +1,102 @@
+"""The live view in a real headless Chromium (Debian's, driven by Selenium through Debian's
+chromedriver): a request a sandbox makes appears without a reload, filters work, a request's
+detail shows redacted headers, and the environment's diff is one click away."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.e2e.test_cli import DETOUR, Server
+
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
+                                reason="needs Debian's chromium and chromium-driver (detour doctor --install)")
+SCREENSHOT = Path(__file__).parents[2] / "docs" / "live-view.png"
+AGENT = """import requests
+requests.post("https://slack.com/api/chat.postMessage", headers={"Authorization": "Bearer xoxb-LIVE-SECRET"},
+              json={"channel": "general", "text": "seen live"})
+requests.get("https://elsewhere.example/exfil")
+"""
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager: never look anything up
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", "--disable-default-apps",
+                # Every name but loopback fails to resolve: the browser can reach nothing else.
+                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def detour(home: Path, *args: str) -> str:
+    return subprocess.run([DETOUR, *args], env=os.environ | {"DETOUR_HOME": str(home)}, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def test_the_live_view_shows_a_sandboxs_request_as_it_happens(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    home = tmp_path / "home"
+    server = Server(home)
+    server.start()
+    try:
+        url, key = server.platform()
+        assert requests.get(f"{url}/ui").status_code == 401
+        assert requests.get(f"{url}/api/platform/audit/environments", cookies={"detour_key": "wrong"}).status_code == 401
+        env = json.loads(detour(home, "env", "create", "--capture", "headers", "--json"))["env_id"]
+        browser.get(f"{url}/ui?key={key}")
+        wait = WebDriverWait(browser, 20)
+        wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, f'nav button[data-env="{env}"]'))[0].click()
+        loaded = browser.execute_script("return window.detourLoadedAt")
+        agent = tmp_path / "agent.py"
+        agent.write_text(AGENT)
+        detour(home, "run", "--env", env, str(agent))
+
+        rows = wait.until(lambda b: len(found := b.find_elements(By.CSS_SELECTOR, "#timeline tr")) == 2 and found)
+        assert [r.find_element(By.CSS_SELECTOR, "td.path").text for r in rows] == ["/api/chat.postMessage", "/exfil"]
+        assert browser.execute_script("return window.detourLoadedAt") == loaded  # no reload
+
+        Select(browser.find_element(By.ID, "decision")).select_by_visible_text("denied")
+        assert [r.text.split()[3] for r in browser.find_elements(By.CSS_SELECTOR, "#timeline tr")] == [
+            "elsewhere.example"]
+        Select(browser.find_element(By.ID, "decision")).select_by_index(0)
+        browser.find_element(By.ID, "search").send_keys("chat.post")
+        [routed] = browser.find_elements(By.CSS_SELECTOR, "#timeline tr")
+        routed.click()
+        detail = browser.find_element(By.ID, "detail")
+        wait.until(lambda _: "Authorization: [REDACTED]" in detail.text)
+        assert "xoxb-LIVE-SECRET" not in detail.text and "Host: slack.com" in detail.text
+
+        browser.find_element(By.ID, "show-diff").click()
+        wait.until(lambda _: "1 inserts" in detail.text)
+        assert "seen live" in detail.text
+        browser.find_element(By.ID, "search").clear()
+        routed = browser.find_elements(By.CSS_SELECTOR, "#timeline tr")[0]
+        routed.click()
+        wait.until(lambda _: "Authorization: [REDACTED]" in detail.text)
+        shot = tmp_path / "live-view.png"
+        browser.save_screenshot(str(shot))
+        assert shot.stat().st_size > 10_000
+        if os.environ.get("DETOUR_UPDATE_SCREENSHOT"):
+            SCREENSHOT.parent.mkdir(exist_ok=True)
+            shutil.copyfile(shot, SCREENSHOT)
+    finally:
+        server.stop()
