@@ -70,6 +70,19 @@ def bench_replica_calls(state: StatePaths, info: StackInfo, env_id: str) -> None
             lambda: httpx.Client(proxy=proxy, verify=bundle), via_proxy, clients, each))
 
 
+def bench_capture(state: StatePaths, info: StackInfo, store: EnvironmentStore) -> None:
+    """auth.test through the proxy with each capture level, one environment each, same run."""
+    from detour.policy import Policy, policy_file, save_policy
+    bundle = str(CertificateAuthority(state).ensure().bundle)
+    for capture in ("off", "headers", "bodies"):
+        env_id = store.create("slack_default").env_id
+        save_policy(policy_file(state, env_id), Policy(capture=capture))
+        proxy = info.access(env_id, secret_for(state, env_id)).url()
+        for clients, each in ((1, 400), (8, 150)):
+            print(f"  capture {capture:<8} c={clients}: " + load(
+                lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
+
+
 def bench_environment_creation(store: EnvironmentStore) -> None:
     for template in ("slack_default", "linear_default", "slack_bench_v2", "linear_expanded"):
         times = []
@@ -386,6 +399,8 @@ def main() -> None:
             bench_concurrent_containers(state, info)
             print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
             bench_replica_calls(state, info, env_id)
+            print("audit capture through the proxy: off, headers, bodies (auth.test, HTTPS keep-alive)")
+            bench_capture(state, info, store)
             print("from inside a namespace sandbox: regular versus transparent")
             bench_transparent_vs_regular(state, info, env_id)
             print("one agent program, 50 replica calls: proxy mode versus rewrite mode")
