@@ -22,15 +22,17 @@ for _ in $(seq 300); do [ -f "$DETOUR_HOME/stack.json" ] && break; sleep 0.1; do
 [ -f "$DETOUR_HOME/stack.json" ] || { echo "detour serve did not start" >&2; exit 1; }
 
 section "environment from template slack_default"
-detour env create --template slack_default --id demo
+detour env create --template slack_default --id demo --capture bodies
 
 for program in post_with_slack_sdk.py list_with_curl.sh react_with_node_fetch.mjs exfiltrate.py; do
     section "detour run examples/$program"
     detour run --env demo "examples/$program" || true
 done
 
-section "audit log (one line per request, secrets redacted)"
+section "audit log (a record per request; headers and bodies captured, secrets redacted)"
 detour logs --env demo
+detour logs --env demo --summary
+detour logs --env demo --har "$DETOUR_HOME/demo.har"
 
 section "what the agents changed (detour env diff demo)"
 detour env diff demo
