@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import hashes
 from certs.authority import CertificateAuthority
 from detour.assertions import evaluate_environment, load_spec
 from detour.suite import load_suite, run_suite
-from detour import reports
+from detour import quick_run, reports
 from detour.audit import AuditLog, AuditRecord
 from detour.compare import Comparison, compare as compare_modes
 from detour.credentials import api_key, secret_for
@@ -259,14 +259,7 @@ def program_file(args: list[str]) -> Path | None:
 
 
 def summary(result: RunResult) -> str:
-    decisions = [r.decision for r in result.requests]
-    counts = ", ".join(f"{decisions.count(d)} {d}" for d in ("routed", "denied", "unauthorized")
-                       if d in decisions) or "none"
-    killed = f", killed: {result.killed_reason}" if result.killed_reason else ""
-    d = result.diff
-    return (f"detour: env {result.env_id}, exit {result.exit_code}{killed}, {result.duration_ms:.0f} ms; "
-            f"requests: {counts}; environment since creation: {len(d.inserts)} inserts, {len(d.updates)} updates, "
-            f"{len(d.deletes)} deletes")
+    return quick_run.summary(result.model_dump())
 
 
 @app.command(context_settings={"allow_interspersed_args": False})

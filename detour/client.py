@@ -105,13 +105,14 @@ class Client:
 
     def run(self, code_or_file: str | os.PathLike, language: Language = "python", env: str | None = None,
             template: str = "slack_default", backend: Backend | None = None, mode: Mode = "proxy",
-            limits: Limits | None = None, workspace: str | os.PathLike | None = None) -> RunResult:
+            limits: Limits | None = None, workspace: str | os.PathLike | None = None,
+            filename: str | None = None) -> RunResult:
         """A path is a program file (its suffix says its language); a string is code in
-        `language`. Without `env`, a new environment from `template`."""
-        env_id = self._environment(env, template)
-        with _program(code_or_file, language) as program:
+        `language`, or in the file type of `filename`. Without `env`, a new environment from `template`."""
+        with _program(code_or_file, language, filename) as program:
             sandbox = self.sandbox(backend, (str(program),) if isinstance(code_or_file, os.PathLike) else ())
-            return run_in_environment(self.state, self.stack, env_id, sandbox, command_for(program, sandbox.runtime),
+            argv = command_for(program, sandbox.runtime)  # refuse an unknown file type before making anything
+            return run_in_environment(self.state, self.stack, self._environment(env, template), sandbox, argv,
                                       program=program, limits=limits, mode=mode,
                                       workspace=Path(workspace) if workspace else None)
 
@@ -152,16 +153,18 @@ class Client:
 
 
 @contextlib.contextmanager
-def _program(code_or_file: str | os.PathLike, language: str):
+def _program(code_or_file: str | os.PathLike, language: str, filename: str | None = None):
     if isinstance(code_or_file, os.PathLike):
         program = Path(os.path.abspath(code_or_file))
         if not program.is_file():
             raise DetourError(f"no such file: {code_or_file}")
         yield program
         return
-    suffix = suffix_of(language)
+    name = Path(filename).name if filename else f"main{suffix_of(language)}"
+    if not name or name.startswith("."):
+        raise DetourError(f"filename {filename!r} is not a file name")
     with tempfile.TemporaryDirectory(prefix="detour-code-") as folder:
-        program = Path(folder, f"main{suffix}")
+        program = Path(folder, name)
         program.write_text(code_or_file)
         yield program
 

@@ -22,6 +22,7 @@ router = APIRouter(prefix="/api/platform", tags=["run"])
 class RunRequest(BaseModel):
     code: str = Field(description="The program's source.")
     language: Language = "python"
+    filename: str | None = Field(None, description="Run the code as this file (its suffix says how: .cjs, .ts, ...).")
     env: str | None = Field(None, description="An environment's id; without one, a new environment from `template`.")
     template: str = "slack_default"
     backend: Backend = "auto"
@@ -41,4 +42,4 @@ def get_client(request: Request) -> Client:
 def run(body: RunRequest, client: Annotated[Client, Depends(get_client)]) -> RunResult:
     """Blocking on purpose: FastAPI runs it in its thread pool, one sandbox per request."""
     return client.run(body.code, language=body.language, env=body.env, template=body.template,
-                      backend=body.backend, mode=body.mode, limits=body.limits)
+                      backend=body.backend, mode=body.mode, limits=body.limits, filename=body.filename)

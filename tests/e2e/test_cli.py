@@ -96,6 +96,33 @@ def test_environments_and_state_survive_a_restart_of_serve(home, server):
     assert len(logs) == 2 and all(json.loads(line)["decision"] == "routed" for line in logs)
 
 
+def test_with_serve_running_a_plain_run_is_one_request_to_the_stack(home, server, tmp_path):
+    """The quick path imports no typer: with typer made unimportable, a plain `run FILE` still
+    works (the stack ran it), and a run with an option the quick path leaves alone fails."""
+    server.start()
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / "typer.py").write_text("raise ImportError('typer is blocked in this test')")
+    program = home.parent / write(home, "post.py", POST)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([DETOUR, "run", *args], capture_output=True, text=True, timeout=120, cwd=home.parent,
+                              env=os.environ | {"DETOUR_HOME": str(home), "PYTHONPATH": str(blocked)})
+
+    quick = run("--backend", "process", "--json", str(program))
+    assert quick.returncode == 0, quick.stderr
+    result = json.loads(quick.stdout)
+    assert (result["stdout"], result["backend"], [r["decision"] for r in result["requests"]]) == (
+        "True\n", "process", ["routed"])
+    text = run("--backend", "process", "--env", result["env_id"], str(program))
+    assert text.stdout == "True\n" and text.stderr.startswith(f"detour: env {result['env_id']}, exit 0, ")
+    assert "requests: 1 routed; environment since creation: 2 inserts" in text.stderr
+    full = run("--timeout", "30", str(program))
+    assert full.returncode != 0 and "typer is blocked" in full.stderr  # the full CLI, as the control
+    missing = detour(home, "run", "--env", "nope", str(program), check=False)
+    assert (missing.returncode, missing.stderr.strip()) == (2, "detour: no environment 'nope'")
+
+
 def test_run_without_a_server_starts_an_embedded_stack_and_stops_it(home):
     run = detour(home, "run", "--template", "slack_default", "--json", write(home, "post.py", POST))
     result = json.loads(run.stdout)
