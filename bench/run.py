@@ -21,7 +21,7 @@ import httpx
 
 from certs.authority import CertificateAuthority
 from detour.credentials import secret_for
-from detour.paths import StatePaths
+from detour.paths import DATABASE_VARIABLE, StatePaths
 from detour.stack import Stack, StackInfo
 from detour.runner import run_in_environment
 from mock_services.store import EnvironmentStore
@@ -83,15 +83,31 @@ def bench_capture(state: StatePaths, info: StackInfo, store: EnvironmentStore) -
                 lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
 
 
-def bench_environment_creation(store: EnvironmentStore) -> None:
+def bench_environment_creation(store: EnvironmentStore, label: str = "SQLite") -> None:
+    """The first creation from a template also loads it (Postgres keeps a schema per template)."""
     for template in ("slack_default", "linear_default", "slack_bench_v2", "linear_expanded"):
+        store.create(template)
         times = []
         for _ in range(30):
             start = time.perf_counter()
             store.create(template)
             times.append((time.perf_counter() - start) * 1000)
-        print(f"  create from {template:<15} median {statistics.median(times):6.1f} ms   "
+        print(f"  {label:<8} create from {template:<15} median {statistics.median(times):6.1f} ms   "
               f"p90 {percentile(times, 90):6.1f} ms   (n={len(times)})")
+
+
+def bench_postgres_creation(state: StatePaths) -> None:
+    """The same on a Postgres server of the bench's own (Debian's binaries, socket only)."""
+    from tests.postgres import BINARIES, fresh_database, postgres_server
+    if not BINARIES:
+        print("  (no postgresql here: detour doctor --install)")
+        return
+    with postgres_server() as server, fresh_database(server) as url:
+        os.environ[DATABASE_VARIABLE] = url
+        try:
+            bench_environment_creation(EnvironmentStore(state), "Postgres")
+        finally:
+            del os.environ[DATABASE_VARIABLE]
 
 
 MIXED_CALLS = (
@@ -387,6 +403,7 @@ def main() -> None:
         store = EnvironmentStore(state)
         print("environment creation")
         bench_environment_creation(store)
+        bench_postgres_creation(state)
         bench_diff_after_changes(store)
         env_id = store.create("slack_default").env_id
         with Stack(state) as info:

@@ -93,11 +93,16 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
           publish_ca: Annotated[bool, typer.Option(help="Also copy the CA's public files where sandbox containers read them (a shared volume).")] = False,
           console_logs: Annotated[bool, typer.Option(help="Logs to the console instead of $DETOUR_HOME/logs (in a container).")] = False,
           no_auth: Annotated[bool, typer.Option("--no-auth", help="Platform API callers need no X-API-Key (loopback only).")] = False,
-          policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None) -> None:
+          policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
+          database: Annotated[Optional[str], typer.Option(
+              help="postgresql://... : environments live in Postgres from now on (for every detour command on "
+                   "this home), so several servers share them; `sqlite` goes back to files.")] = None) -> None:
     """Run the proxy and the replicas in the foreground until interrupted. --policy, --allow and
     --capture apply to every environment (each may add its own: `detour env policy`)."""
     paths = state()
     server_policy = policy_from(policy, allow, capture)
+    if database:
+        choose_database(paths, database)
     whole = only == "all"  # only a whole stack is one that `detour run` can use (stack.json)
     if whole and running_stack(paths):
         raise fail(f"a stack is already running for {paths.home} (see {paths.stack_file})")
@@ -122,6 +127,24 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
         finally:
             if whole:
                 paths.stack_file.unlink(missing_ok=True)
+
+
+def choose_database(paths: StatePaths, url: str) -> None:
+    """Checked by connecting before it is recorded, so a typo never strands this home's commands."""
+    from mock_services.databases import database_for
+    if url == "sqlite":
+        paths.database_file.unlink(missing_ok=True)
+        return
+    previous = paths.database_file.read_text() if paths.database_file.exists() else None
+    paths.database_file.write_text(url)
+    try:
+        database_for(paths).ids()
+    except Exception as e:  # the driver's errors (bad URL, refused, auth) have no common base but Exception
+        if previous is None:
+            paths.database_file.unlink()
+        else:
+            paths.database_file.write_text(previous)
+        raise fail(f"cannot use database {url!r}: {e}") from None
 
 
 @app.command("api-key")

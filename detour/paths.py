@@ -14,6 +14,8 @@ from pathlib import Path
 HOME_VARIABLE = "DETOUR_HOME"
 # "off" when `detour serve --no-auth` lets platform API callers in without a key (loopback only).
 API_AUTH_VARIABLE = "DETOUR_API_AUTH"
+# A postgresql:// URL: environments live there instead of in SQLite files (`detour serve --database`).
+DATABASE_VARIABLE = "DETOUR_DATABASE_URL"
 # The stack a replica server belongs to (StackInfo as JSON), when it has a proxy beside it.
 STACK_VARIABLE = "DETOUR_STACK"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -65,6 +67,11 @@ class StatePaths:
     def audit_dir(self) -> Path:
         """A folder per environment of audit records (detour.audit)."""
         return self.home / "audit"
+
+    @property
+    def database_file(self) -> Path:
+        """The database URL `detour serve --database` chose for this home (absent: SQLite)."""
+        return self.home / "database.url"
 
     @property
     def policies_dir(self) -> Path:

@@ -6,6 +6,7 @@ $DETOUR_HOME/templates/ (for instance from an environment's current state).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ class Template:
     name: str
     service: Service
     tables: Rows
+    digest: str = ""  # of the file's text: a database may keep one copy per content to clone
 
 
 def _search_path(state: StatePaths) -> list[Path]:
@@ -64,7 +66,7 @@ def parse_template(name: str, text: str) -> Template:
         key = primary_key(service, table)
         if any(not all(col in row for col in key) for row in rows):
             raise InvalidTemplate(f"template {name!r}: every row of {table!r} needs {', '.join(key)}")
-    return Template(name, service, tables)
+    return Template(name, service, tables, hashlib.sha256(text.encode()).hexdigest())
 
 
 def _infer_service(name: str, tables: Rows) -> Service:

@@ -44,6 +44,7 @@ NEEDS = (
     Need("/usr/share/perl5/IO/Socket/SSL.pm", "libio-socket-ssl-perl", "Perl agents over HTTPS"),
     Need("/etc/ssl/certs/ca-certificates.crt", "ca-certificates", "the sandbox's CA bundle"),
     Need("chromium", "chromium", "the live view's browser test"),
+    Need("/usr/bin/pg_ctlcluster", "postgresql", "the Postgres store's tests (a server of their own)"),
     Need("chromedriver", "chromium-driver", "the live view's browser test"),
 )
 

@@ -20,7 +20,7 @@ settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-from detour.paths import HOME_VARIABLE, StatePaths
+from detour.paths import DATABASE_VARIABLE, HOME_VARIABLE, StatePaths
 from detour.runner import RunResult, run_in_environment
 from detour.stack import Stack, StackInfo
 from mock_services.store import EnvironmentStore
@@ -60,10 +60,32 @@ HOST_TRUST_VARIABLES = ("CURL_CA_BUNDLE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", 
                         "SSL_CERT_FILE", "HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy")
 
 
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[str]:
+    """A PostgreSQL server for the session (its base URL)."""
+    from tests.postgres import BINARIES, postgres_server
+    if not BINARIES:
+        pytest.skip("needs Debian's postgresql (detour doctor --install)")
+    with postgres_server() as url:
+        yield url
+
+
 @pytest.fixture
-def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> StatePaths:
+def postgres_url(postgres: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh database, which the test's stores use (DETOUR_DATABASE_URL)."""
+    from tests.postgres import fresh_database
+    with fresh_database(postgres) as url:
+        monkeypatch.setenv(DATABASE_VARIABLE, url)
+        yield url
+
+
+@pytest.fixture
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> StatePaths:
+    """A fresh detour home; with DETOUR_TEST_DATABASE=postgres, its environments live in Postgres."""
     home = tmp_path / "detour-home"
     monkeypatch.setenv(HOME_VARIABLE, str(home))
+    if os.environ.get("DETOUR_TEST_DATABASE") == "postgres":
+        request.getfixturevalue("postgres_url")
     return StatePaths(home).ensure()
 
 

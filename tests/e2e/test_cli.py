@@ -30,14 +30,15 @@ def detour(home: Path, *args: str, check: bool = True, timeout: float = 120) -> 
 
 
 class Server:
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *options: str) -> None:
         self.home = home
+        self.options = options
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
             [DETOUR, "serve", "--proxy-port", str(free_port("127.0.0.1")),
-             "--replica-port", str(free_port("127.0.0.1"))],
+             "--replica-port", str(free_port("127.0.0.1")), *self.options],
             env=os.environ | {"DETOUR_HOME": str(self.home)})
         deadline = time.monotonic() + 30
         while not (self.home / "stack.json").exists():

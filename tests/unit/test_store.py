@@ -8,8 +8,11 @@ from mock_services.store import EnvironmentStore
 from mock_services.templates import parse_template
 
 
-@pytest.fixture
-def store(state) -> EnvironmentStore:
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(state, request) -> EnvironmentStore:
+    """Every store test on both databases (Postgres: a server of the tests' own)."""
+    if request.param == "postgres":
+        request.getfixturevalue("postgres_url")
     return EnvironmentStore(state)
 
 

@@ -1,0 +1,72 @@
+"""A PostgreSQL server of the tests' own: Debian's binaries, a temporary data folder, a Unix
+socket only (no TCP port at all), stopped at the end of the session."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+needs_postgres = pytest.mark.skipif(not BINARIES, reason="needs Debian's postgresql (detour doctor --install)")
+
+
+def _as_postgres(argv: list[str]) -> list[str]:
+    """Postgres refuses to run as root."""
+    return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """The server's base URL (user postgres, over a socket in a folder of its own, which goes
+    with it: not under pytest's folders, which the postgres user could not enter)."""
+    bin_dir = Path(BINARIES[-1])
+    folder = Path(tempfile.mkdtemp(prefix="detour-postgres-"))
+    data, socket_dir = folder / "data", folder / "socket"
+    socket_dir.mkdir()
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres")
+        shutil.chown(socket_dir, "postgres")
+    subprocess.run(_as_postgres([str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
+                                 "--no-sync", "-E", "UTF8"]), check=True, capture_output=True)
+    server = subprocess.Popen(_as_postgres([str(bin_dir / "postgres"), "-D", str(data), "-k", str(socket_dir),
+                                            "-c", "listen_addresses=", "-c", "fsync=off", "-c", "max_connections=200"]),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not list(socket_dir.glob(".s.PGSQL.*")):
+            assert server.poll() is None and time.monotonic() < deadline, "postgres did not start"
+            time.sleep(0.05)
+        yield f"postgresql://postgres@/postgres?host={socket_dir}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def fresh_database(server_url: str) -> Iterator[str]:
+    """A database of its own for one test, dropped afterwards (with the pools that used it)."""
+    import psycopg
+
+    from mock_services.databases.postgres import PostgresDatabase
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    url = server_url.replace("/postgres?", f"/{name}?")
+    try:
+        yield url
+    finally:
+        PostgresDatabase.forget(url)
+        with psycopg.connect(server_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
