@@ -26,6 +26,17 @@ def suite_run(tmp_path, suite: str, agent: str, *flags: str) -> subprocess.Compl
 @pytest.mark.parametrize("suite, agent, tests", [("slack_bench.json", "slack_early_suite.py", 19),
                                                  ("linear_bench.json", "linear_early_suite.py", 10)])
 def test_the_early_suite_passes_with_scripted_agents(tmp_path, suite, agent, tests, backend):
+    passes(tmp_path, suite, agent, tests, backend)
+
+
+@pytest.mark.parametrize("suite, agent, tests", [("slack_bench.json", "slack_early_suite.py", 19),
+                                                 ("linear_bench.json", "linear_early_suite.py", 10)])
+def test_the_early_suite_passes_with_environments_in_postgres(tmp_path, postgres_url, suite, agent, tests):
+    passes(tmp_path, suite, agent, tests, "auto")
+    assert not list((tmp_path / "home" / "environments").glob("*.sqlite"))  # they were in Postgres
+
+
+def passes(tmp_path, suite: str, agent: str, tests: int, backend: str) -> None:
     done = suite_run(tmp_path, suite, f"python3 {AGENTS / agent}", "--backend", backend)
     assert done.stdout.strip(), done.stderr[-3000:]
     report = json.loads(done.stdout)
