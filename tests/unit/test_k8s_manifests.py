@@ -1,0 +1,72 @@
+"""deploy/k8s: every manifest valid against Kubernetes' own schemas (kubernetes-validate, strict),
+and wired as the design says: Services select their Deployments, autoscalers scale them,
+agents may reach the proxy alone, and an agent's variables are the sandbox's own."""
+
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from sandbox.base import ProxyAccess, SandboxSpec
+from sandbox.docker import IMAGE_TRUST, container_environment
+
+FOLDER = Path(__file__).parents[2] / "deploy" / "k8s"
+KUBERNETES = "1.30"
+
+
+def documents() -> list[dict]:
+    kustomization = yaml.safe_load((FOLDER / "kustomization.yaml").read_text())
+    return [doc for name in kustomization["resources"] for doc in yaml.safe_load_all((FOLDER / name).read_text())]
+
+
+def named(kind: str) -> dict[str, dict]:
+    return {d["metadata"]["name"]: d for d in documents() if d["kind"] == kind}
+
+
+def test_the_kustomization_lists_every_manifest():
+    listed = yaml.safe_load((FOLDER / "kustomization.yaml").read_text())["resources"]
+    assert sorted(listed) == sorted(p.name for p in FOLDER.glob("*.yaml") if p.name != "kustomization.yaml")
+
+
+@pytest.mark.parametrize("doc", documents(), ids=lambda d: f"{d['kind']}/{d['metadata']['name']}")
+def test_each_manifest_is_valid_kubernetes(doc):
+    kubernetes_validate.validate(doc, KUBERNETES, strict=True)
+
+
+def test_validation_can_fail():
+    broken = {**named("Deployment")["detour-proxy"], "spec": {"replicas": "two"}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, KUBERNETES, strict=True)
+
+
+def test_services_and_autoscalers_point_at_what_exists():
+    deployments = named("Deployment") | named("StatefulSet")
+    labels = {name: d["spec"]["template"]["metadata"]["labels"] for name, d in deployments.items()}
+    for service in named("Service").values():
+        assert service["spec"]["selector"] in labels.values(), service["metadata"]["name"]
+    for hpa in named("HorizontalPodAutoscaler").values():
+        assert hpa["spec"]["scaleTargetRef"]["name"] in named("Deployment")
+
+
+def test_agents_may_reach_the_proxy_and_nothing_else():
+    policy = named("NetworkPolicy")["detour-agent-egress"]["spec"]
+    agent = named("Pod")["detour-agent"]
+    assert policy["podSelector"]["matchLabels"] == agent["metadata"]["labels"]
+    assert sorted(policy["policyTypes"]) == ["Egress", "Ingress"] and policy["ingress"] == []
+    [rule] = policy["egress"]
+    assert rule["to"] == [{"podSelector": {"matchLabels": named("Deployment")["detour-proxy"]["spec"]["template"]
+                                           ["metadata"]["labels"]}}]
+    assert rule["ports"] == [{"protocol": "TCP", "port": 8080}]
+
+
+def test_an_agents_variables_are_the_sandboxs_own():
+    access = ProxyAccess(env_id="ENV", secret="SECRET", host="HOST", port=8080, transparent_port=8080,
+                         dns_port=8080, gateway_port=8080)
+    expected = container_environment(SandboxSpec(argv=["-"], proxy=access, trust=IMAGE_TRUST), "HOST")
+    [container] = named("Pod")["detour-agent"]["spec"]["containers"]
+    given = {e["name"]: e.get("value") for e in container["env"]}
+    assert set(expected) <= set(given)
+    proxied = {name: value.replace("ENV:SECRET", "$(DETOUR_ENV_CREDENTIALS)").replace(
+        "HOST:8080", "$(DETOUR_PROXY_SERVICE_HOST):8080") for name, value in expected.items()}
+    assert {name: given[name] for name in expected} == proxied
