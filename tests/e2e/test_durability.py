@@ -1,5 +1,6 @@
 """kill -9 of the replica server in the middle of writes: every change a client saw
-acknowledged is there afterwards, and the environment's database is intact (SQLite WAL)."""
+acknowledged is there afterwards, and the environment's database is intact (SQLite's WAL,
+Postgres's transactions)."""
 
 import os
 import signal
@@ -7,6 +8,7 @@ import sqlite3
 import threading
 import time
 
+import pytest
 import requests
 
 from detour.paths import StatePaths
@@ -16,7 +18,10 @@ from mock_services.store import EnvironmentStore
 WRITERS = 4
 
 
-def test_a_killed_replica_server_loses_no_acknowledged_change(tmp_path):
+@pytest.mark.parametrize("database", ["sqlite", "postgres"])
+def test_a_killed_replica_server_loses_no_acknowledged_change(tmp_path, database, request):
+    if database == "postgres":
+        request.getfixturevalue("postgres_url")  # the stack's replica server inherits DETOUR_DATABASE_URL
     state = StatePaths(tmp_path / "home").ensure()
     store = EnvironmentStore(state)
     env = store.create("slack_default").env_id
@@ -52,9 +57,9 @@ def test_a_killed_replica_server_loses_no_acknowledged_change(tmp_path):
         for thread in writers:
             thread.join(10)
     assert len(acknowledged) >= 200
-    database = state.environments_dir / f"{env}.sqlite"
-    with sqlite3.connect(database) as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    if database == "sqlite":
+        with sqlite3.connect(state.environments_dir / f"{env}.sqlite") as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     stored = {row["message_text"] for row in store.diff(env).inserts}
     assert set(acknowledged) <= stored
     assert len(stored) - len(acknowledged) <= WRITERS  # at most the write each client had in flight
