@@ -46,7 +46,7 @@ images: $(STAMP) $(NODE_STAMP)
 	$(BIN)/detour images build
 
 bench: $(RUNTIME_STAMP) provision $(NODE_STAMP)
-	$(BIN)/python bench/run.py
+	$(BIN)/python -m bench.run
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache build $(NODE_PACKAGES)/node_modules $(RUNTIME)/venv

@@ -31,6 +31,7 @@ from sandbox.process import ProcessSandbox
 from sandbox.runtimes import host_runtime
 
 AUTH = {"Authorization": "Bearer xoxb-bench"}
+MB = 1024 * 1024
 DETOUR = str(Path(sys.executable).parent / "detour")
 
 
@@ -81,6 +82,50 @@ def bench_capture(state: StatePaths, info: StackInfo, store: EnvironmentStore) -
         for clients, each in ((1, 400), (8, 150)):
             print(f"  capture {capture:<8} c={clients}: " + load(
                 lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
+
+
+def soak(state: StatePaths, requests_total: int = 100_000, clients: int = 8) -> None:
+    """Many requests through one proxy: its memory at the start (after a warm-up) and at the end."""
+    import psutil
+    with tempfile.TemporaryDirectory(prefix="detour-soak-") as tmp:
+        home = StatePaths(Path(tmp)).ensure()
+        env_id = EnvironmentStore(home).create("slack_default").env_id
+        stack = Stack(home)
+        with stack as info:
+            proxy = psutil.Process(stack.processes["proxy"].pid)
+            proxy_url = info.access(env_id, secret_for(home, env_id)).url()
+            bundle = str(CertificateAuthority(home).ensure().bundle)
+            url = "https://slack.com/api/auth.test"
+            load(lambda: httpx.Client(proxy=proxy_url, verify=bundle), url, clients, 200)
+            start_rss = proxy.memory_info().rss
+            print(f"  soak {requests_total:,} requests, c={clients}: " + load(
+                lambda: httpx.Client(proxy=proxy_url, verify=bundle), url, clients, requests_total // clients))
+            end_rss = proxy.memory_info().rss
+        print(f"  proxy RSS start {start_rss / MB:6.1f} MB, end {end_rss / MB:6.1f} MB "
+              f"({(end_rss - start_rss) / start_rss * 100:+.1f}%)")
+
+
+def bench_two_nodes(clients: int = 8, each: int = 150) -> None:
+    """Two replica servers and two proxies on one Postgres; clients split across the proxies."""
+    from tests.postgres import BINARIES, fresh_database, postgres_server
+    if not BINARIES:
+        print("  (no postgresql here: detour doctor --install)")
+        return
+    with postgres_server() as server, fresh_database(server) as database, \
+            tempfile.TemporaryDirectory(prefix="detour-nodes-") as tmp:
+        os.environ[DATABASE_VARIABLE] = database
+        try:
+            home = StatePaths(Path(tmp)).ensure()
+            env_id = EnvironmentStore(home).create("slack_default").env_id
+            bundle = str(CertificateAuthority(home).ensure().bundle)
+            with Stack(home) as first, Stack(home) as second:
+                proxies = [s.access(env_id, secret_for(home, env_id)).url() for s in (first, second)]
+                turn = iter(range(clients))
+                print(f"  two nodes, one Postgres, c={clients}: " + load(
+                    lambda: httpx.Client(proxy=proxies[next(turn) % 2], verify=bundle),
+                    "https://slack.com/api/auth.test", clients, each))
+        finally:
+            del os.environ[DATABASE_VARIABLE]
 
 
 def bench_environment_creation(store: EnvironmentStore, label: str = "SQLite") -> None:
@@ -434,6 +479,10 @@ def main() -> None:
             state.stack_file.unlink()
         if "--replicas-only" not in sys.argv:
             bench_detour_run(state, env_id, running=False)
+            print("two replica servers and two proxies on one Postgres (auth.test, HTTPS keep-alive)")
+            bench_two_nodes()
+            print("soak: one proxy, 100,000 requests")
+            soak(state)
 
 
 if __name__ == "__main__":
