@@ -20,7 +20,6 @@ from mock_services import platform
 from mock_services.agentdiff.router import router as agentdiff_router
 from mock_services.deps import ApiKeyDep
 from mock_services.live_view import router as live_view
-from mock_services.request_budget import BudgetLedger
 from mock_services.linear.router import router as linear_router
 from mock_services.linear.router import schema as linear_schema
 from mock_services.slack.router import router as slack_router
@@ -55,7 +54,6 @@ def create_app(state: StatePaths | None = None, api_auth: bool | None = None) ->
     if api_auth is None:
         api_auth = os.environ.get(API_AUTH_VARIABLE, "on") != "off"
     app.state.api_key = api_key(state) if api_auth else None
-    app.state.budgets = BudgetLedger()
     app.add_exception_handler(DetourError, platform.detour_error_handler)
     app.include_router(platform.health_router)
     app.include_router(platform.router, dependencies=[ApiKeyDep])

@@ -7,7 +7,6 @@ from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request
 
-from mock_services.request_budget import BudgetLedger
 from mock_services.store import EnvironmentStore
 
 
@@ -16,14 +15,6 @@ def get_store(request: Request) -> EnvironmentStore:
 
 
 StoreDep = Annotated[EnvironmentStore, Depends(get_store)]
-
-
-def get_budgets(request: Request) -> BudgetLedger:
-    return request.app.state.budgets
-
-
-BudgetsDep = Annotated[BudgetLedger, Depends(get_budgets)]
-
 
 KEY_COOKIE = "detour_key"  # the live view's browser sends the key this way (see live_view)
 

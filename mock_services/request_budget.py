@@ -1,16 +1,13 @@
 """Per-environment request budgets: the replica's stand-in for a real API's rate limits.
 
 An environment may carry a budget (so many requests per so many seconds); a request
-beyond it is refused with the service's own rate-limit answer and a Retry-After. The
-count is kept in memory by the replica process, in a sliding window per environment.
+beyond it is refused with the service's own rate-limit answer and a Retry-After, counted
+in a sliding window.
 """
 
 from __future__ import annotations
 
 import math
-import threading
-import time
-from collections import deque
 
 from pydantic import BaseModel, Field
 
@@ -30,23 +27,14 @@ class RequestBudget(BaseModel):
             raise ValueError(f"invalid request budget {spec!r}: use N/SECONDS, e.g. 50/60 or 50/m") from None
 
 
-class BudgetLedger:
-    """Timestamps of each environment's recent requests, shared by the replica's threads."""
+SPENT_KEY = "request_budget_spent"
 
-    def __init__(self) -> None:
-        self._spent: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
 
-    def spend(self, env_id: str, budget: RequestBudget | None) -> int | None:
-        """Count one request; None if it is within budget, else the seconds until it would be."""
-        if budget is None:
-            return None
-        now = time.monotonic()
-        with self._lock:
-            spent = self._spent.setdefault(env_id, deque())
-            while spent and spent[0] <= now - budget.per_seconds:
-                spent.popleft()
-            if len(spent) >= budget.requests:
-                return max(1, math.ceil(spent[0] + budget.per_seconds - now))
-            spent.append(now)
-            return None
+def spend(spent: list[float], budget: RequestBudget, now: float) -> tuple[list[float], int | None]:
+    """Count one request against the times of the recent ones: the times to keep, and None if
+    it is within budget, else the seconds until it would be. The times live with the
+    environment's state, so every process and node that serves it counts against one budget."""
+    recent = [t for t in spent if t > now - budget.per_seconds]
+    if len(recent) >= budget.requests:
+        return recent, max(1, math.ceil(recent[0] + budget.per_seconds - now))
+    return [*recent, now], None

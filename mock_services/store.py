@@ -103,9 +103,25 @@ class EnvState:
     def delete(self, table: str, row: Row) -> None:
         self.db.execute("DELETE FROM rows WHERE tbl = ? AND pk = ?", (table, self._pk(table, row)))
 
+    def meta(self, key: str) -> Any:
+        found = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,))
+        return json.loads(found[0][0]) if found else None
+
     def set_meta(self, key: str, value: Any) -> None:
         self.db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                         (key, json.dumps(value)))
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Undo only what the block wrote if it raises; the transaction around it goes on."""
+        self.db.execute("SAVEPOINT block")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK TO SAVEPOINT block")
+            raise
+        finally:
+            self.db.execute("RELEASE SAVEPOINT block")
 
     def tables(self) -> dict[str, list[Row]]:
         """The current rows by table, in insertion order: a template's shape."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -19,9 +20,9 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from detour.credentials import InvalidEnvId
-from mock_services.deps import BudgetsDep, StoreDep
+from mock_services.deps import StoreDep
 from mock_services.errors import EnvironmentNotFound
-from mock_services.request_budget import BudgetLedger
+from mock_services.request_budget import SPENT_KEY, spend
 from mock_services.slack import catalogue
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
@@ -88,29 +89,44 @@ def answer(method: catalogue.Method, call: SlackCall) -> dict:
     raise SlackError("not_supported_by_replica", method=method.name)
 
 
-def within_budget(state: EnvState, budgets: BudgetLedger) -> None:
-    if state.service != "slack":
-        raise SlackError("not_a_slack_environment", status=404)
-    retry_after = budgets.spend(state.info.env_id, state.info.request_budget)
+def within_budget(state: EnvState) -> None:
+    budget = state.info.request_budget
+    if budget is None:
+        return
+    spent, retry_after = spend(state.meta(SPENT_KEY) or [], budget, time.time())
     if retry_after is not None:
         raise SlackError("ratelimited", status=429, headers={"Retry-After": str(retry_after)})
+    state.set_meta(SPENT_KEY, spent)
 
 
-def dispatch(store: EnvironmentStore, budgets: BudgetLedger, env_id: str, method: catalogue.Method,
-             token: str | None, params: dict[str, Any]) -> dict:
+def run_method(state: EnvState, method: catalogue.Method, token: str | None, params: dict[str, Any]) -> dict:
+    call = SlackCall(state, state.info.acting_user, params, token)
+    if method.name not in catalogue.NO_TOKEN:
+        check_token(call)
+    missing_arguments(method, params)
+    deliver_due_messages(state)
+    return {"ok": True, **answer(method, call)}
+
+
+def dispatch(store: EnvironmentStore, env_id: str, method: catalogue.Method, token: str | None,
+             params: dict[str, Any]) -> dict:
+    """One call in one transaction. A call that fails keeps none of its writes but still
+    counts against the budget, as it would at Slack."""
     try:
         with store.open(env_id, write=True) as state:
-            within_budget(state, budgets)
-            call = SlackCall(state, state.info.acting_user, params, token)
-            if method.name not in catalogue.NO_TOKEN:
-                check_token(call)
-            missing_arguments(method, params)
-            deliver_due_messages(state)
-            return {"ok": True, **answer(method, call)}
+            if state.service != "slack":
+                raise SlackError("not_a_slack_environment", status=404)
+            within_budget(state)
+            try:
+                with state.savepoint():
+                    return run_method(state, method, token, params)
+            except SlackError as failed:
+                failure = failed
     except EnvironmentNotFound:
         raise SlackError("environment_not_found", status=404) from None
     except InvalidEnvId:
         raise SlackError("invalid_environment_id", status=400) from None
+    raise failure
 
 
 def slack_response(body: dict, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -119,8 +135,7 @@ def slack_response(body: dict, status: int = 200, headers: dict[str, str] | None
 
 @router.api_route("/{method}", methods=["GET", "POST"])
 @router.api_route("/api/{method}", methods=["GET", "POST"])
-async def call_method(env_id: str, method: str, request: Request, store: StoreDep,
-                      budgets: BudgetsDep) -> JSONResponse:
+async def call_method(env_id: str, method: str, request: Request, store: StoreDep) -> JSONResponse:
     try:
         known = catalogue.lookup(method)
         if known is None:
@@ -129,13 +144,23 @@ async def call_method(env_id: str, method: str, request: Request, store: StoreDe
         token = bearer_token(request, params)
         if token is None and method not in catalogue.NO_TOKEN:
             raise SlackError("not_authed")
-        body = await run_in_threadpool(dispatch, store, budgets, env_id, known, token, params)
+        body = await run_in_threadpool(dispatch, store, env_id, known, token, params)
     except SlackError as e:
         return slack_response(e.body(), e.status, e.headers)
     except Exception:  # a replica bug must still answer in Slack's shape, and never leak a traceback
         log.exception("slack method %s failed", method)
         return slack_response({"ok": False, "error": "fatal_error"}, 500)
     return slack_response(body)
+
+
+def store_upload(store: EnvironmentStore, env_id: str, file_id: str, body: bytes) -> bool:
+    with store.open(env_id, write=True) as state:
+        return receive_upload(state, file_id, body)
+
+
+def read_file(store: EnvironmentStore, env_id: str, file_id: str) -> tuple[bytes, str] | None:
+    with store.open(env_id) as state:
+        return file_content(state, file_id)
 
 
 @router.post("/upload/v1/{file_id}")
@@ -150,8 +175,7 @@ async def upload_file(env_id: str, file_id: str, request: Request, store: StoreD
         upload = next((v for v in form.values() if not isinstance(v, str)), None)
         body = await upload.read() if upload is not None else b""
     try:
-        with store.open(env_id, write=True) as state:
-            found = receive_upload(state, file_id, body)
+        found = await run_in_threadpool(store_upload, store, env_id, file_id, body)
     except (EnvironmentNotFound, InvalidEnvId):
         found = False
     if not found:
@@ -166,8 +190,7 @@ async def download_file(env_id: str, owner: str, name: str, request: Request, st
         return Response("not authed", status_code=401)
     file_id = owner.rpartition("-")[2]
     try:
-        with store.open(env_id) as state:
-            found = file_content(state, file_id)
+        found = await run_in_threadpool(read_file, store, env_id, file_id)
     except (EnvironmentNotFound, InvalidEnvId):
         found = None
     if found is None:

@@ -283,3 +283,18 @@ def test_reply_broadcast_shows_in_the_channel_too(slack):
     assert (latest["text"], latest["subtype"], latest["thread_ts"]) == ("also here", "thread_broadcast", AGENT_MSG)
     created = slack("conversations.create", name="fresh")["channel"]
     assert created["creator"] == AGENT and created["created"] > 0
+
+
+def test_request_budget_is_one_for_every_server_of_an_environment(state):
+    """Two replica apps on one state (two processes, or the proxy's own and the server) share
+    the budget, and a call that fails still spends from it."""
+    first, second = TestClient(create_app(state)), TestClient(create_app(state))
+    env = EnvironmentStore(state).create("slack_default", request_budget=RequestBudget(requests=3, per_seconds=60)).env_id
+    url = f"/api/env/{env}/services/slack/api/"
+    auth = {"Authorization": "Bearer x"}
+    failed = first.post(url + "chat.postMessage", data={"channel": "nowhere", "text": "x"}, headers=auth)
+    assert failed.json()["error"] == "channel_not_found"
+    assert second.post(url + "auth.test", headers=auth).status_code == 200
+    assert first.post(url + "auth.test", headers=auth).status_code == 200
+    refused = second.post(url + "auth.test", headers=auth)
+    assert refused.status_code == 429 and refused.json()["error"] == "ratelimited"
