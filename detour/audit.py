@@ -5,18 +5,20 @@ then silence). The proxy writes them and everything else reads them through this
 Records live in a folder per environment (`_unattributed` for connections that named none),
 as numbered segments of JSON lines: reading one environment costs what it holds, a segment
 that grows past its size starts the next, and the oldest go beyond a count. Each line is
-written whole and flushed before the client sees the answer it records, so a kill -9 of the
-proxy loses no record of an answered request.
+written whole, in one append, before the client sees the answer it records: a kill -9 of the
+proxy loses no record of an answered request, and several proxy workers can append to the
+same segment without interleaving.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -85,18 +87,18 @@ class AuditWriter:
         self.root = root
         self.segment_bytes = segment_bytes
         self.kept = kept
-        self.files: OrderedDict[Path, tuple[int, IO[str]]] = OrderedDict()
+        self.files: OrderedDict[Path, tuple[int, int]] = OrderedDict()  # folder -> (segment, fd)
 
     def write(self, record: AuditRecord) -> None:
         folder = self.root / (record.env_id or UNATTRIBUTED)
-        line = record.model_dump_json(exclude_none=True) + "\n"
-        number, file = self._open(folder)
-        if file.tell() and file.tell() + len(line) > self.segment_bytes:
-            number, file = self._rotate(folder, number)
-        file.write(line)
-        file.flush()
+        line = (record.model_dump_json(exclude_none=True) + "\n").encode()
+        number, fd = self._open(folder)
+        size = os.fstat(fd).st_size  # the file's, with what other workers appended
+        if size and size + len(line) > self.segment_bytes:
+            number, fd = self._rotate(folder, number)
+        os.write(fd, line)  # O_APPEND: one write of a whole line lands whole, at the end
 
-    def _open(self, folder: Path) -> tuple[int, IO[str]]:
+    def _open(self, folder: Path) -> tuple[int, int]:
         if folder in self.files:
             self.files.move_to_end(folder)
             return self.files[folder]
@@ -104,22 +106,25 @@ class AuditWriter:
         numbers = _segments(folder)
         return self._keep(folder, numbers[-1] if numbers else 1)
 
-    def _keep(self, folder: Path, number: int) -> tuple[int, IO[str]]:
-        entry = (number, open(folder / _segment_name(number), "a", encoding="utf-8"))
+    def _keep(self, folder: Path, number: int) -> tuple[int, int]:
+        entry = (number, os.open(folder / _segment_name(number), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
         self.files[folder] = entry
         while len(self.files) > OPEN_FILES:
-            self.files.popitem(last=False)[1][1].close()
+            os.close(self.files.popitem(last=False)[1][1])
         return entry
 
-    def _rotate(self, folder: Path, number: int) -> tuple[int, IO[str]]:
-        self.files.pop(folder)[1].close()
-        for old in _segments(folder)[:-(self.kept - 1) or None]:
+    def _rotate(self, folder: Path, number: int) -> tuple[int, int]:
+        """Another worker may have started the next segment already: then this one joins it."""
+        os.close(self.files.pop(folder)[1])
+        newest = max(_segments(folder), default=number)
+        entry = self._keep(folder, newest if newest > number else number + 1)
+        for old in _segments(folder)[:-self.kept]:
             (folder / _segment_name(old)).unlink(missing_ok=True)
-        return self._keep(folder, number + 1)
+        return entry
 
     def close(self) -> None:
-        for _, file in self.files.values():
-            file.close()
+        for _, fd in self.files.values():
+            os.close(fd)
         self.files.clear()
 
 

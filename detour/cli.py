@@ -93,6 +93,8 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
           publish_ca: Annotated[bool, typer.Option(help="Also copy the CA's public files where sandbox containers read them (a shared volume).")] = False,
           console_logs: Annotated[bool, typer.Option(help="Logs to the console instead of $DETOUR_HOME/logs (in a container).")] = False,
           no_auth: Annotated[bool, typer.Option("--no-auth", help="Platform API callers need no X-API-Key (loopback only).")] = False,
+          workers: Annotated[int, typer.Option(min=1, help="Proxy processes sharing the proxy's ports (one core each); "
+                                                       "default: one per core.")] = os.cpu_count() or 1,
           policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
           database: Annotated[Optional[str], typer.Option(
               help="postgresql://... : environments live in Postgres from now on (for every detour command on "
@@ -114,7 +116,7 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
         CertificateAuthority(paths).ensure().publish(IMAGE_TRUST)
     parts = {"all": PARTS, "proxy": ("proxy",), "replicas": ("replicas",)}[only]
     with Stack(paths, host, proxy_port, replica_port, parts=parts, replica_host=replica_host,
-               console_logs=console_logs, api_auth=not no_auth, policy=server_policy) as info:
+               console_logs=console_logs, api_auth=not no_auth, policy=server_policy, workers=workers) as info:
         if whole:
             paths.stack_file.write_text(info.model_dump_json())
         typer.echo(f"detour: {', '.join(parts)} up (proxy port {info.proxy_port}, replicas at {info.replica_url}), "

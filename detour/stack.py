@@ -2,14 +2,18 @@
 
 `detour serve` runs one in the foreground and records it in stack.json; `detour run`
 uses that one if it is alive, or starts an embedded one for the duration of the run.
-Two processes, because one mitmdump saturates a core on its own. In compose.yaml each
-part runs in a container of its own (`detour serve --only proxy|replicas`).
+Separate processes, because one mitmdump saturates a core on its own: `workers` proxies share
+the proxy's ports (SO_REUSEPORT) so that a stack can use every core, and each answers routed
+requests from the replica app in its own process (the replica server still serves the platform
+API). In compose.yaml each part runs in a container of its own (`detour serve --only
+proxy|replicas`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import http.client
 import os
 import signal
@@ -28,12 +32,9 @@ from detour.credentials import load_or_create_key
 from detour.errors import DetourError
 from detour.policy import Policy, save_policy, server_policy_file
 from detour.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, STACK_VARIABLE, StatePaths
-import proxy_addons
 from sandbox.base import ProxyAccess
 
 READY_TIMEOUT_S = 30.0
-# The mitmproxy script, found without importing it (that would load all of mitmproxy).
-PROXY_SCRIPT = Path(proxy_addons.__file__).with_name("detour_proxy.py")
 PR_SET_PDEATHSIG = 1
 
 
@@ -86,6 +87,16 @@ def _port_open(host: str, port: int) -> bool:
         return False
 
 
+def _listening(pid: int, port: int) -> bool:
+    """This very process listens on the port (with shared ports, another worker may already)."""
+    import psutil
+    try:
+        return any(c.status == psutil.CONN_LISTEN and c.laddr.port == port
+                   for c in psutil.Process(pid).net_connections("tcp"))
+    except psutil.Error:
+        return False
+
+
 def _replica_healthy(host: str, port: int) -> bool:
     try:
         conn = http.client.HTTPConnection(host, port, timeout=1)
@@ -110,18 +121,24 @@ def running_stack(state: StatePaths) -> StackInfo | None:
 
 Part = Literal["replicas", "proxy", "dns"]
 PARTS: tuple[Part, ...] = ("replicas", "proxy", "dns")
+# A stack for one command: the proxy answers the replicas itself, and nobody calls the platform API.
+EMBEDDED: tuple[Part, ...] = ("proxy", "dns")
 
 
 class Stack:
     def __init__(self, state: StatePaths, host: str = "127.0.0.1", proxy_port: int = 0, replica_port: int = 0,
                  parts: tuple[Part, ...] = PARTS, replica_host: str | None = None, console_logs: bool = False,
                  api_auth: bool = True, policy: Policy | None = None, upstream_hosts: dict[str, str] | None = None,
-                 upstream_ca: Path | None = None) -> None:
+                 upstream_ca: Path | None = None, replicas_in_process: bool = True, workers: int = 1) -> None:
         """`replica_host`: the replicas run elsewhere (another container), at replica_port.
         `api_auth=False` lets callers of the platform API in without a key (loopback only).
         `policy`: the server's network policy, for every environment. `upstream_hosts` (name ->
         address) and `upstream_ca`: where allowed hosts are reached and which CA vouches for them,
-        instead of DNS and the system's CAs."""
+        instead of DNS and the system's CAs. `replicas_in_process`: the proxy answers routed
+        requests from the replica app itself (unless the replicas run elsewhere) rather than over HTTP.
+        `workers`: how many proxy processes share the proxy's ports."""
+        if workers < 1:
+            raise DetourError(f"a stack needs at least one proxy worker, not {workers}")
         if not api_auth and host not in LOOPBACK:
             raise DetourError(f"the platform API may skip its key only on loopback, not on {host}")
         self.state = state.ensure()
@@ -135,6 +152,8 @@ class Stack:
         self.processes: dict[str, subprocess.Popen] = {}
         self.upstream_hosts = upstream_hosts or {}
         self.upstream_ca = upstream_ca
+        self.replicas_in_process = replicas_in_process and replica_host is None
+        self.workers = workers
         save_policy(server_policy_file(self.state), policy or Policy())
 
     def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
@@ -158,9 +177,8 @@ class Stack:
     def proxy_argv(self) -> list[str]:
         ca = CertificateAuthority(self.state).ensure()
         load_or_create_key(self.state.signing_key)
-        mitmdump = Path(sys.executable).parent / "mitmdump"
         return [
-            str(mitmdump), "-q", "-s", str(PROXY_SCRIPT),
+            sys.executable, "-m", "proxy_addons", "-q",
             "--mode", f"regular@{self.info.host}:{self.info.proxy_port}",
             "--mode", f"transparent@{self.info.host}:{self.info.transparent_port}",
             "--mode", f"reverse:{self.info.replica_url}@{self.info.host}:{self.info.gateway_port}",
@@ -173,6 +191,8 @@ class Stack:
             "--set", f"detour_policies_dir={self.state.policies_dir}",
             "--set", f"detour_policy={server_policy_file(self.state)}",
             "--set", f"detour_sandbox_addresses={SANDBOX_ADDRESSES}",
+            "--set", f"detour_replicas_in_process={str(self.replicas_in_process).lower()}",
+            "--set", f"detour_reuse_port={str(self.workers > 1).lower()}",
             *self.upstream_argv(),
         ]
 
@@ -193,16 +213,23 @@ class Stack:
                 "--host", self.info.host, "--port", str(self.info.replica_port),
                 "--log-level", "warning", "--no-access-log"]
 
+    def _names(self, part: Part) -> list[str]:
+        """A process name per copy of a part: proxy, proxy-2, ..."""
+        copies = self.workers if part == "proxy" else 1
+        return [part] + [f"{part}-{n}" for n in range(2, copies + 1)]
+
     def start(self) -> StackInfo:
         argv = {"replicas": self.replica_argv, "proxy": self.proxy_argv, "dns": self.dns_argv}
-        ready = {"replicas": lambda: _replica_healthy(self.info.host, self.info.replica_port),
-                 "proxy": lambda: _port_open(self.info.host, self.info.proxy_port)}
+        ready = {"replicas": lambda proc: _replica_healthy(self.info.host, self.info.replica_port),
+                 "proxy": lambda proc: _listening(proc.pid, self.info.proxy_port)}
         try:
             for part in self.parts:
-                self._spawn(part, argv[part]())
-            for part, proc in self.processes.items():
+                for name in self._names(part):
+                    self._spawn(name, argv[part]())
+            for name, proc in self.processes.items():
+                part = name.split("-")[0]
                 if part in ready:
-                    self._wait(proc, ready[part])
+                    self._wait(proc, functools.partial(ready[part], proc))
         except BaseException:
             self.stop()
             raise
@@ -245,5 +272,5 @@ def stack_for(state: StatePaths) -> Iterator[StackInfo]:
     if info:
         yield info
         return
-    with Stack(state) as embedded:
+    with Stack(state, parts=EMBEDDED) as embedded:
         yield embedded

@@ -1,17 +1,21 @@
-"""The detour proxy, as a mitmproxy script.
+"""The detour proxy's addons, in order: `python -m proxy_addons` runs mitmdump with them
+(as the stack does), and they also load as a script into a mitmdump of your own:
 
     mitmdump -s proxy_addons/detour_proxy.py --set connection_strategy=lazy \
         --set detour_replica=127.0.0.1:8000 --set detour_signing_key=$DETOUR_HOME/signing.key \
         --set detour_audit_dir=$DETOUR_HOME/audit --set detour_policies_dir=$DETOUR_HOME/policies
 
-Order matters: the environment is known before its policy is, both before routing decides,
-and the audit log records what the others decided.
+Order matters: the environment is known before its policy is, both before routing decides;
+a routed request is answered in this process when the replicas live here, and the audit log
+records what the others decided.
 """
 
 from proxy_addons.audit_log import AuditLog
 from proxy_addons.env_auth import EnvAuth
 from proxy_addons.policies import Policies
+from proxy_addons.replicas_in_process import InProcessReplicas
 from proxy_addons.routing import Router
+from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
-addons = [EnvAuth(), Policies(), Router(), UpstreamGuard(), AuditLog()]
+addons = [SharedPorts(), EnvAuth(), Policies(), Router(), InProcessReplicas(), UpstreamGuard(), AuditLog()]

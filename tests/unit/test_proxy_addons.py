@@ -1,5 +1,6 @@
 """The addons without a running proxy, as mitmproxy tests its own (taddons + tflow)."""
 
+import asyncio
 import json
 
 import pytest
@@ -59,11 +60,26 @@ def authenticated(chain, key, env_id="env-a", **kwargs):
     return flow
 
 
+ORDER = ["SharedPorts", "EnvAuth", "Policies", "Router", "InProcessReplicas", "UpstreamGuard", "AuditLog"]
+
+
 def test_shipped_script_loads_the_addons_in_order(state):
     with taddons.context() as tctx:
         script = tctx.script(detour_proxy.__file__)
         names = [type(a).__name__ for a in script.addons]
-    assert names == ["EnvAuth", "Policies", "Router", "UpstreamGuard", "AuditLog"]
+    assert names == ORDER
+
+
+def test_the_stacks_proxy_has_the_addons_before_it_listens():
+    """`python -m proxy_addons`: part of the master from its construction, so no listener is
+    ever open without routing and the upstream guard (a script loads only after they open)."""
+    from mitmproxy import options
+    from proxy_addons.__main__ import DetourMaster
+
+    async def build() -> list[str]:
+        master = DetourMaster(options.Options())
+        return [type(a).__name__ for a in master.addons.chain if type(a).__module__.startswith("proxy_addons")]
+    assert asyncio.run(build()) == ORDER
 
 
 @pytest.mark.parametrize("auth", [None, ("env-a", "wrong"), ("env-b", "SECRET-OF-A"), ("bad id!", "x")])

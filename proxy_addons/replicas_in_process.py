@@ -1,0 +1,63 @@
+"""Answer routed requests inside the proxy process, from the replica app itself.
+
+Routing points a flow at the replica server. Without this addon, mitmproxy then opens an
+HTTP connection to it and uvicorn parses the request a second time; that hop costs about as
+much CPU as the replica's own work. With it, the flow goes to the same FastAPI app, loaded in
+this process, through mitmproxy's ASGI bridge. The replica server keeps running for the
+platform API, AgentDiff's API and the live view, on the same state. `make bench` measures
+both ways.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import Future
+
+from mitmproxy import ctx, http
+from mitmproxy.addons import asgiapp
+
+from proxy_addons.routing import parse_address
+
+
+def _load_app() -> Future:
+    """Loaded in a thread while the proxy starts listening: the first routed request waits for
+    it, later ones find it ready. Imported here, so a proxy without the option never loads it."""
+    loaded: Future = Future()
+
+    def load() -> None:
+        try:
+            from mock_services.app import create_app
+            from mock_services.linear.router import schema
+            app = create_app()
+            loaded.set_result(app)
+            schema()  # ASGI lifespan does not run under mitmproxy: build Linear's schema as the server would
+        except BaseException as e:
+            if not loaded.done():
+                loaded.set_exception(e)
+            raise
+    threading.Thread(target=load, name="replica-app", daemon=True).start()
+    return loaded
+
+
+class InProcessReplicas:
+    def __init__(self) -> None:
+        self.app: Future | None = None
+        self.replica: tuple[str, int] | None = None
+
+    def load(self, loader) -> None:
+        loader.add_option("detour_replicas_in_process", bool, False,
+                          "Answer routed requests from the replica app inside the proxy process "
+                          "instead of over HTTP (the app reads the same $DETOUR_HOME and database).")
+
+    def configure(self, updated: set[str]) -> None:
+        if "detour_replica" in updated:
+            self.replica = parse_address(ctx.options.detour_replica)
+        if "detour_replicas_in_process" in updated:
+            self.app = _load_app() if ctx.options.detour_replicas_in_process else None
+
+    async def request(self, flow: http.HTTPFlow) -> None:
+        if self.app is None or flow.response or flow.error or not flow.live:
+            return
+        if (flow.request.host, flow.request.port) == self.replica:
+            await asgiapp.serve(await asyncio.wrap_future(self.app), flow)

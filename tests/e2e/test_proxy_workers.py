@@ -1,0 +1,83 @@
+"""Several proxy workers on one set of ports, each answering the replicas in its own process:
+connections spread over the workers, and what one environment sees stays one whole (its
+state, its request budget, its audit records)."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import psutil
+import pytest
+
+from certs.authority import CertificateAuthority
+from detour.audit import AuditLog
+from detour.credentials import secret_for
+from detour.paths import StatePaths
+from detour.stack import Stack
+from mock_services.request_budget import RequestBudget
+from mock_services.store import EnvironmentStore
+
+CONNECTIONS = 16
+AUTH = {"Authorization": "Bearer xoxb-workers"}
+
+
+@pytest.fixture
+def two_workers(tmp_path):
+    state = StatePaths(tmp_path / "home").ensure()
+    stack = Stack(state, workers=2)
+    with stack as info:
+        yield state, stack, info
+
+
+def clients(state: StatePaths, info, env_id: str) -> list[httpx.Client]:
+    proxy = info.access(env_id, secret_for(state, env_id)).url()
+    bundle = str(CertificateAuthority(state).ensure().bundle)
+    return [httpx.Client(proxy=proxy, verify=bundle, headers=AUTH) for _ in range(CONNECTIONS)]
+
+
+def established(pid: int, port: int) -> int:
+    return sum(c.status == psutil.CONN_ESTABLISHED and c.laddr.port == port
+               for c in psutil.Process(pid).net_connections("tcp"))
+
+
+def test_connections_spread_over_the_workers_and_one_environment_stays_whole(two_workers):
+    state, stack, info = two_workers
+    assert sorted(stack.processes) == ["dns", "proxy", "proxy-2", "replicas"]
+    env_id = EnvironmentStore(state).create("slack_default").env_id
+    open_clients = clients(state, info, env_id)
+    try:
+        def post(n: int) -> dict:
+            return open_clients[n].post("https://slack.com/api/chat.postMessage",
+                                        json={"channel": "general", "text": f"from connection {n}"}).json()
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(post, range(CONNECTIONS)))
+        assert all(a["ok"] for a in answers), answers
+        per_worker = [established(stack.processes[name].pid, info.proxy_port) for name in ("proxy", "proxy-2")]
+    finally:
+        for client in open_clients:
+            client.close()
+    assert sum(per_worker) == CONNECTIONS and min(per_worker) > 0, per_worker
+    texts = {row["message_text"] for row in EnvironmentStore(state).diff(env_id).inserts}
+    assert texts == {f"from connection {n}" for n in range(CONNECTIONS)}
+    records = AuditLog(state.audit_dir).read(env_id)[0]
+    assert sorted(r.path for r in records) == ["/api/chat.postMessage"] * CONNECTIONS
+    assert all(r.decision == "routed" and r.status == 200 for r in records)
+
+
+def test_a_request_budget_holds_across_workers(two_workers):
+    state, _, info = two_workers
+    env_id = EnvironmentStore(state).create("slack_default", request_budget=RequestBudget(
+        requests=10, per_seconds=600)).env_id
+    open_clients = clients(state, info, env_id)
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(lambda c: c.post("https://slack.com/api/auth.test").status_code, open_clients))
+    finally:
+        for client in open_clients:
+            client.close()
+    assert sorted(statuses) == [200] * 10 + [429] * (CONNECTIONS - 10)
+
+
+def test_a_stack_needs_a_worker(tmp_path):
+    from detour.errors import DetourError
+    with pytest.raises(DetourError, match="at least one proxy worker"):
+        Stack(StatePaths(tmp_path / "home").ensure(), workers=0)
