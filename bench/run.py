@@ -22,7 +22,7 @@ import httpx
 from certs.authority import CertificateAuthority
 from detour.credentials import secret_for
 from detour.paths import DATABASE_VARIABLE, StatePaths
-from detour.stack import Stack, StackInfo
+from detour.stack import EMBEDDED, Stack, StackInfo
 from detour.runner import run_in_environment
 from mock_services.store import EnvironmentStore
 from sandbox.base import Sandbox, SandboxSpec
@@ -60,15 +60,33 @@ def load(make_client, url: str, clients: int, requests_each: int) -> str:
             f"p99 {percentile(latencies, 99):6.1f} ms   (n={len(latencies)})")
 
 
-def bench_replica_calls(state: StatePaths, info: StackInfo, env_id: str) -> None:
-    direct = f"{info.replica_url}/api/env/{env_id}/services/slack/api/auth.test"
-    proxy = info.access(env_id, secret_for(state, env_id)).url()
+def bench_proxy_hop(state: StatePaths, env_id: str) -> None:
+    """auth.test direct to the replica server, and through the proxy each way it can reach the
+    replicas (over HTTP; in its own process; with a worker per core), one stack after another."""
     bundle = str(CertificateAuthority(state).ensure().bundle)
-    via_proxy = "https://slack.com/api/auth.test"
-    for clients, each in ((1, 400), (8, 150)):
-        print(f"  replica direct     c={clients}: " + load(lambda: httpx.Client(), direct, clients, each))
-        print(f"  through the proxy  c={clients}: " + load(
-            lambda: httpx.Client(proxy=proxy, verify=bundle), via_proxy, clients, each))
+    cores = os.cpu_count() or 1
+    ways = (("over HTTP, 1 worker", {}), ("in-process, 1 worker", {"replicas_in_process": True}),
+            (f"in-process, {cores} workers", {"workers": cores}),
+            (f"over HTTP, {cores} workers", {"replicas_in_process": False, "workers": cores}))
+    for label, options in ways:
+        with Stack(state, **options) as info:
+            direct = f"{info.replica_url}/api/env/{env_id}/services/slack/api/auth.test"
+            proxy = info.access(env_id, secret_for(state, env_id)).url()
+            for clients, each in ((1, 400), (8, 150)):
+                print(f"  replica direct               c={clients}: " + load(lambda: httpx.Client(), direct, clients, each))
+                print(f"  proxy, {label:<21} c={clients}: " + load(
+                    lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
+
+
+def bench_embedded_start(state: StatePaths, runs: int = 5) -> None:
+    """From nothing to a proxy that takes connections, as `detour run` starts one when no
+    `detour serve` runs (the replicas load inside it meanwhile)."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        with Stack(state, parts=EMBEDDED):
+            times.append((time.perf_counter() - start) * 1000)
+    print(f"  embedded stack start          median {statistics.median(times):7.0f} ms   (n={runs})")
 
 
 def bench_capture(state: StatePaths, info: StackInfo, store: EnvironmentStore) -> None:
@@ -468,8 +486,6 @@ def main() -> None:
             bench_runtime_start(state, info, env_id)
             print("docker backend: 20 concurrent sandboxes")
             bench_concurrent_containers(state, info)
-            print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
-            bench_replica_calls(state, info, env_id)
             print("audit capture through the proxy: off, headers, bodies (auth.test, HTTPS keep-alive)")
             bench_capture(state, info, store)
             print("from inside a namespace sandbox: regular versus transparent")
@@ -478,6 +494,9 @@ def main() -> None:
             bench_modes(state, info)
             state.stack_file.unlink()
         if "--replicas-only" not in sys.argv:
+            print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
+            bench_proxy_hop(state, env_id)
+            bench_embedded_start(state)
             bench_detour_run(state, env_id, running=False)
             print("two replica servers and two proxies on one Postgres (auth.test, HTTPS keep-alive)")
             bench_two_nodes()

@@ -129,13 +129,16 @@ class Stack:
     def __init__(self, state: StatePaths, host: str = "127.0.0.1", proxy_port: int = 0, replica_port: int = 0,
                  parts: tuple[Part, ...] = PARTS, replica_host: str | None = None, console_logs: bool = False,
                  api_auth: bool = True, policy: Policy | None = None, upstream_hosts: dict[str, str] | None = None,
-                 upstream_ca: Path | None = None, replicas_in_process: bool = True, workers: int = 1) -> None:
+                 upstream_ca: Path | None = None, replicas_in_process: bool | None = None, workers: int = 1) -> None:
         """`replica_host`: the replicas run elsewhere (another container), at replica_port.
         `api_auth=False` lets callers of the platform API in without a key (loopback only).
         `policy`: the server's network policy, for every environment. `upstream_hosts` (name ->
         address) and `upstream_ca`: where allowed hosts are reached and which CA vouches for them,
         instead of DNS and the system's CAs. `replicas_in_process`: the proxy answers routed
-        requests from the replica app itself (unless the replicas run elsewhere) rather than over HTTP.
+        requests from the replica app itself rather than over HTTP (never when the replicas run
+        elsewhere). By default it does so where `make bench` found it faster: with more than one
+        worker, and in a stack without a replica server. One worker that also runs the replicas
+        serves fewer concurrent requests than one that hands them to the server's core.
         `workers`: how many proxy processes share the proxy's ports."""
         if workers < 1:
             raise DetourError(f"a stack needs at least one proxy worker, not {workers}")
@@ -152,6 +155,8 @@ class Stack:
         self.processes: dict[str, subprocess.Popen] = {}
         self.upstream_hosts = upstream_hosts or {}
         self.upstream_ca = upstream_ca
+        if replicas_in_process is None:
+            replicas_in_process = workers > 1 or "replicas" not in parts
         self.replicas_in_process = replicas_in_process and replica_host is None
         self.workers = workers
         save_policy(server_policy_file(self.state), policy or Policy())
