@@ -16,6 +16,7 @@ import ctypes
 import functools
 import http.client
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -68,10 +69,30 @@ class StackInfo(BaseModel):
                            gateway_port=self.gateway_port)
 
 
+LOWEST_PORT = 10_000
+
+
+def _ephemeral_floor() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+    """A port free now, for a child to bind in a moment. Chosen below the kernel's ephemeral
+    range: a port from that range can be taken by any outgoing connection in between (seen in
+    CI: a proxy worker's bind failed with EADDRINUSE)."""
+    floor = _ephemeral_floor()
+    for _ in range(100):
+        port = random.randrange(LOWEST_PORT, floor) if floor > LOWEST_PORT + 1000 else 0
+        with socket.socket() as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise StackError(f"no free port on {host}")
 
 
 def _die_with_parent() -> None:
