@@ -3,9 +3,9 @@
 `detour serve` runs one in the foreground and records it in stack.json; `detour run`
 uses that one if it is alive, or starts an embedded one for the duration of the run.
 Separate processes, because one mitmdump saturates a core on its own: `workers` proxies share
-the proxy's ports (SO_REUSEPORT) so that a stack can use every core, and each answers routed
-requests from the replica app in its own process (the replica server still serves the platform
-API). In compose.yaml each part runs in a container of its own (`detour serve --only
+the proxy's ports (SO_REUSEPORT) so that a stack can use every core, and where that measured
+faster each answers routed requests from the replica app in its own process (the replica
+server still serves the platform API). In compose.yaml each part runs in a container of its own (`detour serve --only
 proxy|replicas`).
 """
 
@@ -249,6 +249,8 @@ class Stack:
         ready = {"replicas": lambda proc: _replica_healthy(self.info.host, self.info.replica_port),
                  "proxy": lambda proc: _listening(proc.pid, self.info.proxy_port)}
         try:
+            if "proxy" in self.parts:
+                self._check_ports_free()
             for part in self.parts:
                 for name in self._names(part):
                     self._spawn(name, argv[part]())
@@ -260,6 +262,17 @@ class Stack:
             self.stop()
             raise
         return self.info
+
+    def _check_ports_free(self) -> None:
+        """Workers bind with SO_REUSEPORT, which would quietly share a port with another stack's
+        workers: a plain bind first tells a port in use from a free one."""
+        for port in (self.info.proxy_port, self.info.transparent_port, self.info.gateway_port):
+            with socket.socket() as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as listeners do: TIME_WAIT is no conflict
+                try:
+                    s.bind((self.info.host, port))
+                except OSError as e:
+                    raise StackError(f"cannot listen on {self.info.host}:{port}: {e.strerror}") from None
 
     def _wait(self, proc: subprocess.Popen, ready) -> None:
         deadline = time.monotonic() + READY_TIMEOUT_S

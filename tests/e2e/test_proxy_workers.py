@@ -12,7 +12,7 @@ from certs.authority import CertificateAuthority
 from detour.audit import AuditLog
 from detour.credentials import secret_for
 from detour.paths import StatePaths
-from detour.stack import Stack
+from detour.stack import Stack, StackError
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentStore
 
@@ -81,3 +81,11 @@ def test_a_stack_needs_a_worker(tmp_path):
     from detour.errors import DetourError
     with pytest.raises(DetourError, match="at least one proxy worker"):
         Stack(StatePaths(tmp_path / "home").ensure(), workers=0)
+
+
+def test_workers_never_share_a_port_with_another_stack(two_workers, tmp_path):
+    _, _, info = two_workers
+    other = Stack(StatePaths(tmp_path / "other").ensure(), proxy_port=info.proxy_port, workers=2)
+    with pytest.raises(StackError, match=f"cannot listen on 127.0.0.1:{info.proxy_port}"):
+        other.start()
+    assert not other.processes
