@@ -51,6 +51,7 @@ def create_app(state: StatePaths | None = None, api_auth: bool | None = None) ->
     state = (state or StatePaths.default()).ensure()
     app = FastAPI(title="detour replicas", docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.store = EnvironmentStore(state)
+    app.state.inline_calls = False  # the proxy sets it when it runs this app in its own process
     if api_auth is None:
         api_auth = os.environ.get(API_AUTH_VARIABLE, "on") != "off"
     app.state.api_key = api_key(state) if api_auth else None

@@ -21,8 +21,8 @@ from proxy_addons.routing import parse_address
 
 
 def _load_app() -> Future:
-    """Loaded in a thread while the proxy starts listening: the first routed request waits for
-    it, later ones find it ready. Imported here, so a proxy without the option never loads it."""
+    """Loaded in a thread once the proxy listens: the first routed request waits for it, later
+    ones find it ready. Imported here, so a proxy without the option never loads it."""
     loaded: Future = Future()
 
     def load() -> None:
@@ -30,6 +30,7 @@ def _load_app() -> Future:
             from mock_services.app import create_app
             from mock_services.linear.router import schema
             app = create_app()
+            app.state.inline_calls = True  # see mock_services.deps.run_call
             loaded.set_result(app)
             schema()  # ASGI lifespan does not run under mitmproxy: build Linear's schema as the server would
         except BaseException as e:
@@ -44,6 +45,7 @@ class InProcessReplicas:
     def __init__(self) -> None:
         self.app: Future | None = None
         self.replica: tuple[str, int] | None = None
+        self.started = False
 
     def load(self, loader) -> None:
         loader.add_option("detour_replicas_in_process", bool, False,
@@ -54,7 +56,13 @@ class InProcessReplicas:
         if "detour_replica" in updated:
             self.replica = parse_address(ctx.options.detour_replica)
         if "detour_replicas_in_process" in updated:
-            self.app = _load_app() if ctx.options.detour_replicas_in_process else None
+            self.app = _load_app() if self.started and ctx.options.detour_replicas_in_process else None
+
+    def running(self) -> None:
+        """After the listeners open, so the app's imports do not delay them."""
+        self.started = True
+        if ctx.options.detour_replicas_in_process and self.app is None:
+            self.app = _load_app()
 
     async def request(self, flow: http.HTTPFlow) -> None:
         if self.app is None or flow.response or flow.error or not flow.live:

@@ -11,10 +11,9 @@ from ariadne import graphql_sync
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from graphql import GraphQLSchema, build_ast_schema, parse
-from starlette.concurrency import run_in_threadpool
 
 from detour.credentials import InvalidEnvId
-from mock_services.deps import StoreDep
+from mock_services.deps import StoreDep, run_call
 from mock_services.errors import EnvironmentNotFound
 from mock_services.linear.context import LinearContext
 from mock_services.linear.errors import format_error
@@ -99,7 +98,7 @@ async def graphql(env_id: str, request: Request, store: StoreDep) -> JSONRespons
     if not isinstance(data, dict) or not isinstance(data.get("query"), str):
         return errors(400, "Expected a JSON object with a 'query' string", "invalid input")
     try:
-        result = await run_in_threadpool(execute, store, env_id, data)
+        result = await run_call(request, execute, store, env_id, data)
     except EnvironmentNotFound as e:
         return errors(404, str(e), "entity not found")
     except InvalidEnvId as e:

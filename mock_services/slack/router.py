@@ -17,10 +17,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
-from starlette.concurrency import run_in_threadpool
 
 from detour.credentials import InvalidEnvId
-from mock_services.deps import StoreDep
+from mock_services.deps import StoreDep, run_call
 from mock_services.errors import EnvironmentNotFound
 from mock_services.request_budget import SPENT_KEY, spend
 from mock_services.slack import catalogue
@@ -144,7 +143,7 @@ async def call_method(env_id: str, method: str, request: Request, store: StoreDe
         token = bearer_token(request, params)
         if token is None and method not in catalogue.NO_TOKEN:
             raise SlackError("not_authed")
-        body = await run_in_threadpool(dispatch, store, env_id, known, token, params)
+        body = await run_call(request, dispatch, store, env_id, known, token, params)
     except SlackError as e:
         return slack_response(e.body(), e.status, e.headers)
     except Exception:  # a replica bug must still answer in Slack's shape, and never leak a traceback
@@ -175,7 +174,7 @@ async def upload_file(env_id: str, file_id: str, request: Request, store: StoreD
         upload = next((v for v in form.values() if not isinstance(v, str)), None)
         body = await upload.read() if upload is not None else b""
     try:
-        found = await run_in_threadpool(store_upload, store, env_id, file_id, body)
+        found = await run_call(request, store_upload, store, env_id, file_id, body)
     except (EnvironmentNotFound, InvalidEnvId):
         found = False
     if not found:
@@ -190,7 +189,7 @@ async def download_file(env_id: str, owner: str, name: str, request: Request, st
         return Response("not authed", status_code=401)
     file_id = owner.rpartition("-")[2]
     try:
-        found = await run_in_threadpool(read_file, store, env_id, file_id)
+        found = await run_call(request, read_file, store, env_id, file_id)
     except (EnvironmentNotFound, InvalidEnvId):
         found = None
     if found is None:
