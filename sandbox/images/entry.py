@@ -51,7 +51,20 @@ def unpack_files() -> None:
         sys.exit("detour: this entrypoint is for the docker backend (no payload on stdin)")
     payload = read_exactly(size)
     with tarfile.open(fileobj=io.BytesIO(payload)) as tar:
-        tar.extractall(os.getcwd(), filter="data")
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(os.getcwd(), filter="data")
+        else:  # a Python without extraction filters (before 3.12 and its backports: Debian 12's 3.11.2)
+            tar.extractall(os.getcwd(), members=plain_files(tar))
+
+
+def plain_files(tar: tarfile.TarFile) -> list:
+    """What the host sends is regular files at relative paths; anything else is refused."""
+    members = tar.getmembers()
+    for member in members:
+        parts = member.name.split("/")
+        if not member.isfile() or member.name.startswith("/") or ".." in parts:
+            sys.exit(f"detour: refusing {member.name!r} in the run's files")
+    return members
 
 
 def frame(payload: bytes) -> bytes:

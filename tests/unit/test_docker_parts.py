@@ -118,3 +118,27 @@ def test_no_engine_is_a_clear_error_not_a_traceback(tmp_path):
         done = subprocess.run([detour, *argv], env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and "Traceback" not in done.stderr
         assert done.stderr.startswith("detour: ") and "Docker engine" in done.stderr
+
+
+def test_the_entrypoint_unpacks_on_a_python_without_extraction_filters(tmp_path):
+    """Images with an older Python (Debian 12's 3.11.2 has no tarfile filters): the same files
+    arrive, and anything but a plain file at a relative path is refused."""
+    program = tmp_path / "agent.py"
+    program.write_text("print('hi')\n")
+    no_filters = "import tarfile; del tarfile.data_filter; from sandbox.images import entry; entry.unpack_files()"
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run([sys.executable, "-c", no_filters], input=payload(spec(tmp_path, program=program), {}),
+                          cwd=work, capture_output=True, env=os.environ | {"PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    assert (work / "agent.py").read_text() == "print('hi')\n"
+    for name, kind in (("../escape.py", tarfile.REGTYPE), ("/abs.py", tarfile.REGTYPE), ("link", tarfile.SYMTYPE)):
+        archive = io.BytesIO()
+        with tarfile.open(fileobj=archive, mode="w") as tar:
+            member = tarfile.TarInfo(name)
+            member.type, member.linkname = kind, "/etc/passwd" if kind == tarfile.SYMTYPE else ""
+            tar.addfile(member, io.BytesIO(b""))
+        refused = subprocess.run([sys.executable, "-c", no_filters], input=entry.frame(archive.getvalue()),
+                                 cwd=work, capture_output=True, env=os.environ | {"PYTHONPATH": str(REPO)})
+        assert refused.returncode == 1 and b"refusing" in refused.stderr, (name, refused.stderr)
+    assert sorted(p.name for p in work.iterdir()) == ["agent.py"]
