@@ -7,6 +7,7 @@ floor for what the stack can do, not a ceiling.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import statistics
@@ -33,6 +34,17 @@ from sandbox.runtimes import host_runtime
 AUTH = {"Authorization": "Bearer xoxb-bench"}
 MB = 1024 * 1024
 DETOUR = str(Path(sys.executable).parent / "detour")
+
+
+# Agent programs live outside $DETOUR_HOME: detour refuses to show its state to a sandbox.
+PROGRAMS = Path(tempfile.mkdtemp(prefix="detour-bench-programs-"))
+atexit.register(shutil.rmtree, PROGRAMS, True)
+
+
+def program_file(name: str, text: str) -> Path:
+    path = PROGRAMS / name
+    path.write_text(text)
+    return path
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -353,8 +365,7 @@ def bench_concurrent_containers(state: StatePaths, info: StackInfo) -> None:
     if sandbox is None:
         return
     from sandbox.languages import command_for
-    program = state.home / "ten.py"
-    program.write_text(calls_program(10))
+    program = program_file("ten.py", calls_program(10))
     store = EnvironmentStore(state)
     for rounds in range(2):
         envs = [store.create("slack_default").env_id for _ in range(20)]
@@ -384,8 +395,7 @@ def bench_transparent_vs_regular(state: StatePaths, info: StackInfo, env_id: str
     if requirements_missing():
         print("  (namespace backend unavailable here)")
         return
-    program = state.home / "load.py"
-    program.write_text(INSIDE_LOAD)
+    program = program_file("load.py", INSIDE_LOAD)
     result = run_in_environment(state, info, env_id, NamespaceSandbox(state), [sys.executable, "load.py"],
                                 program=program)
     print(result.stdout.rstrip() or result.stderr)
@@ -393,8 +403,7 @@ def bench_transparent_vs_regular(state: StatePaths, info: StackInfo, env_id: str
 
 def bench_modes(state: StatePaths, info: StackInfo) -> None:
     """Wall time of one agent program making 50 replica calls, in each mode."""
-    program = state.home / "fifty.py"
-    program.write_text(calls_program(50))
+    program = program_file("fifty.py", calls_program(50))
     sandbox = NamespaceSandbox(state) if not requirements_missing() else ProcessSandbox(state.runs_dir)
     store = EnvironmentStore(state)
     medians = {}
