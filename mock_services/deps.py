@@ -31,6 +31,7 @@ async def run_call(request: Request, call: Callable[..., T], *args: object) -> T
         return call(*args)
     return await run_in_threadpool(call, *args)
 
+
 KEY_COOKIE = "detour_key"  # the live view's browser sends the key this way (see live_view)
 
 
