@@ -5,10 +5,21 @@ from __future__ import annotations
 from mock_services.store import EnvState, Row
 
 
-def user_json(user: Row) -> dict:
+def workspace_team(state: EnvState) -> Row:
+    """The workspace's team row: a seed's first (AgentDiff's seeds have one)."""
+    return state.first("teams") or {}
+
+
+def workspace_team_id(state: EnvState) -> str:
+    return workspace_team(state).get("team_id", "")
+
+
+def user_json(user: Row, team_id: str) -> dict:
+    """`team_id`: the workspace's, for a user row without one of its own (Slack gives every user one)."""
+    team_id = user.get("team_id") or team_id
     return {
         "id": user["user_id"],
-        "team_id": user.get("team_id", ""),
+        "team_id": team_id,
         "name": user.get("username", ""),
         "real_name": user.get("real_name", ""),
         "deleted": bool(user.get("is_deleted", False)),
@@ -23,7 +34,7 @@ def user_json(user: Row) -> dict:
         "tz": user.get("timezone"),
         "tz_label": user.get("timezone") or "",
         "tz_offset": 0,
-        "profile": profile_json(user),
+        "profile": profile_json(user, team_id),
     }
 
 
@@ -32,13 +43,13 @@ PROFILE_FIELDS = ("display_name", "real_name", "email", "first_name", "last_name
                   "pronouns", "status_text", "status_emoji", "status_expiration")
 
 
-def profile_json(user: Row) -> dict:
+def profile_json(user: Row, team_id: str) -> dict:
     profile = {field: user.get(field) or "" for field in PROFILE_FIELDS}
     profile["status_expiration"] = user.get("status_expiration") or 0
     profile["email"] = user.get("email")
     profile["real_name_normalized"] = profile["real_name"]
     profile["display_name_normalized"] = profile["display_name"]
-    profile["team"] = user.get("team_id", "")
+    profile["team"] = user.get("team_id") or team_id
     return profile
 
 
@@ -70,7 +81,7 @@ def channel_json(state: EnvState, channel: Row, user_id: str) -> dict:
 
 
 def workspace_domain(state: EnvState) -> str:
-    team = state.first("teams") or {}
+    team = workspace_team(state)
     return (team.get("team_name") or "workspace").lower().replace(" ", "-")
 
 
@@ -130,7 +141,7 @@ def render_message(state: EnvState, message: Row, reactions: dict[str, list[str]
 
 def file_json(state: EnvState, file: Row) -> dict:
     """A file object; its URLs are on files.slack.com, which the proxy routes to this replica."""
-    team = state.first("teams") or {}
+    team = workspace_team(state)
     owner = f"{team.get('team_id', 'T')}-{file['file_id']}"
     url = f"https://files.slack.com/files-pri/{owner}/{file.get('name') or 'file'}"
     return {

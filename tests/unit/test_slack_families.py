@@ -298,3 +298,16 @@ def test_request_budget_is_one_for_every_server_of_an_environment(state):
     assert first.post(url + "auth.test", headers=auth).status_code == 200
     refused = second.post(url + "auth.test", headers=auth)
     assert refused.status_code == 429 and refused.json()["error"] == "ratelimited"
+
+
+def test_every_user_carries_the_workspaces_team_id(state):
+    """Slack gives every user object its team; seeds keep the team in `teams` alone."""
+    client = TestClient(create_app(state))
+    env = EnvironmentStore(state).create("slack_default").env_id
+    url = f"/api/env/{env}/services/slack/api/"
+    auth = {"Authorization": "Bearer x"}
+    team = client.post(url + "auth.test", headers=auth).json()["team_id"]
+    assert team == "T01WORKSPACE"
+    users = client.post(url + "users.list", headers=auth).json()["members"]
+    assert users and {u["team_id"] for u in users} == {team} and {u["profile"]["team"] for u in users} == {team}
+    assert client.post(url + "users.info", data={"user": JOHN}, headers=auth).json()["user"]["team_id"] == team

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import now
-from mock_services.slack.serializers import workspace_domain
+from mock_services.slack.serializers import workspace_domain, workspace_team
 
 
 class RevokeArgs(BaseModel):
@@ -38,7 +38,7 @@ def check_token(call: SlackCall) -> None:
 
 def auth_test(call: SlackCall) -> dict:
     user = call.user
-    team = call.state.first("teams") or {}
+    team = workspace_team(call.state)
     return {
         "url": f"https://{workspace_domain(call.state)}.slack.com/",
         "team": team.get("team_name", ""),
@@ -71,7 +71,7 @@ def api_test(call: SlackCall) -> dict:
 
 def openid_user_info(call: SlackCall) -> dict:
     user = call.user
-    team = call.state.first("teams") or {}
+    team = workspace_team(call.state)
     return {"sub": user["user_id"], "https://slack.com/user_id": user["user_id"],
             "https://slack.com/team_id": team.get("team_id", ""), "email": user.get("email"),
             "email_verified": bool(user.get("email")), "name": user.get("real_name", ""),

@@ -10,6 +10,7 @@ from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import new_id, now
 from mock_services.store import Row
+from mock_services.slack.serializers import workspace_team
 
 MAX_TITLE = 255
 
@@ -72,7 +73,7 @@ def add(call: SlackCall) -> dict:
     channel = call.writable_channel(args.channel_id)
     if args.type != "link":
         raise SlackError("invalid_bookmark_type")
-    team = call.state.first("teams") or {}
+    team = workspace_team(call.state)
     rank = chr(ord("a") + min(len(call.state.rows("bookmarks", channel_id=channel["channel_id"])), 25))
     row = call.state.insert("bookmarks", {
         "bookmark_id": new_id("Bk"), "channel_id": channel["channel_id"], "title": checked_title(args.title),

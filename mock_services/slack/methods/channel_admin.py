@@ -10,7 +10,7 @@ from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import new_id, now
 from mock_services.slack.methods.membership import add_member
-from mock_services.slack.serializers import channel_json
+from mock_services.slack.serializers import channel_json, workspace_team
 from mock_services.store import Row
 
 NAME = re.compile(r"^[a-z0-9_-]+$")
@@ -63,7 +63,7 @@ def reply(call: SlackCall, channel: Row) -> dict:
 
 def create(call: SlackCall) -> dict:
     args = call.args(CreateArgs)
-    team = call.state.first("teams") or {}
+    team = workspace_team(call.state)
     channel = call.state.insert("channels", {
         "channel_id": new_id("C"), "channel_name": checked_name(call, args.name), "team_id": team.get("team_id"),
         "is_private": args.is_private, "is_dm": False, "is_gc": False, "is_archived": False,

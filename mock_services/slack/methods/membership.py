@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import new_id
-from mock_services.slack.serializers import channel_json
+from mock_services.slack.serializers import channel_json, workspace_team
 from mock_services.store import Row
 
 class ChannelArgs(BaseModel):
@@ -107,7 +107,7 @@ def conversation_with(call: SlackCall, others: set[str], create: bool = True) ->
             return channel, True
     if not create:
         return None, False
-    team = call.state.first("teams") or {}
+    team = workspace_team(call.state)
     channel = call.state.insert("channels", {
         "channel_id": new_id("D" if is_dm else "G"), "channel_name": "-".join(["mpdm", *sorted(wanted)]) if not is_dm
         else f"dm-{'-'.join(sorted(wanted))}", "team_id": team.get("team_id"), "is_private": True,

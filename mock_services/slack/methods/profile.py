@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
-from mock_services.slack.serializers import PROFILE_FIELDS, profile_json, user_json
+from mock_services.slack.serializers import PROFILE_FIELDS, profile_json, user_json, workspace_team, workspace_team_id
 from mock_services.store import Row
 
 MAX_FIELD = 250
@@ -33,7 +33,7 @@ class EmailArgs(BaseModel):
 def get_profile(call: SlackCall) -> dict:
     args = call.args(GetArgs)
     user = call.other_user(args.user) if args.user else call.user
-    return {"profile": profile_json(user)}
+    return {"profile": profile_json(user, workspace_team_id(call.state))}
 
 
 def requested_changes(args: SetArgs) -> dict[str, Any]:
@@ -82,12 +82,12 @@ def set_profile(call: SlackCall) -> dict:
     if unknown:
         raise SlackError("invalid_profile", field=unknown[0])
     updated = {**user, **{field: checked_value(field, value) for field, value in changes.items()}}
-    return {"profile": profile_json(call.state.update("users", updated))}
+    return {"profile": profile_json(call.state.update("users", updated), workspace_team_id(call.state))}
 
 
 def identity(call: SlackCall) -> dict:
     user = call.user
-    team = call.state.first("teams") or {}
+    team = workspace_team(call.state)
     return {"user": {"name": user.get("real_name") or user.get("username", ""), "id": user["user_id"],
                      "email": user.get("email")},
             "team": {"id": team.get("team_id", ""), "name": team.get("team_name", "")}}
@@ -97,7 +97,7 @@ def lookup_by_email(call: SlackCall) -> dict:
     email = call.args(EmailArgs).email.strip().lower()
     for user in call.state.rows("users"):
         if (user.get("email") or "").lower() == email:
-            return {"user": user_json(user)}
+            return {"user": user_json(user, workspace_team_id(call.state))}
     raise SlackError("users_not_found")
 
 

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from mock_services.slack.call import SlackCall, id_list
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import now
-from mock_services.slack.serializers import workspace_domain
+from mock_services.slack.serializers import workspace_domain, workspace_team
 from mock_services.store import Row
 
 
@@ -75,7 +75,7 @@ def migration_exchange(call: SlackCall) -> dict:
     args = call.args(MigrationArgs)
     known = {u["user_id"] for u in call.state.rows("users")}
     wanted = id_list(args.users)
-    team = call.state.first("teams") or {}
+    team = workspace_team(call.state)
     return {"team_id": team.get("team_id", ""), "enterprise_id": "",
             "user_id_map": {u: u for u in wanted if u in known},
             "invalid_user_ids": [u for u in wanted if u not in known]}

@@ -10,6 +10,7 @@ from mock_services.slack.call import SlackCall, id_list
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import new_id, now
 from mock_services.store import Row
+from mock_services.slack.serializers import workspace_team
 
 HANDLE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,20}$")
 
@@ -94,7 +95,7 @@ def create(call: SlackCall) -> dict:
     args = call.args(CreateArgs)
     handle = args.handle or re.sub(r"[^a-z0-9._-]", "-", args.name.lower())[:21].strip("-")
     checked_names(call, args.name, handle)
-    team = call.state.first("teams") or {}
+    team = workspace_team(call.state)
     row = call.state.insert("user_groups", {
         "usergroup_id": new_id("S"), "team_id": team.get("team_id"), "name": args.name, "handle": handle,
         "description": args.description or "", "channel_ids": checked_channels(call, args.channels),
