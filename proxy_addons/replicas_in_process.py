@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from mitmproxy import ctx, http
 from mitmproxy.addons import asgiapp
 
-from proxy_addons.routing import parse_address
+from proxy_addons.verdict import METADATA_KEY
 
 
 def _load_app() -> Future:
@@ -44,7 +44,6 @@ def _load_app() -> Future:
 class InProcessReplicas:
     def __init__(self) -> None:
         self.app: Future | None = None
-        self.replica: tuple[str, int] | None = None
         self.started = False
 
     def load(self, loader) -> None:
@@ -53,8 +52,6 @@ class InProcessReplicas:
                           "instead of over HTTP (the app reads the same $DETOUR_HOME and database).")
 
     def configure(self, updated: set[str]) -> None:
-        if "detour_replica" in updated:
-            self.replica = parse_address(ctx.options.detour_replica)
         if "detour_replicas_in_process" in updated:
             self.app = _load_app() if self.started and ctx.options.detour_replicas_in_process else None
 
@@ -67,5 +64,6 @@ class InProcessReplicas:
     async def request(self, flow: http.HTTPFlow) -> None:
         if self.app is None or flow.response or flow.error or not flow.live:
             return
-        if (flow.request.host, flow.request.port) == self.replica:
+        verdict = flow.metadata.get(METADATA_KEY)
+        if verdict is not None and verdict.decision == "routed":  # routing pointed it at the replicas
             await asgiapp.serve(await asyncio.wrap_future(self.app), flow)
