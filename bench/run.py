@@ -21,8 +21,8 @@ from pathlib import Path
 import httpx
 
 from certs.authority import CertificateAuthority
-from detour.credentials import secret_for
-from detour.paths import DATABASE_VARIABLE, StatePaths
+from detour_core.credentials import secret_for
+from detour_core.paths import DATABASE_VARIABLE, StatePaths
 from detour.stack import EMBEDDED, Stack, StackInfo
 from detour.runner import run_in_environment
 from mock_services.store import EnvironmentStore
@@ -103,7 +103,7 @@ def bench_embedded_start(state: StatePaths, runs: int = 5) -> None:
 
 def bench_capture(state: StatePaths, info: StackInfo, store: EnvironmentStore) -> None:
     """auth.test through the proxy with each capture level, one environment each, same run."""
-    from detour.policy import Policy, policy_file, save_policy
+    from detour_core.policy import Policy, policy_file, save_policy
     bundle = str(CertificateAuthority(state).ensure().bundle)
     for capture in ("off", "headers", "bodies"):
         env_id = store.create("slack_default").env_id
@@ -290,7 +290,7 @@ def docker_sandbox(state: StatePaths) -> Sandbox | None:
     """The docker backend, where an engine runs and the images are built."""
     if requirements_missing():
         return None
-    from detour.errors import DetourError
+    from detour_core.errors import DetourError
     from sandbox.docker import DockerSandbox
     try:
         return DockerSandbox(state)

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from detour.paths import StatePaths
+from detour_core.paths import StatePaths
 from sandbox.base import TrustFiles
 
 SYSTEM_ROOTS = Path("/etc/ssl/certs/ca-certificates.crt")

@@ -15,15 +15,15 @@ import typer
 from cryptography.hazmat.primitives import hashes
 
 from certs.authority import CertificateAuthority
-from detour.assertions import evaluate_environment, load_spec
+from mock_services.assertions import evaluate_environment, load_spec
 from detour.suite import load_suite, run_suite
 from detour import quick_run, reports
-from detour.audit import AuditLog, AuditRecord
+from detour_core.audit import AuditLog, AuditRecord
 from detour.compare import Comparison, compare as compare_modes
-from detour.credentials import api_key, secret_for
-from detour.errors import DetourError
-from detour.paths import StatePaths
-from detour.policy import Capture, Policy, build_policy, load_policy, policy_file, save_policy
+from detour_core.credentials import api_key, secret_for
+from detour_core.errors import DetourError
+from detour_core.paths import StatePaths
+from detour_core.policy import Capture, Policy, build_policy, load_policy, policy_file, save_policy
 from detour.runner import RunResult, run_in_environment
 from detour.stack import PARTS, Stack, running_stack, stack_for
 from mock_services.request_budget import RequestBudget

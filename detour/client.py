@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from detour.assertions import AssertionResult, evaluate_environment, load_spec, parse_spec
+from mock_services.assertions import AssertionResult, evaluate_environment, load_spec, parse_spec
 from detour.compare import Comparison, compare
-from detour.credentials import secret_for
-from detour.errors import DetourError
-from detour.paths import StatePaths
+from detour_core.credentials import secret_for
+from detour_core.errors import DetourError
+from detour_core.paths import StatePaths
 from detour.runner import RunResult, run_in_environment
 from detour.stack import Stack, StackInfo, running_stack
 from detour.suite import SuiteReport, run_suite

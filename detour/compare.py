@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from detour.paths import StatePaths
+from detour_core.paths import StatePaths
 from detour.runner import RunResult, run_in_environment
 from detour.stack import StackInfo
 from mock_services.store import EnvironmentStore, Row, StateDiff

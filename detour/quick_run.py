@@ -16,8 +16,8 @@ import os
 import sys
 from pathlib import Path
 
-from detour.credentials import api_key
-from detour.paths import StatePaths
+from detour_core.credentials import api_key
+from detour_core.paths import StatePaths
 
 PROCESS_WARNING = ("detour: warning: the namespace backend cannot run here: running with the process backend, "
                    "which is not isolation (code that ignores proxy variables is not captured)")

@@ -9,7 +9,7 @@ from importlib.metadata import version
 
 from pydantic import BaseModel
 
-from detour.audit import AuditRecord, Message
+from detour_core.audit import AuditRecord, Message
 
 SLOWEST = 5
 

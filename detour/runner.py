@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from certs.authority import CertificateAuthority
-from detour.audit import AuditLog, AuditRecord
-from detour.credentials import secret_for
-from detour.errors import DetourError
-from detour.paths import StatePaths
+from detour_core.audit import AuditLog, AuditRecord
+from detour_core.credentials import secret_for
+from detour_core.errors import DetourError
+from detour_core.paths import StatePaths
 from detour.stack import StackInfo
 from mock_services.store import EnvironmentStore, StateDiff
 from sandbox.base import Execution, Limits, Mode, Sandbox, SandboxSpec

@@ -29,10 +29,10 @@ from typing import Literal
 from pydantic import BaseModel
 
 from certs.authority import CertificateAuthority
-from detour.credentials import load_or_create_key
-from detour.errors import DetourError
-from detour.policy import Policy, save_policy, server_policy_file
-from detour.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, STACK_VARIABLE, StatePaths
+from detour_core.credentials import load_or_create_key
+from detour_core.errors import DetourError
+from detour_core.policy import Policy, save_policy, server_policy_file
+from detour_core.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, STACK_VARIABLE, StatePaths
 from sandbox.base import ProxyAccess
 
 READY_TIMEOUT_S = 30.0
@@ -235,7 +235,7 @@ class Stack:
         return [sys.executable, "-m", "sandbox.dns", self.info.host, str(self.info.dns_port)]
 
     def replica_argv(self) -> list[str]:
-        return [sys.executable, "-m", "uvicorn", "detour.server:create_app", "--factory",
+        return [sys.executable, "-m", "uvicorn", "detour.apps.server:create_stack_app", "--factory",
                 "--host", self.info.host, "--port", str(self.info.replica_port),
                 "--log-level", "warning", "--no-access-log"]
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from detour.assertions import AssertionResult, InvalidAssertions, evaluate_environment, parse_spec, read_json
-from detour.paths import StatePaths
+from mock_services.assertions import AssertionResult, InvalidAssertions, evaluate_environment, parse_spec, read_json
+from detour_core.paths import StatePaths
 from detour.runner import run_in_environment
 from detour.stack import StackInfo
 from mock_services.store import EnvironmentStore

@@ -1,66 +1,55 @@
-"""The replica server: one FastAPI app with a router per service plus the platform API.
+"""The replica app: every registered service pack's router over one environment store.
 
-Run with `uvicorn mock_services.app:create_app --factory`; state lives under $DETOUR_HOME.
+The proxy loads this app into its own process to answer routed requests; the stack's server
+(detour.apps.server) mounts the platform API, AgentDiff's API and the live view beside it.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
+import importlib
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse
 
-from detour.errors import DetourError
-from detour.credentials import api_key
-from detour.paths import API_AUTH_VARIABLE, StatePaths
-from mock_services import platform
-from mock_services.agentdiff.router import router as agentdiff_router
-from mock_services.deps import ApiKeyDep
-from mock_services.live_view import router as live_view
-from mock_services.linear.router import router as linear_router
-from mock_services.linear.router import schema as linear_schema
-from mock_services.slack.router import router as slack_router
+from detour_core.errors import DetourError
+from detour_core.paths import StatePaths
+from detour_core.services import ServicePack, packs
+from mock_services.errors import EnvironmentExists, EnvironmentNotFound
 from mock_services.store import EnvironmentStore
 
-
-EXPIRY_SWEEP_S = 30.0
-
-
-async def sweep_expired(store: EnvironmentStore) -> None:
-    """Environments past their time to live leave the disk even if nobody touches them again."""
-    while True:
-        await asyncio.to_thread(store.expire)
-        await asyncio.sleep(EXPIRY_SWEEP_S)
+ERROR_STATUS: dict[type[DetourError], int] = {EnvironmentNotFound: 404, EnvironmentExists: 409}
 
 
-@asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Build Linear's schema (about half a second: it is the whole of Linear's API) while the server starts
-    taking requests, rather than inside the first Linear request."""
-    threading.Thread(target=linear_schema, name="linear-schema", daemon=True).start()
-    sweeper = asyncio.create_task(sweep_expired(app.state.store))
-    yield
-    sweeper.cancel()
+async def detour_error_handler(_: Request, error: DetourError) -> JSONResponse:
+    """The one place the environment layer's errors become HTTP errors (400 unless listed)."""
+    status = next((ERROR_STATUS[kind] for kind in type(error).__mro__ if kind in ERROR_STATUS), 400)
+    return JSONResponse({"detail": str(error)}, status_code=status)
 
 
-def create_app(state: StatePaths | None = None, api_auth: bool | None = None) -> FastAPI:
-    """`api_auth` None: as the stack that started this server says (on unless `--no-auth`)."""
+def resolve(reference: str) -> object:
+    """A pack's "module:attribute" reference (descriptors name code, they do not import it)."""
+    module, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def pack_router(pack: ServicePack) -> APIRouter:
+    return resolve(pack.router)
+
+
+def warm_up() -> None:
+    """What the packs build ahead (Linear's schema: about half a second), in the background,
+    so a server takes requests at once and the first call does not pay for it."""
+    for hook in [p.warm_up for p in packs() if p.warm_up]:
+        threading.Thread(target=resolve(hook), name=f"warm-up {hook}", daemon=True).start()
+
+
+def create_replica_app(state: StatePaths | None = None) -> FastAPI:
     state = (state or StatePaths.default()).ensure()
-    app = FastAPI(title="detour replicas", docs_url=None, redoc_url=None, lifespan=lifespan)
+    app = FastAPI(title="detour replicas", docs_url=None, redoc_url=None)
     app.state.store = EnvironmentStore(state)
     app.state.inline_calls = False  # the proxy sets it when it runs this app in its own process
-    if api_auth is None:
-        api_auth = os.environ.get(API_AUTH_VARIABLE, "on") != "off"
-    app.state.api_key = api_key(state) if api_auth else None
-    app.add_exception_handler(DetourError, platform.detour_error_handler)
-    app.include_router(platform.health_router)
-    app.include_router(platform.router, dependencies=[ApiKeyDep])
-    app.include_router(agentdiff_router, dependencies=[ApiKeyDep])
-    app.include_router(live_view.page_router)
-    app.include_router(live_view.router, dependencies=[ApiKeyDep])
-    app.include_router(slack_router)
-    app.include_router(linear_router)
+    app.add_exception_handler(DetourError, detour_error_handler)
+    for pack in packs():
+        app.include_router(pack_router(pack))
     return app

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
 from typing import Annotated, TypeVar
 
-from fastapi import Depends, Header, HTTPException, Request
+from fastapi import Depends, Request
 from starlette.concurrency import run_in_threadpool
 
 from mock_services.store import EnvironmentStore
@@ -30,19 +29,3 @@ async def run_call(request: Request, call: Callable[..., T], *args: object) -> T
     if request.app.state.inline_calls:
         return call(*args)
     return await run_in_threadpool(call, *args)
-
-
-KEY_COOKIE = "detour_key"  # the live view's browser sends the key this way (see live_view)
-
-
-def require_api_key(request: Request, x_api_key: Annotated[str | None, Header()] = None) -> None:
-    """The platform API's callers send X-API-Key, as AgentDiff's SDK does (or the live view's
-    cookie); sandboxes never reach this server at all (the proxy routes them to the service
-    paths only)."""
-    expected: str | None = request.app.state.api_key
-    given = x_api_key or request.cookies.get(KEY_COOKIE) or ""
-    if expected is not None and not hmac.compare_digest(given.encode(), expected.encode()):
-        raise HTTPException(401, "missing or wrong X-API-Key (`detour api-key` prints the key)")
-
-
-ApiKeyDep = Depends(require_api_key)

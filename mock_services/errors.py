@@ -1,6 +1,6 @@
 """Typed errors of the environment layer; each edge (HTTP, CLI) maps them once."""
 
-from detour.errors import DetourError
+from detour_core.errors import DetourError
 
 
 class UnknownTemplate(DetourError):

@@ -16,14 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from detour.credentials import new_env_id, validate_env_id
-from detour.paths import StatePaths
-from detour.policy import policy_file
-from detour.services import Service
+from detour_core.credentials import new_env_id, validate_env_id
+from detour_core.paths import StatePaths
+from detour_core.policy import policy_file
+from detour_core.services import pack
 from mock_services.databases import Connection, database_for
 from mock_services.errors import EnvironmentExists, EnvironmentNotFound, InvalidTtl
 from mock_services.request_budget import RequestBudget
-from mock_services.tables import primary_key
 from mock_services.templates import Template, load_template
 
 Row = dict[str, Any]
@@ -32,7 +31,7 @@ Row = dict[str, Any]
 class EnvironmentInfo(BaseModel):
     env_id: str
     template: str
-    service: Service
+    service: str
     acting_user: str
     created_at: float
     request_budget: RequestBudget | None = None
@@ -51,9 +50,9 @@ class StateDiff(BaseModel):
     deletes: list[Row]
 
 
-def row_key(service: Service, table: str, row: Row) -> str:
+def row_key(service: str, table: str, row: Row) -> str:
     """A row's primary key as the databases store it."""
-    return json.dumps([row[c] for c in primary_key(service, table)])
+    return json.dumps([row[c] for c in pack(service).primary_key(table)])
 
 
 class EnvState:
@@ -64,7 +63,7 @@ class EnvState:
         self.info = info
 
     @property
-    def service(self) -> Service:
+    def service(self) -> str:
         return self.info.service
 
     def _pk(self, table: str, row: Row) -> str:
@@ -244,5 +243,6 @@ class EnvironmentStore:
 
 def _default_user(template: Template) -> str:
     """The first user of the seed acts unless told otherwise (AgentDiff's agent user)."""
-    users = template.tables.get("users") or [{}]
-    return str(users[0].get("user_id") or users[0].get("id") or "")
+    service = pack(template.service)
+    users = template.tables.get(service.users_table) or [{}]
+    return str(users[0].get(service.primary_key(service.users_table)[0]) or "")

@@ -1,7 +1,7 @@
 """Templates: AgentDiff seed files (`{table: [row, ...]}`) that environments start from.
 
-Built-in templates ship in mock_services/templates/; users add their own under
-$DETOUR_HOME/templates/ (for instance from an environment's current state).
+Built-in templates ship with their service pack (mock_services/<service>/templates/); users
+add their own under $DETOUR_HOME/templates/ (for instance from an environment's current state).
 """
 
 from __future__ import annotations
@@ -12,12 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from detour.paths import StatePaths
-from detour.services import Service
+from detour_core.paths import StatePaths
+from detour_core.services import pack, signature_tables, template_folders
 from mock_services.errors import InvalidTemplate, UnknownTemplate
-from mock_services.tables import SIGNATURE_TABLES, primary_key
-
-BUILTIN_DIR = Path(__file__).parent / "templates"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 Rows = dict[str, list[dict]]
@@ -26,13 +23,13 @@ Rows = dict[str, list[dict]]
 @dataclass(frozen=True)
 class Template:
     name: str
-    service: Service
+    service: str
     tables: Rows
     digest: str = ""  # of the file's text: a database may keep one copy per content to clone
 
 
 def _search_path(state: StatePaths) -> list[Path]:
-    return [state.templates_dir, BUILTIN_DIR]
+    return [state.templates_dir, *template_folders()]
 
 
 def template_names(state: StatePaths) -> list[str]:
@@ -63,21 +60,21 @@ def parse_template(name: str, text: str) -> Template:
         raise InvalidTemplate(f"template {name!r} must be an object of table name -> list of rows")
     service = _infer_service(name, tables)
     for table, rows in tables.items():
-        key = primary_key(service, table)
+        key = pack(service).primary_key(table)
         if any(not all(col in row for col in key) for row in rows):
             raise InvalidTemplate(f"template {name!r}: every row of {table!r} needs {', '.join(key)}")
     return Template(name, service, tables, hashlib.sha256(text.encode()).hexdigest())
 
 
-def _infer_service(name: str, tables: Rows) -> Service:
-    services = {SIGNATURE_TABLES[t] for t in tables if t in SIGNATURE_TABLES}
+def _infer_service(name: str, tables: Rows) -> str:
+    signatures = signature_tables()
+    services = {signatures[t] for t in tables if t in signatures}
     if len(services) != 1:
         raise InvalidTemplate(
             f"template {name!r}: cannot tell its service; it needs one of the tables "
-            f"{', '.join(sorted(SIGNATURE_TABLES))}, all of one service"
+            f"{', '.join(sorted(signatures))}, all of one service"
         )
     return services.pop()
-
 
 
 def save_template(state: StatePaths, name: str, tables: Rows) -> Path:
@@ -91,3 +88,11 @@ def save_template(state: StatePaths, name: str, tables: Rows) -> Path:
     path = state.templates_dir / f"{name}.json"
     path.write_text(json.dumps(tables, indent=2))
     return path
+
+
+def builtin_template_file(name: str) -> Path:
+    """Where a built-in template ships (in its pack's folder)."""
+    for folder in template_folders():
+        if (folder / f"{name}.json").is_file():
+            return folder / f"{name}.json"
+    raise UnknownTemplate(f"no built-in template {name!r}")

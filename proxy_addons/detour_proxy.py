@@ -10,7 +10,7 @@ a routed request is answered in this process when the replicas live here, and th
 records what the others decided.
 """
 
-from proxy_addons.audit_log import AuditLog
+from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.env_auth import EnvAuth
 from proxy_addons.policies import Policies
 from proxy_addons.replicas_in_process import InProcessReplicas
@@ -18,4 +18,4 @@ from proxy_addons.routing import Router
 from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
-addons = [SharedPorts(), EnvAuth(), Policies(), Router(), InProcessReplicas(), UpstreamGuard(), AuditLog()]
+addons = [SharedPorts(), EnvAuth(), Policies(), Router(), InProcessReplicas(), UpstreamGuard(), AuditRecorder()]

@@ -20,8 +20,8 @@ from pathlib import Path
 from mitmproxy import connection, ctx, exceptions, http
 from mitmproxy.addons.proxyauth import parse_http_basic_auth
 
-from detour.credentials import ENV_ID_PATTERN, check_secret
-from detour.services import CREDENTIALS_HEADER
+from detour_core.credentials import ENV_ID_PATTERN, check_secret
+from detour_core.services import CREDENTIALS_HEADER
 from proxy_addons.verdict import METADATA_KEY, Verdict, json_response
 
 ENV_KEY = "detour.env_id"
@@ -75,9 +75,9 @@ class EnvAuth:
         return env_id, check_secret(self.key, env_id, secret)
 
     def refuse(self, flow: http.HTTPFlow, env_id: str | None, reason: str) -> None:
-        flow.metadata[METADATA_KEY] = Verdict("unauthorized", env_id, flow.request.host,
-                                              flow.request.port, flow.request.scheme,
-                                              flow.request.path, reason=reason)
+        flow.metadata[METADATA_KEY] = Verdict(
+            decision="unauthorized", env_id=env_id, host=flow.request.host, port=flow.request.port,
+            scheme=flow.request.scheme, path=flow.request.path, reason=reason)
         if flow.client_conn.proxy_mode.type_name != "regular":
             flow.response = json_response(403, "unauthorized", {"error": "unauthorized", "reason": reason})
             return

@@ -1,6 +1,6 @@
 """Which network policy a flow falls under: the server's, plus its environment's own.
 
-Runs after EnvAuth (the environment is known) and before Router and AuditLog, which read the
+Runs after EnvAuth (the environment is known) and before Router and AuditRecorder, which read the
 result from `flow.metadata`. Policy files are read again when they change, so `detour env
 policy` takes effect on the next request.
 """
@@ -11,10 +11,10 @@ from pathlib import Path
 
 from mitmproxy import ctx, http
 
-from detour.policy import InvalidPolicy, Policy, load_policy
+from detour_core.policy import InvalidPolicy, Policy, load_policy
 from proxy_addons.env_auth import ENV_KEY
 
-POLICY_KEY = "detour.policy"
+POLICY_KEY = "detour_core.policy"
 
 
 class Policies:

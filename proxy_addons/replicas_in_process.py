@@ -27,12 +27,11 @@ def _load_app() -> Future:
 
     def load() -> None:
         try:
-            from mock_services.app import create_app
-            from mock_services.linear.router import schema
-            app = create_app()
+            from mock_services.app import create_replica_app, warm_up
+            app = create_replica_app()
             app.state.inline_calls = True  # see mock_services.deps.run_call
             loaded.set_result(app)
-            schema()  # ASGI lifespan does not run under mitmproxy: build Linear's schema as the server would
+            warm_up()  # ASGI lifespan does not run under mitmproxy: warm the packs up as the server would
         except BaseException as e:
             if not loaded.done():
                 loaded.set_exception(e)

@@ -13,11 +13,11 @@ import ipaddress
 
 from mitmproxy import ctx, exceptions, http, tcp
 
-from detour.services import (ORIGINAL_HOST_HEADER, SERVICE_PORTS, canonical_host, parse_replica_path,
-                             replica_path, service_for_host)
+from detour_core.services import (ORIGINAL_HOST_HEADER, SERVICE_PORTS, canonical_host, is_replicated_host,
+                                  parse_replica_path, replica_path, service_for)
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.policies import POLICY_KEY
-from proxy_addons.verdict import METADATA_KEY, PERMITTED, Verdict, json_response
+from proxy_addons.verdict import HOST_HEADER_KEY, METADATA_KEY, PERMITTED, Verdict, json_response
 
 
 def parse_address(spec: str) -> tuple[str, int]:
@@ -68,10 +68,10 @@ class Router:
         env_id = flow.metadata.get(ENV_KEY)
         names = host_names(flow)
         host = next(iter(names)) if len(names) == 1 else (flow.request.host or "")
-        verdict = Verdict("denied", env_id, host, flow.request.port, flow.request.scheme,
-                          flow.request.path)
+        verdict = Verdict(decision="denied", env_id=env_id, host=host, port=flow.request.port,
+                          scheme=flow.request.scheme, path=flow.request.path)
         flow.metadata[METADATA_KEY] = verdict
-        service = service_for_host(host) if len(names) == 1 else None
+        service = service_for(host, flow.request.path) if len(names) == 1 else None
         if len(names) > 1:
             verdict.reason = "host mismatch: " + ", ".join(sorted(names))
         elif not names:
@@ -79,6 +79,8 @@ class Router:
         elif service is None and env_id and self.allowed(flow, host):
             self.allow(flow, verdict, host)
             return
+        elif service is None and is_replicated_host(host):
+            verdict.reason = "path not served by a replica"
         elif service is None:
             verdict.reason = "host not allowed"
         elif flow.request.port not in SERVICE_PORTS:
@@ -98,10 +100,10 @@ class Router:
         parsed = parse_replica_path(flow.request.path)
         claimed = flow.request.headers.pop(ORIGINAL_HOST_HEADER, "").lower()
         service = parsed[1] if parsed else None
-        host = claimed if service and service_for_host(claimed) == service else (
+        host = claimed if service and service_for(claimed, parsed[2]) == service else (
             canonical_host(service) if service else flow.request.host_header or "")
-        verdict = Verdict("denied", env_id, host, 443, "https", parsed[2] if parsed else flow.request.path,
-                          service=service)
+        verdict = Verdict(decision="denied", env_id=env_id, host=host, port=443, scheme="https",
+                          path=parsed[2] if parsed else flow.request.path, service=service)
         flow.metadata[METADATA_KEY] = verdict
         if parsed is None:
             verdict.reason = "not a replica path"
@@ -128,7 +130,7 @@ class Router:
     def route(self, flow: http.HTTPFlow, verdict: Verdict, service: str, env_id: str) -> None:
         assert self.replica is not None
         verdict.decision, verdict.service = "routed", service
-        verdict.host_header = flow.request.host_header
+        flow.metadata[HOST_HEADER_KEY] = flow.request.host_header
         flow.request.scheme = "http"
         flow.request.host, flow.request.port = self.replica
         flow.request.path = replica_path(env_id, service, flow.request.path)
@@ -136,6 +138,6 @@ class Router:
     def tcp_start(self, flow: tcp.TCPFlow) -> None:
         """Non-HTTP bytes inside a tunnel have no host to check: refuse them."""
         address = flow.server_conn.address or ("", 0)
-        flow.metadata[METADATA_KEY] = Verdict("denied", None, address[0], address[1], "tcp", "",
-                                              reason="non-HTTP traffic")
+        flow.metadata[METADATA_KEY] = Verdict(decision="denied", host=address[0], port=address[1],
+                                              scheme="tcp", path="", reason="non-HTTP traffic")
         flow.kill()

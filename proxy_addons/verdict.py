@@ -1,32 +1,25 @@
-"""What the addons decided about a flow, kept in `flow.metadata` for the audit log."""
+"""What the addons decided about a flow, kept in `flow.metadata` for the audit recorder.
+
+The decision itself is detour_core.audit's `Verdict`, the same model the record carries.
+"""
 
 from __future__ import annotations
 
 import json
 import weakref
-from dataclasses import dataclass
 
 from mitmproxy import connection, http
 
-from detour.audit import Decision
+from detour_core.audit import Decision, Verdict
 
 METADATA_KEY = "detour"
+# The Host header as the client sent it, where routing pointed the request at a replica since.
+HOST_HEADER_KEY = "detour_host_header"
 # Routing's pass-through decisions, per client connection: the upstream guard lets exactly
 # these addresses through (besides the replica). The one state two addons share.
 PERMITTED: weakref.WeakKeyDictionary[connection.Client, set[tuple[str, int]]] = weakref.WeakKeyDictionary()
 
-
-@dataclass
-class Verdict:
-    decision: Decision
-    env_id: str | None
-    host: str
-    port: int
-    scheme: str
-    path: str
-    service: str | None = None
-    reason: str | None = None
-    host_header: str | None = None  # as the client sent it, before routing pointed the request at a replica
+__all__ = ["HOST_HEADER_KEY", "METADATA_KEY", "PERMITTED", "Verdict", "json_response"]
 
 
 def json_response(status: int, decision: Decision, body: dict, **headers: str) -> http.Response:

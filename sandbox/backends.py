@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from detour.errors import DetourError
-from detour.paths import StatePaths
+from detour_core.errors import DetourError
+from detour_core.paths import StatePaths
 from sandbox import namespace
 from sandbox.base import Sandbox
 from sandbox.process import ProcessSandbox

@@ -28,9 +28,9 @@ import docker.errors
 from docker.types import Ulimit
 from docker.utils.socket import frames_iter
 
-from detour.errors import DetourError
-from detour.paths import StatePaths
-from detour.services import SERVICE_HOSTS
+from detour_core.errors import DetourError
+from detour_core.paths import StatePaths
+from detour_core.services import replicated_hosts
 from sandbox import cgroups
 from sandbox.base import Execution, KilledReason, LimitsVia, Sandbox, SandboxSpec, TrustFiles
 from sandbox.environment import sandbox_environment
@@ -153,7 +153,7 @@ def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str, im
     disk = f"size={limits.disk_mb}m"
     return client.api.create_host_config(
         network_mode="none", read_only=True, init=True,
-        dns=[host_ip], dns_opt=["timeout:2", "attempts:2"], extra_hosts={host: host_ip for host in SERVICE_HOSTS},
+        dns=[host_ip], dns_opt=["timeout:2", "attempts:2"], extra_hosts={host: host_ip for host in replicated_hosts()},
         tmpfs={"/tmp": f"{disk},mode=1777"} | (
             {} if spec.workspace else {str(HOME): f"{disk},uid={AGENT_UID},gid={AGENT_UID},mode=0700"}),
         cap_drop=["ALL"], security_opt=["no-new-privileges"],

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from detour.services import CREDENTIALS_HEADER, ORIGINAL_HOST_HEADER, SERVICE_HOSTS
+from detour_core.services import CREDENTIALS_HEADER, ORIGINAL_HOST_HEADER, rewrite_table
 from sandbox.base import ProxyAccess, SandboxSpec, TrustFiles
 from sandbox.runtimes import Runtime
 
@@ -47,7 +47,7 @@ def rewrite_variables(access: ProxyAccess, gateway: str, runtime: Runtime) -> di
         "NODE_OPTIONS": f"--import {(runtime.preludes / 'node' / 'prelude.mjs').as_uri()}",
         "PATH": f"{runtime.preludes / 'bin'}{os.pathsep}{runtime.path}",
         "DETOUR_REWRITE_BASE": f"{gateway}/api/env/{access.env_id}/services",
-        "DETOUR_REWRITE_HOSTS": " ".join(f"{host}={service}" for host, service in SERVICE_HOSTS.items()),
+        "DETOUR_REWRITE_HOSTS": rewrite_table(),
         "DETOUR_REWRITE_HEADERS": f"{CREDENTIALS_HEADER}: {access.env_id}:{access.secret}",
         "DETOUR_ORIGINAL_HOST_HEADER": ORIGINAL_HOST_HEADER,
     }

@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from detour.errors import DetourError
+from detour_core.errors import DetourError
 
 
 @dataclass(frozen=True)

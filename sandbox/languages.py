@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from detour.errors import DetourError
+from detour_core.errors import DetourError
 from sandbox.runtimes import Runtime
 
 # suffix -> the runtime's interpreter ("python", "node"), or a system program

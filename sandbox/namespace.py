@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
-from detour.paths import StatePaths
-from detour.services import SERVICE_HOSTS
+from detour_core.paths import StatePaths
+from detour_core.services import replicated_hosts
 from sandbox import cgroups, host_packages
 from sandbox.base import Execution, Mode, ProxyAccess, Sandbox, SandboxSpec, TrustFiles
 from sandbox.environment import sandbox_environment
@@ -135,7 +135,7 @@ def _support_files(folder: Path, host_ip: str) -> dict[str, Path]:
     """resolv.conf, hosts and wgetrc as the sandbox sees them."""
     files = {
         "/etc/resolv.conf": f"nameserver {host_ip}\noptions timeout:2 attempts:2\n",
-        "/etc/hosts": f"127.0.0.1 localhost\n{host_ip} {' '.join(SERVICE_HOSTS)}\n",
+        "/etc/hosts": f"127.0.0.1 localhost\n{host_ip} {' '.join(replicated_hosts())}\n",
         str(INSIDE_TRUST.wgetrc): f"ca_certificate = {INSIDE_TRUST.bundle}\n",
     }
     paths = {}

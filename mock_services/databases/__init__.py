@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Any
 
-from detour.errors import DetourError
-from detour.paths import DATABASE_VARIABLE, StatePaths
+from detour_core.errors import DetourError
+from detour_core.paths import DATABASE_VARIABLE, StatePaths
 
 Row = tuple[str, str, str]  # (table, primary key as JSON, row as JSON)
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from detour.credentials import validate_env_id
+from detour_core.credentials import validate_env_id
 from mock_services.databases import Connection, Database, Row
 from mock_services.errors import EnvironmentNotFound
 

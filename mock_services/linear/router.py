@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from graphql import GraphQLSchema, build_ast_schema, parse
 
-from detour.credentials import InvalidEnvId
+from detour_core.credentials import InvalidEnvId
 from mock_services.deps import StoreDep, run_call
 from mock_services.errors import EnvironmentNotFound
 from mock_services.linear.context import LinearContext

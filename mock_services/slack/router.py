@@ -18,7 +18,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from detour.credentials import InvalidEnvId
+from detour_core.credentials import InvalidEnvId
 from mock_services.deps import StoreDep, run_call
 from mock_services.errors import EnvironmentNotFound
 from mock_services.request_budget import SPENT_KEY, spend

@@ -22,7 +22,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from detour.errors import DetourError
+from detour_core.errors import DetourError
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = "sandbox/images/Dockerfile"

@@ -1,8 +1,8 @@
 """N requests give N audit lines, and no secret reaches the log."""
 
 
-from detour.audit import AuditLog
-from detour.credentials import secret_for
+from detour_core.audit import AuditLog
+from detour_core.credentials import secret_for
 
 CODE = """
 import requests

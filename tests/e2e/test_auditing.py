@@ -16,10 +16,10 @@ import pytest
 import requests
 
 from certs.authority import CertificateAuthority
-from detour.audit import AuditLog
-from detour.credentials import secret_for
-from detour.paths import StatePaths
-from detour.policy import Policy, policy_file, save_policy
+from detour_core.audit import AuditLog
+from detour_core.credentials import secret_for
+from detour_core.paths import StatePaths
+from detour_core.policy import Policy, policy_file, save_policy
 from detour.stack import Stack
 from mock_services.store import EnvironmentStore
 from tests.conftest import BACKENDS, ISOLATING

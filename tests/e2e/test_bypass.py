@@ -199,8 +199,8 @@ def test_another_sandbox_and_another_environment_are_out_of_reach(live_stack, ba
     import threading
     import time
 
-    from detour.credentials import secret_for
-    from detour.paths import SANDBOX_ADDRESSES
+    from detour_core.credentials import secret_for
+    from detour_core.paths import SANDBOX_ADDRESSES
 
     first, second = make_env(), make_env()
     server = threading.Thread(target=run_ns, args=(live_stack, backend, first, "timeout 8 python3 -m http.server 9000", ".sh"))

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from detour.audit import AuditLog
-from detour.paths import StatePaths
+from detour_core.audit import AuditLog
+from detour_core.paths import StatePaths
 from detour.runner import run_in_environment
 from detour.stack import Stack
 from mock_services.store import EnvironmentStore

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from detour.paths import StatePaths
+from detour_core.paths import StatePaths
 from mock_services.store import EnvironmentStore
 from tests.e2e.netlab import canary, in_ns, namespace
 

@@ -11,7 +11,7 @@ import time
 import pytest
 import requests
 
-from detour.paths import StatePaths
+from detour_core.paths import StatePaths
 from detour.stack import Stack
 from mock_services.store import EnvironmentStore
 

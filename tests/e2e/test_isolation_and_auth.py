@@ -3,7 +3,7 @@
 from concurrent.futures import ThreadPoolExecutor
 import uuid
 
-from detour.credentials import secret_for
+from detour_core.credentials import secret_for
 
 
 def post_code(mark: str) -> str:

@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from detour.credentials import api_key
-from detour.paths import StatePaths
+from detour_core.credentials import api_key
+from detour_core.paths import StatePaths
 from detour.runner import run_in_environment
 from detour.stack import Stack
 from mock_services.store import EnvironmentStore

@@ -9,9 +9,9 @@ import psutil
 import pytest
 
 from certs.authority import CertificateAuthority
-from detour.audit import AuditLog
-from detour.credentials import secret_for
-from detour.paths import StatePaths
+from detour_core.audit import AuditLog
+from detour_core.credentials import secret_for
+from detour_core.paths import StatePaths
 from detour.stack import Stack, StackError
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentStore
@@ -78,7 +78,7 @@ def test_a_request_budget_holds_across_workers(two_workers):
 
 
 def test_a_stack_needs_a_worker(tmp_path):
-    from detour.errors import DetourError
+    from detour_core.errors import DetourError
     with pytest.raises(DetourError, match="at least one proxy worker"):
         Stack(StatePaths(tmp_path / "home").ensure(), workers=0)
 

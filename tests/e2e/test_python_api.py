@@ -8,7 +8,7 @@ import psutil
 import pytest
 
 import detour
-from detour.errors import DetourError
+from detour_core.errors import DetourError
 from sandbox import netns
 from tests.conftest import BACKENDS, needs_namespaces
 from tests.e2e.test_cli import Server

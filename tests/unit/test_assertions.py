@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from detour.assertions import InvalidAssertions, evaluate, load_spec, parse_spec
+from mock_services.assertions import InvalidAssertions, evaluate, load_spec, parse_spec
 from mock_services.store import StateDiff
 
 DIFF = StateDiff(
@@ -74,7 +74,7 @@ def test_unknown_predicate():
 
 
 def test_fields_of_related_rows_are_resolved(state):
-    from detour.assertions import evaluate_environment
+    from mock_services.assertions import evaluate_environment
     from mock_services.store import EnvironmentStore
     store = EnvironmentStore(state)
     env = store.create("slack_default").env_id

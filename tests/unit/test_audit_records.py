@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from detour.audit import AuditLog, AuditRecord, AuditWriter
-from detour.policy import InvalidPolicy, Policy, build_policy
-from detour.redaction import REDACTED, Redactor
+from detour_core.audit import AuditLog, AuditRecord, AuditWriter
+from detour_core.policy import InvalidPolicy, Policy, build_policy
+from detour_core.redaction import REDACTED, Redactor
 
 
 def record(env_id, n):

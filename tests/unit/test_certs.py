@@ -48,7 +48,7 @@ def test_rotate_replaces_the_ca_and_keeps_the_old_one(state):
 def test_concurrent_first_use_agrees_on_one_ca_and_one_signing_key(state):
     from concurrent.futures import ThreadPoolExecutor
 
-    from detour.credentials import load_or_create_key
+    from detour_core.credentials import load_or_create_key
 
     with ThreadPoolExecutor(8) as pool:
         certs = list(pool.map(lambda _: CertificateAuthority(state).ensure().cert.read_bytes(), range(8)))

@@ -5,7 +5,7 @@ attachments, reactions, favorites, search, the filter language, defaults and err
 import pytest
 from fastapi.testclient import TestClient
 
-from mock_services.app import create_app
+from detour.apps.server import create_app
 from mock_services.store import EnvironmentStore
 
 ENG, PROD = "ad608998-915c-4bad-bcd9-85ebfccccee8", "58c03c85-7b0c-466d-9a4c-120209fccb56"

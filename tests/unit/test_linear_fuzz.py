@@ -10,8 +10,8 @@ from graphql import (GraphQLEnumType, GraphQLInputObjectType, GraphQLInterfaceTy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from detour.paths import StatePaths
-from mock_services.app import create_app
+from detour_core.paths import StatePaths
+from detour.apps.server import create_app
 from mock_services.linear.limits import MAX_DEPTH
 from mock_services.linear.router import schema
 from mock_services.store import EnvironmentStore

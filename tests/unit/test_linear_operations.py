@@ -3,7 +3,7 @@
 import pytest
 from fastapi.testclient import TestClient
 
-from mock_services.app import create_app
+from detour.apps.server import create_app
 from mock_services.store import EnvironmentStore
 
 ENG = "ad608998-915c-4bad-bcd9-85ebfccccee8"

@@ -1,8 +1,8 @@
 import pytest
 from fastapi.testclient import TestClient
 
-from detour.credentials import api_key
-from mock_services.app import create_app
+from detour_core.credentials import api_key
+from detour.apps.server import create_app
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def test_an_expired_environment_is_refused_on_first_use(state, monkeypatch):
 
 
 def test_the_live_views_records_api(client, state):
-    from detour.audit import AuditRecord, AuditWriter
+    from detour_core.audit import AuditRecord, AuditWriter
     AuditWriter(state.audit_dir).write(AuditRecord(ts="2026-11-23T00:00:00.000Z", env_id="e1", client="c", mode="regular",
                                                    method="GET", scheme="https", host="slack.com", port=443, path="/a",
                                                    decision="routed", duration_ms=1, request_bytes=0, response_bytes=0))

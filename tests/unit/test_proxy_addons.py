@@ -8,9 +8,9 @@ from mitmproxy.addons.proxyauth import mkauth
 from mitmproxy.proxy import server_hooks
 from mitmproxy.test import taddons, tflow
 
-from detour.credentials import env_secret, load_or_create_key
+from detour_core.credentials import env_secret, load_or_create_key
 from proxy_addons import detour_proxy
-from proxy_addons.audit_log import AuditLog
+from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.env_auth import ENV_KEY, EnvAuth
 from proxy_addons.policies import Policies
 from proxy_addons.routing import Router
@@ -23,7 +23,7 @@ REPLICA = ("127.0.0.1", 8999)
 @pytest.fixture
 def addons(state):
     key = load_or_create_key(state.signing_key)
-    chain = [EnvAuth(), Policies(), Router(), UpstreamGuard(), AuditLog()]
+    chain = [EnvAuth(), Policies(), Router(), UpstreamGuard(), AuditRecorder()]
     with taddons.context(*chain) as tctx:
         tctx.options.update(detour_signing_key=str(state.signing_key),
                             detour_replica=f"{REPLICA[0]}:{REPLICA[1]}",
@@ -60,7 +60,7 @@ def authenticated(chain, key, env_id="env-a", **kwargs):
     return flow
 
 
-ORDER = ["SharedPorts", "EnvAuth", "Policies", "Router", "InProcessReplicas", "UpstreamGuard", "AuditLog"]
+ORDER = ["SharedPorts", "EnvAuth", "Policies", "Router", "InProcessReplicas", "UpstreamGuard", "AuditRecorder"]
 
 
 def test_shipped_script_loads_the_addons_in_order(state):

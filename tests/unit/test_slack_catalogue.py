@@ -7,7 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 from slack_sdk import WebClient
 
-from mock_services.app import create_app
+from detour.apps.server import create_app
 from mock_services.slack.catalogue import CATALOGUE, RETIRED_FAMILIES, UNSUPPORTED_FAMILIES
 from mock_services.slack.methods import METHODS
 from mock_services.store import EnvironmentStore
@@ -53,7 +53,7 @@ def test_state_rows_and_handlers_are_the_same_set():
 
 @pytest.fixture(scope="module")
 def answer(tmp_path_factory):
-    from detour.paths import StatePaths
+    from detour_core.paths import StatePaths
     state = StatePaths(tmp_path_factory.mktemp("home")).ensure()
     client = TestClient(create_app(state), raise_server_exceptions=False)
     env = EnvironmentStore(state).create("slack_default").env_id

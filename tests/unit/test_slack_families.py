@@ -6,8 +6,8 @@ from urllib.parse import urlparse
 import pytest
 from fastapi.testclient import TestClient
 
-from detour.credentials import api_key
-from mock_services.app import create_app
+from detour_core.credentials import api_key
+from detour.apps.server import create_app
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentStore
 

@@ -8,8 +8,8 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from detour.paths import StatePaths
-from mock_services.app import create_app
+from detour_core.paths import StatePaths
+from detour.apps.server import create_app
 from mock_services.slack.catalogue import CATALOGUE
 from mock_services.store import EnvironmentStore
 

@@ -3,7 +3,7 @@
 import pytest
 from fastapi.testclient import TestClient
 
-from mock_services.app import create_app
+from detour.apps.server import create_app
 from mock_services.store import EnvironmentStore
 
 AUTH = {"Authorization": "Bearer xoxb-test"}

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from detour.credentials import InvalidEnvId
+from detour_core.credentials import InvalidEnvId
 from mock_services.errors import EnvironmentExists, EnvironmentNotFound, InvalidTemplate, UnknownTemplate
 from mock_services.store import EnvironmentStore
 from mock_services.templates import parse_template
@@ -123,8 +123,8 @@ def test_malformed_templates_are_rejected(text, message):
 @pytest.mark.parametrize("name", ["slack_default", "slack_bench_default", "slack_bench_v2",
                                   "linear_default", "linear_expanded"])
 def test_every_agentdiff_seed_is_a_template_row_for_row(store, name):
-    from mock_services.templates import BUILTIN_DIR
-    seed = json.loads((BUILTIN_DIR / f"{name}.json").read_text())
+    from mock_services.templates import builtin_template_file
+    seed = json.loads(builtin_template_file(name).read_text())
     env = store.create(name).env_id
     with store.open(env) as state:
         for table, rows in seed.items():

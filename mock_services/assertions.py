@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from detour.errors import DetourError
+from detour_core.errors import DetourError
 from mock_services.store import EnvironmentStore, Row, StateDiff
 
 

@@ -15,13 +15,13 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from detour.assertions import evaluate, parse_spec
-from detour.errors import DetourError
-from mock_services.agentdiff import models as m
-from mock_services.agentdiff.library import Library, now, template_id, template_name
+from mock_services.assertions import evaluate, parse_spec
+from detour_core.errors import DetourError
+from detour.apps.agentdiff import models as m
+from detour.apps.agentdiff.library import Library, now, template_id, template_name
 from mock_services.deps import StoreDep
 from mock_services.store import EnvironmentStore
-from mock_services.tables import primary_key
+from detour_core.services import pack
 from mock_services.templates import Template, load_template, save_template, template_names
 
 router = APIRouter(prefix="/api/platform", tags=["agentdiff"])
@@ -50,8 +50,9 @@ def seed_for(body: m.InitEnv, lib: Library) -> tuple[str, str | None]:
 
 
 def user_by_email(template: Template, email: str) -> str:
-    key = primary_key(template.service, "users")[0]
-    for user in template.tables.get("users", []):
+    service = pack(template.service)
+    key = service.primary_key(service.users_table)[0]
+    for user in template.tables.get(service.users_table, []):
         if str(user.get("email", "")).lower() == email.lower():
             return user[key]
     raise NotSupported(f"no user with email {email!r} in template {template.name!r}")

@@ -16,8 +16,9 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from pydantic import BaseModel
 
-from detour.audit import AuditLog, AuditRecord
-from mock_services.deps import KEY_COOKIE, StoreDep
+from detour_core.audit import AuditLog, AuditRecord
+from detour.apps.auth import KEY_COOKIE
+from mock_services.deps import StoreDep
 
 PAGE = Path(__file__).with_name("index.html")
 page_router = APIRouter(tags=["live view"])

@@ -11,8 +11,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from detour.paths import StatePaths
-from mock_services.agentdiff.models import Run, Suite, Test, TestItem
+from detour_core.paths import StatePaths
+from detour.apps.agentdiff.models import Run, Suite, Test, TestItem
 from mock_services.errors import EnvironmentNotFound, UnknownTemplate
 from mock_services.templates import template_names
 

@@ -16,10 +16,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from detour.credentials import validate_env_id
-from detour.errors import DetourError
-from detour.paths import StatePaths
-from detour.services import SERVICE_HOSTS, service_for_host
+from detour_core.credentials import validate_env_id
+from detour_core.errors import DetourError
+from detour_core.paths import StatePaths
+from detour_core.services import is_replicated_host, replicated_hosts
 
 Capture = Literal["off", "headers", "bodies"]
 CAPTURE_ORDER: tuple[Capture, ...] = ("off", "headers", "bodies")
@@ -42,7 +42,7 @@ def check_host_pattern(pattern: str) -> str:
         pass
     else:
         raise ValueError(f"{pattern!r} is an IP address: only host names may be allowed")
-    covered = [h for h in SERVICE_HOSTS if h == bare or (name.startswith("*.") and h.endswith("." + bare))]
+    covered = [h for h in replicated_hosts() if h == bare or (name.startswith("*.") and h.endswith("." + bare))]
     if covered:
         raise ValueError(f"{pattern!r} covers {', '.join(covered)}, which detour's replicas serve: "
                          "it can never be passed through")
@@ -80,7 +80,7 @@ class Policy(BaseModel):
 
     def allows(self, host: str, port: int) -> bool:
         host = host.lower().rstrip(".")
-        if port not in ALLOWED_PORTS or service_for_host(host):
+        if port not in ALLOWED_PORTS or is_replicated_host(host):
             return False
         return any(host == p or (p.startswith("*.") and host.endswith(p[1:])) for p in self.allow)
 

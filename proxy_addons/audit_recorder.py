@@ -17,12 +17,12 @@ from pathlib import Path
 
 from mitmproxy import connection, ctx, exceptions, http, tcp, tls
 
-from detour.audit import AuditRecord, AuditWriter, Message, iso
-from detour.policy import Policy
-from detour.redaction import Redactor
+from detour_core.audit import AuditRecord, AuditWriter, Message, iso
+from detour_core.policy import Policy
+from detour_core.redaction import Redactor
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.policies import POLICY_KEY
-from proxy_addons.verdict import METADATA_KEY, Verdict
+from proxy_addons.verdict import HOST_HEADER_KEY, METADATA_KEY, Verdict
 
 # mitmproxy's listener names, as detour's users know them.
 MODES = {"reverse": "rewrite"}
@@ -71,7 +71,7 @@ def message(part: http.Message, policy: Policy, redactor: Redactor, host: str | 
     return Message(headers=headers, body=body, encoding=encoding, size=len(raw), truncated=truncated)
 
 
-class AuditLog:
+class AuditRecorder:
     def __init__(self) -> None:
         self.writer: AuditWriter | None = None
         self.connections: weakref.WeakKeyDictionary[connection.Client, Connection] = weakref.WeakKeyDictionary()
@@ -111,24 +111,23 @@ class AuditLog:
     def log_http(self, flow: http.HTTPFlow) -> None:
         verdict = flow.metadata.get(METADATA_KEY)
         if verdict is None:  # failed before routing decided anything
-            verdict = Verdict("denied", flow.metadata.get(ENV_KEY), flow.request.pretty_host,
-                              flow.request.port, flow.request.scheme, flow.request.path,
+            verdict = Verdict(decision="denied", env_id=flow.metadata.get(ENV_KEY), host=flow.request.pretty_host,
+                              port=flow.request.port, scheme=flow.request.scheme, path=flow.request.path,
                               reason=str(flow.error) if flow.error else "undecided")
         policy: Policy = flow.metadata.get(POLICY_KEY) or Policy()
         redactor = self.redactor(policy)
         response = flow.response
         captured = policy.capture != "off"
         self.write(flow.client_conn, AuditRecord(
-            ts=iso(flow.request.timestamp_start), env_id=verdict.env_id, client=_client(flow.client_conn),
-            mode=_mode(flow.client_conn), method=flow.request.method, scheme=verdict.scheme,
-            host=verdict.host, port=verdict.port, path=redactor.path(verdict.path),
-            decision=verdict.decision, reason=verdict.reason, service=verdict.service,
+            **(verdict.model_dump() | {"path": redactor.path(verdict.path)}),
+            ts=iso(flow.request.timestamp_start), client=_client(flow.client_conn),
+            mode=_mode(flow.client_conn), method=flow.request.method,
             status=response.status_code if response else None,
             duration_ms=round((time.time() - flow.request.timestamp_start) * 1000, 2),
             request_bytes=len(flow.request.raw_content or b""),
             response_bytes=len(response.raw_content or b"") if response else 0,
             http_version=flow.request.http_version,
-            request=message(flow.request, policy, redactor, verdict.host_header) if captured else None,
+            request=message(flow.request, policy, redactor, flow.metadata.get(HOST_HEADER_KEY)) if captured else None,
             response=message(response, policy, redactor) if captured and response else None))
 
     def http_connect(self, flow: http.HTTPFlow) -> None:
@@ -153,11 +152,9 @@ class AuditLog:
         verdict = flow.metadata.get(METADATA_KEY)
         if verdict is not None:
             self.write(flow.client_conn, AuditRecord(
-                ts=iso(flow.timestamp_created), env_id=verdict.env_id or self._env_of(flow.client_conn),
-                client=_client(flow.client_conn),
-                mode=_mode(flow.client_conn), method="TCP", scheme=verdict.scheme, host=verdict.host,
-                port=verdict.port, path="", decision=verdict.decision, reason=verdict.reason,
-                duration_ms=0, request_bytes=0, response_bytes=0))
+                **(verdict.model_dump() | {"env_id": verdict.env_id or self._env_of(flow.client_conn)}),
+                ts=iso(flow.timestamp_created), client=_client(flow.client_conn),
+                mode=_mode(flow.client_conn), method="TCP", duration_ms=0, request_bytes=0, response_bytes=0))
 
     # Connections
 
@@ -180,10 +177,11 @@ class AuditLog:
             method, reason = "-", "connection without a request (the proxy's protocol layer rejected it, or none came)"
         if note.tls_error:
             reason = f"TLS: {note.tls_error}"
+        verdict = Verdict(decision="denied", env_id=env_id, host=host, port=port, path="", reason=reason,
+                          scheme="tls" if client.tls or note.tls_error else "tcp")
         self.write(client, AuditRecord(
-            ts=iso(note.started), env_id=env_id, client=_client(client), mode=_mode(client), method=method,
-            scheme="tls" if client.tls or note.tls_error else "tcp", host=host, port=port, path="",
-            decision="denied", reason=reason, duration_ms=round((time.time() - note.started) * 1000, 2),
+            **verdict.model_dump(), ts=iso(note.started), client=_client(client), mode=_mode(client),
+            method=method, duration_ms=round((time.time() - note.started) * 1000, 2),
             request_bytes=0, response_bytes=0))
 
     def _env_of(self, client: connection.Client) -> str | None:

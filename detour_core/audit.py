@@ -41,20 +41,28 @@ class Message(BaseModel):
     truncated: bool = False
 
 
-class AuditRecord(BaseModel):
+class Verdict(BaseModel):
+    """What the proxy decided about a request (or a connection): the addons fill it in as they
+    decide, and it becomes the decision part of the request's record, field for field."""
+
+    decision: Decision
+    env_id: str | None = None
+    host: str
+    port: int
+    scheme: str
+    path: str
+    service: str | None = None
+    reason: str | None = None
+
+
+class AuditRecord(Verdict):
+    """A verdict with what happened around it: who asked, how, and what came back."""
+
     id: str = ""
     ts: str                     # when the request (or the connection) began
-    env_id: str | None = None
     client: str
     mode: str
     method: str                 # "-" for a connection without a request
-    scheme: str
-    host: str
-    port: int
-    path: str
-    decision: Decision
-    reason: str | None = None
-    service: str | None = None
     status: int | None = None
     duration_ms: float
     request_bytes: int

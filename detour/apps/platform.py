@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Body
 from pydantic import BaseModel
 
-from detour.errors import DetourError
 from mock_services.deps import StoreDep
-from mock_services.errors import EnvironmentExists, EnvironmentNotFound
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, StateDiff
 
@@ -30,15 +27,6 @@ class EnvironmentCreate(BaseModel):
 class EnvironmentsPublic(BaseModel):
     data: list[EnvironmentInfo]
     count: int
-
-
-ERROR_STATUS: dict[type[DetourError], int] = {EnvironmentNotFound: 404, EnvironmentExists: 409}
-
-
-async def detour_error_handler(_: Request, error: DetourError) -> JSONResponse:
-    """The one place the environment layer's errors become HTTP errors (400 unless listed)."""
-    status = next((ERROR_STATUS[kind] for kind in type(error).__mro__ if kind in ERROR_STATUS), 400)
-    return JSONResponse({"detail": str(error)}, status_code=status)
 
 
 @health_router.get("/health")

@@ -65,7 +65,7 @@ class StatePaths:
 
     @property
     def audit_dir(self) -> Path:
-        """A folder per environment of audit records (detour.audit)."""
+        """A folder per environment of audit records (detour_core.audit)."""
         return self.home / "audit"
 
     @property
@@ -75,7 +75,7 @@ class StatePaths:
 
     @property
     def policies_dir(self) -> Path:
-        """An environment's network policy, <env_id>.json (detour.policy); server.json for all."""
+        """An environment's network policy, <env_id>.json (detour_core.policy); server.json for all."""
         return self.home / "policies"
 
     @property

@@ -13,8 +13,8 @@ import re
 import secrets
 from pathlib import Path
 
-from detour.errors import DetourError
-from detour.paths import StatePaths
+from detour_core.errors import DetourError
+from detour_core.paths import StatePaths
 
 ENV_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
 

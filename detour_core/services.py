@@ -1,0 +1,165 @@
+"""The service registry: which replicated services detour has, and which real hosts (and
+paths) land in each. The proxy routes with it, the rewrite preludes rewrite with it, the
+store seeds and diffs with it, and the faces list it; none of them names a service.
+
+A service is a pack: a package under mock_services/ whose `pack.py` holds one `ServicePack`.
+A descriptor is facts only (names, hosts, tables; its router by dotted name), so this floor
+can load it without pulling in a replica. Adding a service is a package and one line of
+`PACK_MODULES`. Packs that live outside detour's tree (a user's, or a test's) are named in
+`DETOUR_SERVICE_PACKS` (module names, comma-separated), read by every process of a stack.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from detour_core.errors import DetourError
+
+PACK_MODULES: tuple[str, ...] = (
+    "mock_services.slack.pack",
+    "mock_services.linear.pack",
+)
+EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"
+
+# Rewrite mode's contract between the preludes and the gateway: who is calling, and which
+# real host the rewritten URL stood for (for the audit log only; never trusted for routing).
+CREDENTIALS_HEADER = "X-Detour-Credentials"
+ORIGINAL_HOST_HEADER = "X-Detour-Original-Host"
+
+# Ports a replicated host is served on; anything else on such a host is denied.
+SERVICE_PORTS: frozenset[int] = frozenset({80, 443})
+
+DEFAULT_KEY = ("id",)
+
+
+class InvalidServicePack(DetourError):
+    pass
+
+
+@dataclass(frozen=True)
+class ServicePack:
+    """One replicated service, as every floor needs to know it."""
+
+    name: str                              # AgentDiff's service name: `.../services/{name}/...`
+    hosts: tuple[str, ...]                 # "host", or "host/path/prefix" where only those paths land here
+    router: str                            # "module:attribute" of its FastAPI router
+    templates: Path                        # the folder of its built-in templates (AgentDiff seeds)
+    signature_tables: tuple[str, ...]      # tables only this service's templates have
+    primary_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # where the key is not `id`
+    users_table: str = "users"             # whose first row acts when nobody is named
+    spec: str = ""                         # where its API surface comes from (the vendor's description)
+    warm_up: str | None = None             # "module:function" a server runs at start, in the background
+
+    def primary_key(self, table: str) -> tuple[str, ...]:
+        return self.primary_keys.get(table, DEFAULT_KEY)
+
+    def host_routes(self) -> list[tuple[str, str]]:
+        """(host, path prefix) pairs; a bare host serves every path."""
+        pairs = []
+        for entry in self.hosts:
+            host, slash, prefix = entry.partition("/")
+            pairs.append((host.lower(), slash + prefix if slash else "/"))
+        return pairs
+
+
+def _load(module: str) -> ServicePack:
+    try:
+        pack = importlib.import_module(module).PACK
+    except (ImportError, AttributeError) as e:
+        raise InvalidServicePack(f"service pack {module!r} cannot be loaded: {e}") from None
+    if not isinstance(pack, ServicePack):
+        raise InvalidServicePack(f"{module}.PACK is not a ServicePack")
+    return pack
+
+
+@cache
+def _packs(extra: str) -> tuple[ServicePack, ...]:
+    modules = [*PACK_MODULES, *(m.strip() for m in extra.split(",") if m.strip())]
+    packs = tuple(_load(m) for m in modules)
+    names = [p.name for p in packs]
+    if len(set(names)) != len(names):
+        raise InvalidServicePack(f"two service packs share a name: {names}")
+    return packs
+
+
+def packs() -> tuple[ServicePack, ...]:
+    """Every registered pack: detour's own, then the ones `DETOUR_SERVICE_PACKS` names."""
+    return _packs(os.environ.get(EXTRA_PACKS_VARIABLE, ""))
+
+
+def pack(name: str) -> ServicePack:
+    for candidate in packs():
+        if candidate.name == name:
+            return candidate
+    raise InvalidServicePack(f"no service pack {name!r}; known: {', '.join(service_names())}")
+
+
+def service_names() -> list[str]:
+    return [p.name for p in packs()]
+
+
+def replicated_hosts() -> list[str]:
+    """Every host any pack serves (some only on some paths)."""
+    return sorted({host for p in packs() for host, _ in p.host_routes()})
+
+
+def service_for(host: str, path: str = "/") -> str | None:
+    """The service a request to host+path lands in: the longest matching prefix wins."""
+    host = host.lower().rstrip(".")
+    path = path.split("?", 1)[0] or "/"
+    best: tuple[int, str] | None = None
+    for p in packs():
+        for route_host, prefix in p.host_routes():
+            if route_host == host and path.startswith(prefix) and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), p.name)
+    return best[1] if best else None
+
+
+def is_replicated_host(host: str) -> bool:
+    return host.lower().rstrip(".") in replicated_hosts()
+
+
+def rewrite_table() -> str:
+    """The preludes' map, `host[/prefix]=service` separated by spaces (rewrite mode)."""
+    return " ".join(f"{host}{'' if prefix == '/' else prefix}={p.name}"
+                    for p in packs() for host, prefix in p.host_routes())
+
+
+def replica_path(env_id: str, service: str, path: str) -> str:
+    """AgentDiff's URL shape: the real API path below the environment's service prefix.
+
+    https://slack.com/api/chat.postMessage -> /api/env/E/services/slack/api/chat.postMessage
+    https://api.linear.app/graphql        -> /api/env/E/services/linear/graphql
+    """
+    return f"/api/env/{env_id}/services/{service}{path if path.startswith('/') else '/' + path}"
+
+
+def canonical_host(service: str) -> str:
+    """The first host of `service`: how logs name it when only the service is known."""
+    return pack(service).host_routes()[0][0]
+
+
+def parse_replica_path(path: str) -> tuple[str, str, str] | None:
+    """Inverse of replica_path: (env_id, service, real API path), or None if not that shape."""
+    parts = path.split("/", 6)
+    if len(parts) < 6 or parts[:3] != ["", "api", "env"] or parts[4] != "services":
+        return None
+    service = parts[5].split("?", 1)[0]
+    if service not in service_names():
+        return None
+    rest = path[len(f"/api/env/{parts[3]}/services/{service}"):]
+    return parts[3], service, rest if rest.startswith("/") else "/" + rest
+
+
+def signature_tables() -> dict[str, str]:
+    """Table -> service, for tables that tell a template's service apart."""
+    return {table: p.name for p in packs() for table in p.signature_tables}
+
+
+def template_folders() -> list[Path]:
+    return [p.templates for p in packs()]

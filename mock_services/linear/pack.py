@@ -1,0 +1,16 @@
+"""The Linear replica's descriptor: what the rest of detour knows of it (see detour_core.services)."""
+
+from pathlib import Path
+
+from detour_core.services import ServicePack
+
+PACK = ServicePack(
+    name="linear",
+    hosts=("api.linear.app",),
+    router="mock_services.linear.router:router",
+    templates=Path(__file__).parent / "templates",
+    signature_tables=("issues", "workflow_states", "organizations"),
+    primary_keys={"issue_label_issue_association": ("issue_id", "issue_label_id")},
+    spec="@linear/sdk's type declarations (schema/generate.py writes schema/linear.graphql)",
+    warm_up="mock_services.linear.router:schema",  # the whole schema: about half a second
+)

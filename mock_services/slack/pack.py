@@ -1,0 +1,35 @@
+"""The Slack replica's descriptor: what the rest of detour knows of it (see detour_core.services)."""
+
+from pathlib import Path
+
+from detour_core.services import ServicePack
+
+PACK = ServicePack(
+    name="slack",
+    hosts=("slack.com", "api.slack.com",
+           "files.slack.com"),  # upload URLs of files.getUploadURLExternal, files' url_private
+    router="mock_services.slack.router:router",
+    templates=Path(__file__).parent / "templates",
+    signature_tables=("messages", "channels"),
+    primary_keys={
+        "teams": ("team_id",),
+        "users": ("user_id",),
+        "channels": ("channel_id",),
+        "user_teams": ("user_id", "team_id"),
+        "channel_members": ("channel_id", "user_id"),
+        "messages": ("message_id",),
+        "message_reactions": ("message_id", "user_id", "reaction_type"),
+        "scheduled_messages": ("scheduled_message_id",),
+        "pins": ("channel_id", "message_id"),
+        "bookmarks": ("bookmark_id",),
+        "stars": ("user_id", "item_key"),
+        "reminders": ("reminder_id",),
+        "user_groups": ("usergroup_id",),
+        "user_group_members": ("usergroup_id", "user_id"),
+        "files": ("file_id",),
+        "file_contents": ("file_id",),
+        "revoked_tokens": ("token_sha256",),
+        "emoji": ("name",),
+    },
+    spec="slack_sdk's WebClient methods (catalogue.py holds one row per method)",
+)
