@@ -265,7 +265,7 @@ def bench_diff_after_changes(store: EnvironmentStore) -> None:
 
 def bench_detour_run(state: StatePaths, env_id: str, running: bool) -> None:
     """Wall time of the `detour run` command. With a stack running, a plain run is one request
-    to it (detour.quick_run); without one, the CLI starts an embedded stack."""
+    to it (detour.console); without one, the CLI starts an embedded stack."""
     with tempfile.TemporaryDirectory(prefix="detour-bench-run-") as folder:
         script = Path(folder, "trivial.py")  # outside $DETOUR_HOME, which sandboxes never see
         script.write_text("print('ok')\n")

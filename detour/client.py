@@ -1,9 +1,10 @@
-"""detour from Python: a long-lived client over one stack.
+"""detour from Python: a long-lived client over one stack, and the one place that sets up a
+run (store, backend, stack). The CLI's commands are a few lines over it.
 
-The CLI starts a stack per command unless `detour serve` runs; a program that runs agent code
-thousands of times (an evaluation loop, RL rollouts) keeps one `Client`, which uses the running
-stack or starts its own once and stops it on `close()`. Sandboxes are made once per backend and
-runtime, so an interpreter is probed once per client, not once per run.
+A program that runs agent code thousands of times (an evaluation loop, RL rollouts) keeps one
+`Client`, which uses the running stack or starts its own once and stops it on `close()`; a CLI
+command is a client for one command. Sandboxes are made once per backend and runtime, so an
+interpreter is probed once per client, not once per run.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -22,9 +24,12 @@ from detour.compare import Comparison, compare
 from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
+from detour_core.policy import Policy, policy_file, save_policy
+from detour.run_options import DEFAULT_TEMPLATE
 from detour.runner import RunResult, run_in_environment
-from detour.stack import Stack, StackInfo, running_stack
+from detour.stack import PARTS, Part, Stack, StackInfo, running_stack
 from detour.suite import SuiteReport, run_suite
+from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, EnvironmentStore, StateDiff
 from mock_services.templates import save_template, template_names
 from sandbox.backends import Backend, open_backend
@@ -42,9 +47,15 @@ class Environments:
         self.state = state
         self.store = EnvironmentStore(state)
 
-    def create(self, template: str = "slack_default", env_id: str | None = None,
-               acting_user: str | None = None, ttl_s: float | None = None) -> EnvironmentInfo:
-        return self.store.create(template, env_id=env_id, acting_user=acting_user, ttl_s=ttl_s)
+    def create(self, template: str = DEFAULT_TEMPLATE, env_id: str | None = None,
+               acting_user: str | None = None, ttl_s: float | None = None,
+               request_budget: RequestBudget | None = None, policy: Policy | None = None) -> EnvironmentInfo:
+        """`policy`: the environment's own network policy, beside the server's."""
+        info = self.store.create(template, env_id=env_id, acting_user=acting_user, ttl_s=ttl_s,
+                                 request_budget=request_budget)
+        if policy is not None and policy != Policy():
+            save_policy(policy_file(self.state, info.env_id), policy)
+        return info
 
     def get(self, env_id: str) -> EnvironmentInfo:
         return self.store.get(env_id)
@@ -68,8 +79,11 @@ class Client:
 
     def __init__(self, home: str | os.PathLike | None = None, backend: Backend = "auto",
                  python: str | os.PathLike | None = None, node_modules: str | os.PathLike | None = None,
-                 image: str | None = None, stack: StackInfo | None = None) -> None:
-        """`stack`: one started elsewhere (its StackInfo) instead of `detour serve`'s or the client's own."""
+                 image: str | None = None, stack: StackInfo | None = None,
+                 own_stack: tuple[Part, ...] = PARTS) -> None:
+        """`stack`: one started elsewhere (its StackInfo) instead of `detour serve`'s or the client's
+        own; `own_stack`: the parts of the one it starts when there is neither (the CLI's runs
+        need the proxy alone)."""
         self.state = (StatePaths(Path(home).resolve()) if home else StatePaths.default()).ensure()
         self.backend = backend
         self.runtime = RuntimeChoice(python=Path(python) if python else None,
@@ -77,6 +91,7 @@ class Client:
         self.environments = Environments(self.state)
         self._stack: Stack | None = None
         self._info = stack
+        self._own_parts = own_stack
         self._sandboxes: dict[tuple[Backend, RuntimeChoice], Sandbox] = {}
 
     def templates(self) -> list[str]:
@@ -88,7 +103,7 @@ class Client:
         if self._info is None:
             self._info = running_stack(self.state)
         if self._info is None:
-            self._stack = Stack(self.state)
+            self._stack = Stack(self.state, parts=self._own_parts)
             self._info = self._stack.start()
         return self._info
 
@@ -104,7 +119,7 @@ class Client:
         return self.environments.get(env).env_id if env else self.environments.create(template).env_id
 
     def run(self, code_or_file: str | os.PathLike, language: Language = "python", env: str | None = None,
-            template: str = "slack_default", backend: Backend | None = None, mode: Mode = "proxy",
+            template: str = DEFAULT_TEMPLATE, backend: Backend | None = None, mode: Mode = "proxy",
             limits: Limits | None = None, workspace: str | os.PathLike | None = None,
             filename: str | None = None) -> RunResult:
         """A path is a program file (its suffix says its language); a string is code in
@@ -112,11 +127,18 @@ class Client:
         with _program(code_or_file, language, filename) as program:
             sandbox = self.sandbox(backend, (str(program),) if isinstance(code_or_file, os.PathLike) else ())
             argv = command_for(program, sandbox.runtime)  # refuse an unknown file type before making anything
-            return run_in_environment(self.state, self.stack, self._environment(env, template), sandbox, argv,
-                                      program=program, limits=limits, mode=mode,
-                                      workspace=Path(workspace) if workspace else None)
+            env_id = self._environment(env, template)
+            return run_in_environment(self.state, self.stack, env_id, sandbox, argv, program=program, limits=limits,
+                                      mode=mode, workspace=Path(workspace) if workspace else None)
 
-    def compare(self, file: str | os.PathLike, template: str = "slack_default",
+    def run_command(self, argv: list[str], env: str | None = None, template: str = DEFAULT_TEMPLATE,
+                    backend: Backend | None = None, mode: Mode = "proxy", limits: Limits | None = None) -> RunResult:
+        """A command line (`detour run -- CMD ARGS`): files it names are shown read-only where they are."""
+        sandbox = self.sandbox(backend, tuple(argv))
+        env_id = self._environment(env, template)
+        return run_in_environment(self.state, self.stack, env_id, sandbox, argv, limits=limits, mode=mode)
+
+    def compare(self, file: str | os.PathLike, template: str = DEFAULT_TEMPLATE,
                 backend: Backend | None = None) -> Comparison:
         """Proxy mode against rewrite mode, as `detour compare`."""
         program = Path(os.path.abspath(file))
@@ -130,12 +152,13 @@ class Client:
         return evaluate_environment(spec, self.environments.store, env)
 
     def run_suite(self, suite: str | os.PathLike, agent: list[str], backend: Backend | None = None,
-                  mode: Mode = "proxy", test: str | None = None, limits: Limits | None = None) -> SuiteReport:
+                  mode: Mode = "proxy", test: str | None = None, limits: Limits | None = None,
+                  progress: Callable[[object], None] | None = None) -> SuiteReport:
         argv = [os.path.abspath(word) if os.path.isfile(word) else word for word in agent]
         return run_suite(self.state, self.stack, self.sandbox(backend, tuple(argv)), Path(suite), argv,
-                         mode=mode, only=test, limits=limits)
+                         mode=mode, only=test, limits=limits, progress=progress or (lambda _: None))
 
-    def executor(self, language: Language = "python", env: str | None = None, template: str = "slack_default",
+    def executor(self, language: Language = "python", env: str | None = None, template: str = DEFAULT_TEMPLATE,
                  workspace: str | os.PathLike | None = None, backend: Backend | None = None,
                  limits: Limits | None = None) -> Executor:
         return Executor(self, language, self._environment(env, template), workspace, backend, limits)

@@ -1,4 +1,5 @@
-"""`detour run FILE` in one request to the running stack, importing almost nothing.
+"""The `detour` console entry point. `detour run FILE` goes in one request to the running
+stack, importing almost nothing; every other command goes to the full CLI (detour.cli).
 
 The full CLI costs ~0.4 s in imports alone (typer, pydantic models, cryptography) before it
 runs anything. When `detour serve` runs for this $DETOUR_HOME and the command is a plain
@@ -16,12 +17,13 @@ import os
 import sys
 from pathlib import Path
 
+from detour.run_options import DEFAULT_TEMPLATE, JSON_FLAG, RUN_OPTIONS
+from detour.run_summary import report
 from detour_core.credentials import api_key
 from detour_core.paths import StatePaths
 
 PROCESS_WARNING = ("detour: warning: the namespace backend cannot run here: running with the process backend, "
                    "which is not isolation (code that ignores proxy variables is not captured)")
-VALUED = {"--env": "env", "--template": "template", "--backend": "backend", "--mode": "mode"}
 
 
 def parse(argv: list[str]) -> tuple[dict, Path] | None:
@@ -33,10 +35,10 @@ def parse(argv: list[str]) -> tuple[dict, Path] | None:
     while len(words) > 1:
         word = words.pop(0)
         name, _, value = word.partition("=")
-        if word == "--json":
+        if word == JSON_FLAG:
             options["json"] = True
-        elif name in VALUED and (value or words[:-1]):
-            options[VALUED[name]] = value or words.pop(0)
+        elif name in RUN_OPTIONS and (value or words[:-1]):
+            options[RUN_OPTIONS[name].field] = value or words.pop(0)
         else:
             return None
     if len(words) != 1 or words[0].startswith("-") or ("env" in options and "template" in options):
@@ -45,31 +47,6 @@ def parse(argv: list[str]) -> tuple[dict, Path] | None:
     if not program.is_file() or (program.parent / "node_modules").exists() or os.environ.get("VIRTUAL_ENV"):
         return None
     return options, program
-
-
-def summary(result: dict) -> str:
-    """The line the CLI prints after a run (the full CLI uses it too)."""
-    decisions = [r["decision"] for r in result["requests"]]
-    counts = ", ".join(f"{decisions.count(d)} {d}" for d in ("routed", "allowed", "denied", "unauthorized")
-                       if d in decisions) or "none"
-    killed = f", killed: {result['killed_reason']}" if result.get("killed_reason") else ""
-    d = result["diff"]
-    return (f"detour: env {result['env_id']}, exit {result['exit_code']}{killed}, {result['duration_ms']:.0f} ms; "
-            f"requests: {counts}; environment since creation: {len(d['inserts'])} inserts, {len(d['updates'])} "
-            f"updates, {len(d['deletes'])} deletes")
-
-
-def report(result: dict, as_json: bool) -> int:
-    if as_json:
-        print(json.dumps(result, indent=2))
-    else:
-        output = result["stdout"] + result["stderr"]
-        sys.stdout.write(result["stdout"])
-        sys.stdout.flush()
-        sys.stderr.write(result["stderr"])
-        separator = "" if output.endswith("\n") or not output else "\n"
-        sys.stderr.write(separator + summary(result) + "\n")
-    return result["exit_code"] or 0
 
 
 def quick_run(argv: list[str]) -> int | None:
@@ -87,7 +64,7 @@ def quick_run(argv: list[str]) -> int | None:
     host, port = stack.get("replica_host") or stack["host"], stack["replica_port"]
     try:
         body = {"code": program.read_text(), "filename": program.name,
-                "template": options.get("template", "slack_default"),
+                "template": options.get("template", DEFAULT_TEMPLATE),
                 **{k: options[k] for k in ("env", "backend", "mode") if k in options}}
         conn = http.client.HTTPConnection(host, port, timeout=None)
         conn.request("POST", "/api/platform/run", json.dumps(body),

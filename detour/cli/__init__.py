@@ -1,0 +1,19 @@
+"""The `detour` command line: a module per command group (serve, environments, runs, logs,
+doctor, authority), each command a few lines over `detour.client.Client` or the store.
+The console entry point (detour/console.py) sends everything but a plain `run` here."""
+
+from __future__ import annotations
+
+# In the order `detour --help` lists them.
+from detour.cli import serve, environments, runs, logs, doctor, authority  # noqa: I001
+from detour.cli.common import app, fail
+from detour_core.errors import DetourError
+
+__all__ = ["app", "main", "authority", "doctor", "environments", "logs", "runs", "serve"]
+
+
+def main() -> None:
+    try:
+        app()
+    except DetourError as e:
+        raise SystemExit(fail(str(e)).exit_code) from None

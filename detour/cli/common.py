@@ -1,0 +1,102 @@
+"""What every command group of the CLI shares: the typer apps, the options that recur, and
+the few words about paths and errors that each command would otherwise repeat."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from detour.client import Client
+from detour.run_options import JSON_HELP
+from detour.stack import EMBEDDED
+from detour_core.paths import StatePaths
+from detour_core.policy import Capture, Policy, build_policy, load_policy
+from sandbox import namespace
+from sandbox.backends import Backend
+from sandbox.languages import LANGUAGES
+
+app = typer.Typer(help="Run agent code whose only way out is detour's proxy.", no_args_is_help=True,
+                  pretty_exceptions_enable=False)
+env_app = typer.Typer(help="Create, list, delete and diff environments.", no_args_is_help=True)
+suite_app = typer.Typer(help="Run agents over AgentDiff test suites.", no_args_is_help=True)
+ca_app = typer.Typer(help="detour's certificate authority.", no_args_is_help=True)
+images_app = typer.Typer(help="detour's Docker images (the docker backend and compose.yaml).", no_args_is_help=True)
+app.add_typer(env_app, name="env")
+app.add_typer(ca_app, name="ca")
+app.add_typer(suite_app, name="suite")
+app.add_typer(images_app, name="images")
+
+CaptureOpt = Annotated[Optional[Capture], typer.Option(
+    help="What records keep of each request beyond its line: headers, or headers and bodies (redacted).")]
+AllowOpt = Annotated[Optional[list[str]], typer.Option(
+    "--allow", help="A host (or *.domain) passed through to the real internet; repeatable. Default: deny.")]
+PolicyOpt = Annotated[Optional[Path], typer.Option(
+    "--policy", help="A policy file (JSON: capture, allow, redact, body_limit).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help=JSON_HELP)]
+PythonOpt = Annotated[Optional[Path], typer.Option(
+    "--python", help="Python agents run with this interpreter or venv and its packages (read-only).")]
+NodeModulesOpt = Annotated[Optional[Path], typer.Option(
+    "--node-modules", help="The node_modules Node agents import from (default: one beside the entry file, else detour's).")]
+ImageOpt = Annotated[Optional[str], typer.Option(
+    "--image", help="docker backend: run in this image (any with python3), not detour/sandbox.")]
+
+
+def state() -> StatePaths:
+    return StatePaths.default().ensure()
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"detour: {message}", err=True)
+    return typer.Exit(code)
+
+
+def host_port(value: str, option: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit():
+        raise fail(f"{option} wants HOST:PORT, not {value!r}")
+    return host, int(port)
+
+
+def host_path(word: str) -> Path:
+    """Absolute, with ~ expanded, and never resolved through symlinks (a venv's python is one)."""
+    return Path(os.path.abspath(os.path.expanduser(word)))
+
+
+def program_file(args: list[str]) -> Path | None:
+    """FILE (one existing file, or one name with a program suffix), or None for a command."""
+    if len(args) == 1 and (host_path(args[0]).is_file() or Path(args[0]).suffix.lower() in LANGUAGES):
+        program = host_path(args[0])
+        if not program.is_file():
+            raise fail(f"no such file: {args[0]}")
+        return program
+    return None
+
+
+def agent_argv(words: list[str]) -> list[str]:
+    """A command with paths to existing files made absolute (runs start in a fresh folder, and
+    a sandbox shows those files read-only where they are)."""
+    return [str(host_path(word)) if host_path(word).is_file() else word for word in words]
+
+
+def policy_from(file: Path | None, allow: list[str] | None, capture: Capture | None,
+                base: Policy | None = None) -> Policy:
+    """A file's policy (else `base`), with --allow hosts added and --capture replacing its capture."""
+    start = load_policy(file) if file else (base or Policy())
+    return build_policy(start, allow=[*start.allow, *allow] if allow else None, capture=capture)
+
+
+def client(backend: Backend = "auto", python: Path | None = None, node_modules: Path | None = None,
+           image: str | None = None) -> Client:
+    """A client for one command: the running stack, else the proxy alone for this command."""
+    return Client(home=state().home, backend=backend, python=python, node_modules=node_modules, image=image,
+                  own_stack=EMBEDDED)
+
+
+def warn_if_not_isolated(dt: Client, backend: Backend, command: tuple[str, ...]) -> None:
+    """`auto` falls back to the process backend where namespaces cannot run: say so."""
+    if backend == "auto" and dt.sandbox(None, command).name == "process":
+        typer.echo(f"detour: warning: no {', '.join(namespace.requirements_missing())}: running with the process "
+                   "backend, which is not isolation (code that ignores proxy variables is not captured)", err=True)

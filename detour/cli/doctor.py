@@ -1,0 +1,73 @@
+"""`detour doctor`: what this machine lacks, which backends can run, and what crashed
+sandboxes left behind."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from detour.cli.common import app
+from sandbox import namespace, netns
+
+
+def docker_leftovers(fix: bool) -> list[str]:
+    """Say whether the docker backend can run; list (and remove) sandbox containers whose
+    detour is gone."""
+    from sandbox import docker as docker_backend
+    from sandbox.images.build import missing_images
+    try:
+        client = docker_backend.connect_engine()
+    except docker_backend.DockerUnavailable as e:
+        typer.echo(f"docker backend: unavailable ({e})")
+        return []
+    missing = missing_images(client)
+    typer.echo("docker backend: " + (f"images missing: {', '.join(missing)} (run `detour images build`)"
+                                     if missing else "available"))
+    stale = docker_backend.leftovers(client)
+    for name in stale:
+        if fix:
+            docker_backend.remove(client, name)
+        typer.echo(f"{'removed' if fix else 'left over'}: container {name}")
+    return stale
+
+
+def report_needs(install: bool) -> None:
+    """What pip cannot install and this machine lacks; with `install`, apt gets it (as root)."""
+    from sandbox import host_packages
+    from sandbox.runtimes import DEFAULT_VENV
+    needs = host_packages.missing()
+    for need in needs:
+        typer.echo(f"missing: {need.probe} (Debian package {need.package}), for {need.used_by}")
+    if needs and install:
+        try:
+            host_packages.install(needs)
+            typer.echo(f"installed: {', '.join(sorted({n.package for n in needs}))}")
+        except host_packages.ProvisionError as e:
+            typer.echo(f"detour: {e}; going on with what this machine has", err=True)
+    elif needs:
+        typer.echo(f"to install them: sudo {' '.join(host_packages.apt_command(needs))}  (or: detour doctor --install)")
+    if not DEFAULT_VENV.is_dir():
+        typer.echo(f"missing: detour's sandbox runtime {DEFAULT_VENV} (run `make`)")
+
+
+@app.command()
+def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what is left over.")] = True,
+           install: Annotated[bool, typer.Option(help="Install missing Debian packages with apt (as root).")] = False) -> None:
+    """What this machine lacks and how to get it; which backends can run; and (removed) the
+    namespaces, veths, nftables tables, cgroups and containers of sandboxes that are gone."""
+    report_needs(install)
+    missing = namespace.requirements_missing()
+    typer.echo("namespace backend: " + ("available" if not missing else f"unavailable (needs {', '.join(missing)})"))
+    if "root" in missing:
+        return
+    containers = docker_leftovers(fix)
+    stale = netns.leftovers()
+    for sid in stale:
+        if fix:
+            netns.teardown(sid)
+        typer.echo(f"{'removed' if fix else 'left over'}: sandbox {sid} (netns, veth, nftables table, cgroups)")
+    if not stale and not containers:
+        typer.echo("no leftovers")
+    elif not fix:
+        raise typer.Exit(1)

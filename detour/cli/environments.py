@@ -1,0 +1,112 @@
+"""`detour env ...` and `detour templates`: environments and what they start from."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Optional
+
+import typer
+
+from detour.cli.common import (AllowOpt, CaptureOpt, JsonOpt, PolicyOpt, app, client, env_app, fail, host_port,
+                               policy_from, state)
+from detour.run_options import DEFAULT_TEMPLATE
+from detour.stack import running_stack
+from detour_core.credentials import secret_for
+from detour_core.policy import Policy, load_policy, policy_file, save_policy
+from mock_services.request_budget import RequestBudget
+from sandbox.base import ProxyAccess, SandboxSpec
+
+
+@app.command()
+def templates() -> None:
+    """List the templates environments can start from."""
+    for name in client().templates():
+        typer.echo(name)
+
+
+@env_app.command("create")
+def env_create(template: Annotated[str, typer.Option(help="Template to seed from.")] = DEFAULT_TEMPLATE,
+               env_id: Annotated[Optional[str], typer.Option("--id", help="Choose the id.")] = None,
+               user: Annotated[Optional[str], typer.Option(help="User the agent acts as.")] = None,
+               request_budget: Annotated[Optional[str], typer.Option(
+                   help="N/SECONDS: requests beyond N per window get the API's rate-limit answer.")] = None,
+               ttl: Annotated[Optional[float], typer.Option(help="Seconds until the environment is deleted.")] = None,
+               policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
+               as_json: JsonOpt = False) -> None:
+    """Create an environment and print its proxy credentials."""
+    own_policy = policy_from(policy, allow, capture)
+    try:
+        budget = RequestBudget.parse(request_budget) if request_budget else None
+    except ValueError as e:
+        raise fail(str(e)) from None
+    dt = client()
+    info = dt.environments.create(template, env_id=env_id, acting_user=user, request_budget=budget, ttl_s=ttl,
+                                  policy=own_policy)
+    secret = secret_for(dt.state, info.env_id)
+    stack = running_stack(dt.state)
+    proxy = stack.access(info.env_id, secret).url() if stack else None
+    if as_json:
+        typer.echo(json.dumps(info.model_dump() | {"secret": secret, "proxy_url": proxy}))
+        return
+    typer.echo(f"{info.env_id}  template={info.template} service={info.service} user={info.acting_user}")
+    typer.echo(f"secret: {secret}")
+    typer.echo(f"proxy:  {proxy or '(no stack running: start one with `detour serve`)'}")
+
+
+@env_app.command("vars")
+def env_vars(env_id: str,
+             proxy: Annotated[str, typer.Option(help="HOST:PORT of the proxy, as the container sees it.")] = "proxy:8080") -> None:
+    """Print the variables (KEY=VALUE) a detour/sandbox container needs to use this environment
+    through a proxy container: compose's `agent` service reads them (see the README)."""
+    from sandbox.docker import IMAGE_TRUST, container_environment
+    paths = state()
+    client().environments.get(env_id)
+    host, port = host_port(proxy, "--proxy")
+    access = ProxyAccess(env_id=env_id, secret=secret_for(paths, env_id), host=host, port=port,
+                         transparent_port=port, dns_port=port, gateway_port=port)
+    spec = SandboxSpec(argv=["-"], proxy=access, trust=IMAGE_TRUST)
+    for name, value in container_environment(spec, host).items():
+        typer.echo(f"{name}={value}")
+
+
+@env_app.command("policy")
+def env_policy(env_id: str, policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
+               reset: Annotated[bool, typer.Option("--reset", help="Back to the server's policy alone.")] = False) -> None:
+    """Show an environment's own network policy; with options, change it (the proxy applies
+    the change from the next request on)."""
+    paths = state()
+    client().environments.get(env_id)
+    path = policy_file(paths, env_id)
+    current = Policy() if reset or not path.exists() else load_policy(path)
+    updated = policy_from(policy, allow, capture, base=current)
+    if updated != current or reset:
+        save_policy(path, updated)
+    typer.echo(updated.model_dump_json(indent=2))
+
+
+@env_app.command("list")
+def env_list(as_json: JsonOpt = False) -> None:
+    """List environments, oldest first."""
+    for info in client().environments.list():
+        typer.echo(info.model_dump_json() if as_json else
+                   f"{info.env_id}  {info.template}  {info.service}  user={info.acting_user}")
+
+
+@env_app.command("delete")
+def env_delete(env_id: str) -> None:
+    """Delete an environment and its state."""
+    client().environments.delete(env_id)
+    typer.echo(f"deleted {env_id}")
+
+
+@env_app.command("save-template")
+def env_save_template(env_id: str, name: str) -> None:
+    """Save an environment's current state as a new template."""
+    path = client().environments.save_template(env_id, name)
+    typer.echo(f"template {name} saved to {path}")
+
+
+@env_app.command("diff")
+def env_diff(env_id: str) -> None:
+    """Changes since creation, in AgentDiff's shape (inserts, updates, deletes)."""
+    typer.echo(client().environments.diff(env_id).model_dump_json(indent=2))

@@ -1,0 +1,153 @@
+"""`detour run`, `compare`, `check` and `suite run`: agent code in sandboxes, and its scores."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from detour.cli.common import (ImageOpt, JsonOpt, NodeModulesOpt, PythonOpt, agent_argv, app, client, fail, host_path,
+                               program_file, suite_app, warn_if_not_isolated)
+from detour.compare import Comparison
+from detour.run_options import DEFAULT_TEMPLATE, RUN_OPTIONS
+from detour.run_summary import report
+from detour.suite import SuiteReport, load_suite
+from sandbox.backends import Backend
+from sandbox.base import Limits, Mode
+
+EnvOpt = Annotated[Optional[str], typer.Option("--env", help=RUN_OPTIONS["--env"].help)]
+TemplateOpt = Annotated[Optional[str], typer.Option("--template", help=RUN_OPTIONS["--template"].help)]
+BackendOpt = Annotated[Backend, typer.Option("--backend", help=RUN_OPTIONS["--backend"].help)]
+ModeOpt = Annotated[Mode, typer.Option("--mode", help=RUN_OPTIONS["--mode"].help)]
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS...")],
+        env: EnvOpt = None, template: TemplateOpt = None,
+        timeout: Annotated[float, typer.Option(help="Wall-clock seconds.")] = Limits().timeout_s,
+        memory_mb: Annotated[int, typer.Option(help="Memory of the process tree.")] = Limits().memory_mb,
+        cpu_s: Annotated[int, typer.Option(help="CPU seconds per process.")] = Limits().cpu_s,
+        processes: Annotated[int, typer.Option(help="Processes at once.")] = Limits().processes,
+        output_bytes: Annotated[int, typer.Option(help="stdout+stderr kept.")] = Limits().output_bytes,
+        backend: BackendOpt = "auto", mode: ModeOpt = "proxy",
+        python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
+        as_json: JsonOpt = False) -> None:
+    """Run a program (python, node .js/.ts, bash, perl) or a command in a sandbox behind the proxy."""
+    if env and template:
+        raise fail("give --env or --template, not both")
+    limits = Limits(timeout_s=timeout, memory_mb=memory_mb, cpu_s=cpu_s, processes=processes,
+                    output_bytes=output_bytes)
+    program = program_file(args)
+    argv = None if program else agent_argv(args)
+    with client(backend, python, node_modules, image) as dt:
+        warn_if_not_isolated(dt, backend, tuple(argv or [str(program)]))
+        options = dict(env=env, template=template or DEFAULT_TEMPLATE, mode=mode, limits=limits)
+        result = dt.run(program, **options) if program else dt.run_command(argv, **options)
+    raise typer.Exit(report(result.model_dump(mode="json"), as_json))
+
+
+def comparison_report(c: Comparison) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="requests", title_justify="left")
+    for column in ("request", "proxy", "rewrite"):
+        table.add_column(column, justify="left" if column == "request" else "right")
+    for row in c.requests:
+        style = None if row.proxy == row.rewrite else "yellow"
+        table.add_row(row.request, str(row.proxy), str(row.rewrite), style=style)
+    console = Console()
+    console.print(table)
+    for result in (c.proxy, c.rewrite):
+        d = result.diff
+        killed = f", killed: {result.killed_reason}" if result.killed_reason else ""
+        console.print(f"{result.mode:>7}: env {result.env_id}, exit {result.exit_code}{killed}; "
+                      f"{len(d.inserts)} inserts, {len(d.updates)} updates, {len(d.deletes)} deletes")
+    if c.states_match:
+        console.print("[green]final states match[/green]")
+        return
+    console.print("[red]final states diverge[/red]")
+    for label, rows in (("only in proxy mode", c.only_in_proxy), ("only in rewrite mode", c.only_in_rewrite)):
+        for row in rows:
+            console.print(f"  {label}: {json.dumps(row, sort_keys=True)}", markup=False)
+
+
+@app.command()
+def compare(program: Annotated[Path, typer.Argument(help="The agent program to run both ways.")],
+            template: Annotated[str, typer.Option(help="Both environments start from this template.")] = DEFAULT_TEMPLATE,
+            backend: BackendOpt = "auto",
+            python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
+            as_json: JsonOpt = False) -> None:
+    """Run FILE in proxy mode and in rewrite mode on two fresh environments; compare what each
+    intercepted and the final states. Exit code 1 when the states diverge."""
+    file = host_path(str(program))
+    if not file.is_file():
+        raise fail(f"no such file: {program}")
+    with client(backend, python, node_modules, image) as dt:
+        warn_if_not_isolated(dt, backend, (str(file),))
+        result = dt.compare(file, template)
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        comparison_report(result)
+    raise typer.Exit(0 if result.states_match else 1)
+
+
+@app.command()
+def check(env: Annotated[str, typer.Option(help="The environment whose diff is checked.")],
+          assertions: Annotated[Path, typer.Option(help="A spec, an assertion list, a test entry or a suite.")],
+          test: Annotated[Optional[str], typer.Option(help="The test's id, when the file is a suite.")] = None,
+          as_json: JsonOpt = False) -> None:
+    """Evaluate AgentDiff assertions against an environment's diff; exit code 1 if any fails."""
+    results = client().check(env, assertions, test)
+    for r in results:
+        typer.echo(r.model_dump_json() if as_json else
+                   f"{'PASS' if r.passed else 'FAIL'}  #{r.index} {r.assertion.diff_type} {r.assertion.entity}: "
+                   f"{r.message}")
+    failed = sum(not r.passed for r in results)
+    if not as_json:
+        typer.echo(f"{len(results) - failed} passed, {failed} failed")
+    raise typer.Exit(1 if failed else 0)
+
+
+def suite_table(report: SuiteReport) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{report.suite}: {report.passed}/{len(report.tests)} passed", title_justify="left")
+    for column in ("test", "name", "result", "assertions", "exit"):
+        table.add_column(column)
+    for t in report.tests:
+        good = sum(a.passed for a in t.assertions)
+        table.add_row(t.id, t.name, "[green]pass[/green]" if t.passed else "[red]fail[/red]",
+                      f"{good}/{len(t.assertions)}", str(t.exit_code))
+    Console().print(table)
+
+
+@suite_app.command("run")
+def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suite (JSON).")],
+              agent: Annotated[str, typer.Option(help="The agent's command line.")],
+              test: Annotated[Optional[str], typer.Option(help="Only this test id.")] = None,
+              backend: BackendOpt = "auto", mode: ModeOpt = "proxy",
+              timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = Limits().timeout_s,
+              python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
+              as_json: JsonOpt = False) -> None:
+    """For each test: a fresh environment from its seed, the agent with DETOUR_PROMPT, its assertions.
+    Exit code 1 unless every test passes."""
+    from rich.progress import Progress
+
+    argv = agent_argv(shlex.split(agent))
+    total = len(load_suite(suite)["tests"]) if test is None else 1
+    with client(backend, python, node_modules, image) as dt, Progress(transient=True, disable=as_json) as bar:
+        warn_if_not_isolated(dt, backend, tuple(argv))
+        task = bar.add_task(f"running {suite.name}", total=total)
+        result = dt.run_suite(suite, argv, mode=mode, test=test, limits=Limits(timeout_s=timeout),
+                              progress=lambda _: bar.advance(task))
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        suite_table(result)
+    raise typer.Exit(0 if result.passed == len(result.tests) else 1)

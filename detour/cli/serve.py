@@ -1,0 +1,87 @@
+"""`detour serve` (the stack in the foreground) and `detour api-key`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import Annotated, Literal, Optional
+
+import typer
+
+from certs.authority import CertificateAuthority
+from detour.cli.common import AllowOpt, CaptureOpt, PolicyOpt, app, fail, host_port, policy_from, state
+from detour.stack import PARTS, Stack, running_stack
+from detour_core.credentials import api_key
+from detour_core.paths import StatePaths
+
+StackPart = Literal["all", "proxy", "replicas"]
+
+
+@app.command()
+def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8000,
+          only: Annotated[StackPart, typer.Option(help="Run one part (a container each in compose.yaml).")] = "all",
+          replicas: Annotated[Optional[str], typer.Option(help="HOST:PORT of replicas run elsewhere (with --only proxy).")] = None,
+          publish_ca: Annotated[bool, typer.Option(help="Also copy the CA's public files where sandbox containers read them (a shared volume).")] = False,
+          console_logs: Annotated[bool, typer.Option(help="Logs to the console instead of $DETOUR_HOME/logs (in a container).")] = False,
+          no_auth: Annotated[bool, typer.Option("--no-auth", help="Platform API callers need no X-API-Key (loopback only).")] = False,
+          workers: Annotated[int, typer.Option(min=1, help="Proxy processes sharing the proxy's ports (one core each); "
+                                                       "default: one per core.")] = os.cpu_count() or 1,
+          policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
+          database: Annotated[Optional[str], typer.Option(
+              help="postgresql://... : environments live in Postgres from now on (for every detour command on "
+                   "this home), so several servers share them; `sqlite` goes back to files.")] = None) -> None:
+    """Run the proxy and the replicas in the foreground until interrupted. --policy, --allow and
+    --capture apply to every environment (each may add its own: `detour env policy`)."""
+    paths = state()
+    server_policy = policy_from(policy, allow, capture)
+    if database:
+        choose_database(paths, database)
+    whole = only == "all"  # only a whole stack is one that `detour run` can use (stack.json)
+    if whole and running_stack(paths):
+        raise fail(f"a stack is already running for {paths.home} (see {paths.stack_file})")
+    replica_host = None
+    if replicas:
+        replica_host, replica_port = host_port(replicas, "--replicas")
+    if publish_ca:
+        from sandbox.docker import IMAGE_TRUST
+        CertificateAuthority(paths).ensure().publish(IMAGE_TRUST)
+    parts = {"all": PARTS, "proxy": ("proxy",), "replicas": ("replicas",)}[only]
+    with Stack(paths, host, proxy_port, replica_port, parts=parts, replica_host=replica_host,
+               console_logs=console_logs, api_auth=not no_auth, policy=server_policy, workers=workers) as info:
+        if whole:
+            paths.stack_file.write_text(info.model_dump_json())
+        typer.echo(f"detour: {', '.join(parts)} up (proxy port {info.proxy_port}, replicas at {info.replica_url}), "
+                   f"state in {paths.home}", err=True)
+        try:
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+            signal.pause()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            if whole:
+                paths.stack_file.unlink(missing_ok=True)
+
+
+def choose_database(paths: StatePaths, url: str) -> None:
+    """Checked by connecting before it is recorded, so a typo never strands this home's commands."""
+    from mock_services.databases import database_for
+    if url == "sqlite":
+        paths.database_file.unlink(missing_ok=True)
+        return
+    previous = paths.database_file.read_text() if paths.database_file.exists() else None
+    paths.database_file.write_text(url)
+    try:
+        database_for(paths).ids()
+    except Exception as e:  # the driver's errors (bad URL, refused, auth) have no common base but Exception
+        if previous is None:
+            paths.database_file.unlink()
+        else:
+            paths.database_file.write_text(previous)
+        raise fail(f"cannot use database {url!r}: {e}") from None
+
+
+@app.command("api-key")
+def api_key_command() -> None:
+    """Print the key that callers of the platform API (AgentDiff's SDK) send as X-API-Key."""
+    typer.echo(api_key(state()))

@@ -1,0 +1,34 @@
+"""What `detour run` prints after the program's own output: the fast path and the full CLI
+print a run's result the same way, from its JSON form."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+DECISIONS = ("routed", "allowed", "denied", "unauthorized")
+
+
+def summary(result: dict) -> str:
+    """The line after a run: environment, exit, time, requests by decision, the diff's size."""
+    decisions = [r["decision"] for r in result["requests"]]
+    counts = ", ".join(f"{decisions.count(d)} {d}" for d in DECISIONS if d in decisions) or "none"
+    killed = f", killed: {result['killed_reason']}" if result.get("killed_reason") else ""
+    d = result["diff"]
+    return (f"detour: env {result['env_id']}, exit {result['exit_code']}{killed}, {result['duration_ms']:.0f} ms; "
+            f"requests: {counts}; environment since creation: {len(d['inserts'])} inserts, {len(d['updates'])} "
+            f"updates, {len(d['deletes'])} deletes")
+
+
+def report(result: dict, as_json: bool) -> int:
+    """Print a run's result (its output, then the summary on stderr); the exit code to leave with."""
+    if as_json:
+        print(json.dumps(result, indent=2))
+    else:
+        output = result["stdout"] + result["stderr"]
+        sys.stdout.write(result["stdout"])
+        sys.stdout.flush()
+        sys.stderr.write(result["stderr"])
+        separator = "" if output.endswith("\n") or not output else "\n"
+        sys.stderr.write(separator + summary(result) + "\n")
+    return result["exit_code"] or 0
