@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
-from detour_core.services import ServicePack, packs
+from detour_core.service_packs import ServicePack, packs
 from mock_services.errors import EnvironmentExists, EnvironmentNotFound
 from mock_services.store import EnvironmentStore
 

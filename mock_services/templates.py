@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from detour_core.paths import StatePaths
-from detour_core.services import pack, signature_tables, template_folders
+from detour_core.service_packs import pack, signature_tables, template_folders
 from mock_services.errors import InvalidTemplate, UnknownTemplate
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 

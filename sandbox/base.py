@@ -3,7 +3,7 @@
 A backend gets a SandboxSpec (what to run, how to reach the proxy, which CA files to
 trust, and the limits) and returns an Execution. Each backend decides where the proxy and
 the CA files appear from inside its sandbox, and builds the environment variables with
-sandbox.environment.sandbox_environment, the one definition of them.
+sandbox.variables.sandbox_environment, the one definition of them.
 """
 
 from __future__ import annotations

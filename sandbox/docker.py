@@ -30,10 +30,10 @@ from docker.utils.socket import frames_iter
 
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
-from detour_core.services import replicated_hosts
+from detour_core.service_packs import replicated_hosts
 from sandbox import cgroups
 from sandbox.base import Execution, KilledReason, LimitsVia, Sandbox, SandboxSpec, TrustFiles
-from sandbox.environment import sandbox_environment
+from sandbox.variables import sandbox_environment
 from sandbox.runtimes import PRELUDES, SYSTEM_PATH, Runtime
 from sandbox.images.build import IMAGES, WGETRC
 from sandbox.images import entry

@@ -21,10 +21,10 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from detour_core.paths import StatePaths
-from detour_core.services import replicated_hosts
+from detour_core.service_packs import replicated_hosts
 from sandbox import cgroups, host_packages
 from sandbox.base import Execution, Mode, ProxyAccess, Sandbox, SandboxSpec, TrustFiles
-from sandbox.environment import sandbox_environment
+from sandbox.variables import sandbox_environment
 from sandbox.netns import SandboxNetwork, teardown
 from sandbox.process import apply_rlimits
 from sandbox.runtimes import Runtime, host_runtime

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
-from sandbox.environment import sandbox_environment, workdir_variables
+from sandbox.variables import sandbox_environment, workdir_variables
 from sandbox.runtimes import Runtime, host_runtime
 from sandbox.supervisor import MB, supervise
 from sandbox.workspace import prepare_workspace

@@ -1,8 +1,8 @@
-"""The Linear replica's descriptor: what the rest of detour knows of it (see detour_core.services)."""
+"""The Linear replica's descriptor: what the rest of detour knows of it (see detour_core.service_packs)."""
 
 from pathlib import Path
 
-from detour_core.services import ServicePack
+from detour_core.service_packs import ServicePack
 
 PACK = ServicePack(
     name="linear",

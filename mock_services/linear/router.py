@@ -18,7 +18,7 @@ from mock_services.errors import EnvironmentNotFound
 from mock_services.linear.context import LinearContext
 from mock_services.linear.errors import format_error
 from mock_services.linear.limits import MAX_BODY_BYTES, QueryShape, parse_query
-from mock_services.linear.defaults import install
+from mock_services.linear.default_resolver import install
 from mock_services.linear.mutations import bind_mutations
 from mock_services.linear.resolvers import OBJECTS
 from mock_services.linear.resolvers.queries import bind_roots

@@ -1,7 +1,7 @@
 """Resolvers by domain; OBJECTS is every bindable the schema is built with.
 
 Root queries, entity mutations and every other field are bound generically afterwards
-(queries.bind_roots, mutations.bind_mutations, defaults.install): the modules here hold
+(queries.bind_roots, mutations.bind_mutations, default_resolver.install): the modules here hold
 only what an entity does beyond the generic behaviour.
 """
 

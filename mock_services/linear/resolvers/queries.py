@@ -13,7 +13,7 @@ from graphql import GraphQLNonNull, GraphQLObjectType, GraphQLSchema, get_named_
 
 from mock_services.linear import model
 from mock_services.linear.context import ctx
-from mock_services.linear.defaults import is_connection, node_type, page
+from mock_services.linear.default_resolver import is_connection, node_type, page
 from mock_services.linear.model import find
 from mock_services.store import Row
 

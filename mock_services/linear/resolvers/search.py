@@ -4,7 +4,7 @@ identifiers and, when asked, comments."""
 from __future__ import annotations
 
 from mock_services.linear.context import LinearContext, ctx
-from mock_services.linear.defaults import page
+from mock_services.linear.default_resolver import page
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import query
 from mock_services.store import Row
