@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from detour_core.credentials import validate_env_id
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
-from detour_core.service_packs import is_replicated_host, replicated_hosts
+from detour_core.registry import is_replicated_host, replicated_hosts
 
 Capture = Literal["off", "headers", "bodies"]
 CAPTURE_ORDER: tuple[Capture, ...] = ("off", "headers", "bodies")

@@ -12,10 +12,10 @@ import threading
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
-from detour_core.service_packs import ServicePack, packs
-from mock_services.errors import EnvironmentExists, EnvironmentNotFound
+from detour_core.pack import ServicePack
+from detour_core.registry import packs
+from detour_core.errors import DetourError, EnvironmentExists, EnvironmentNotFound
 from mock_services.store import EnvironmentStore
 
 ERROR_STATUS: dict[type[DetourError], int] = {EnvironmentNotFound: 404, EnvironmentExists: 409}

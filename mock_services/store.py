@@ -19,9 +19,9 @@ from pydantic import BaseModel
 from detour_core.credentials import new_env_id, validate_env_id
 from detour_core.paths import StatePaths
 from detour_core.policy import policy_file
-from detour_core.service_packs import pack
+from detour_core.registry import pack
 from mock_services.databases import Connection, database_for
-from mock_services.errors import EnvironmentExists, EnvironmentNotFound, InvalidTtl
+from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidTtl
 from mock_services.request_budget import RequestBudget
 from mock_services.templates import Template, load_template
 

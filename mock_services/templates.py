@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from detour_core.paths import StatePaths
-from detour_core.service_packs import pack, signature_tables, template_folders
-from mock_services.errors import InvalidTemplate, UnknownTemplate
+from detour_core.registry import pack, signature_tables, template_folders
+from detour_core.errors import InvalidTemplate, UnknownTemplate
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 Rows = dict[str, list[dict]]

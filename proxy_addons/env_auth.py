@@ -21,7 +21,7 @@ from mitmproxy import connection, ctx, exceptions, http
 from mitmproxy.addons.proxyauth import parse_http_basic_auth
 
 from detour_core.credentials import ENV_ID_PATTERN, check_secret
-from detour_core.service_packs import CREDENTIALS_HEADER
+from detour_core.registry import CREDENTIALS_HEADER
 from proxy_addons.verdict import METADATA_KEY, Verdict, json_response
 
 ENV_KEY = "detour.env_id"

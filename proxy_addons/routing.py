@@ -13,7 +13,7 @@ import ipaddress
 
 from mitmproxy import ctx, exceptions, http, tcp
 
-from detour_core.service_packs import (ORIGINAL_HOST_HEADER, SERVICE_PORTS, canonical_host, is_replicated_host,
+from detour_core.registry import (ORIGINAL_HOST_HEADER, SERVICE_PORTS, canonical_host, is_replicated_host,
                                   parse_replica_path, replica_path, service_for)
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.policies import POLICY_KEY

@@ -30,7 +30,7 @@ from docker.utils.socket import frames_iter
 
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
-from detour_core.service_packs import replicated_hosts
+from detour_core.registry import replicated_hosts
 from sandbox import cgroups
 from sandbox.base import Execution, KilledReason, LimitsVia, Sandbox, SandboxSpec, TrustFiles
 from sandbox.variables import sandbox_environment

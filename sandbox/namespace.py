@@ -21,7 +21,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from detour_core.paths import StatePaths
-from detour_core.service_packs import replicated_hosts
+from detour_core.registry import replicated_hosts
 from sandbox import cgroups, host_packages
 from sandbox.base import Execution, Mode, ProxyAccess, Sandbox, SandboxSpec, TrustFiles
 from sandbox.variables import sandbox_environment

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from detour_core.service_packs import CREDENTIALS_HEADER, ORIGINAL_HOST_HEADER, rewrite_table
+from detour_core.registry import CREDENTIALS_HEADER, ORIGINAL_HOST_HEADER, rewrite_table
 from sandbox.base import ProxyAccess, SandboxSpec, TrustFiles
 from sandbox.runtimes import Runtime
 

@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
-from mock_services.databases import Connection, Database, Row
-from mock_services.errors import EnvironmentNotFound
+from mock_services.databases.base import Connection, Database, Row
+from detour_core.errors import EnvironmentNotFound
 
 REGISTRY = "CREATE TABLE IF NOT EXISTS detour_environments (env_id TEXT PRIMARY KEY, schema TEXT NOT NULL)"
 TABLES = """

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from detour_core.credentials import validate_env_id
-from mock_services.databases import Connection, Database, Row
-from mock_services.errors import EnvironmentNotFound
+from mock_services.databases.base import Connection, Database, Row
+from detour_core.errors import EnvironmentNotFound
 
 SCHEMA = """
 PRAGMA journal_mode = WAL;

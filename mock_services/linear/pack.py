@@ -1,8 +1,8 @@
-"""The Linear replica's descriptor: what the rest of detour knows of it (see detour_core.service_packs)."""
+"""The Linear replica's descriptor: what the rest of detour knows of it (see detour_core.registry)."""
 
 from pathlib import Path
 
-from detour_core.service_packs import ServicePack
+from detour_core.pack import ServicePack
 
 PACK = ServicePack(
     name="linear",

@@ -14,7 +14,7 @@ from graphql import GraphQLSchema, build_ast_schema, parse
 
 from detour_core.credentials import InvalidEnvId
 from mock_services.deps import StoreDep, run_call
-from mock_services.errors import EnvironmentNotFound
+from detour_core.errors import EnvironmentNotFound
 from mock_services.linear.context import LinearContext
 from mock_services.linear.errors import format_error
 from mock_services.linear.limits import MAX_BODY_BYTES, QueryShape, parse_query

@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse, Response
 
 from detour_core.credentials import InvalidEnvId
 from mock_services.deps import StoreDep, run_call
-from mock_services.errors import EnvironmentNotFound
+from detour_core.errors import EnvironmentNotFound
 from mock_services.request_budget import SPENT_KEY, spend
 from mock_services.slack import catalogue
 from mock_services.slack.call import SlackCall

@@ -73,7 +73,7 @@ def test_an_environment_with_a_time_to_live_is_gone_after_it(client, state, monk
 
 def test_an_expired_environment_is_refused_on_first_use(state, monkeypatch):
     import time as clock
-    from mock_services.errors import EnvironmentNotFound
+    from detour_core.errors import EnvironmentNotFound
     from mock_services.store import EnvironmentStore
 
     store = EnvironmentStore(state)

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from detour_core.credentials import InvalidEnvId
-from mock_services.errors import EnvironmentExists, EnvironmentNotFound, InvalidTemplate, UnknownTemplate
+from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidTemplate, UnknownTemplate
 from mock_services.store import EnvironmentStore
 from mock_services.templates import parse_template
 

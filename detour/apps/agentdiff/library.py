@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from detour_core.paths import StatePaths
 from detour.apps.agentdiff.models import Run, Suite, Test, TestItem
-from mock_services.errors import EnvironmentNotFound, UnknownTemplate
+from detour_core.errors import EnvironmentNotFound, UnknownTemplate
 from mock_services.templates import template_names
 
 TEMPLATE_NAMESPACE = uuid.UUID("6f1d2c1e-6a53-4f0e-9d7e-6b1c0d7e2a10")  # detour's, for uuid5

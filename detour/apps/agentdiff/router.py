@@ -21,7 +21,7 @@ from detour.apps.agentdiff import models as m
 from detour.apps.agentdiff.library import Library, now, template_id, template_name
 from mock_services.deps import StoreDep
 from mock_services.store import EnvironmentStore
-from detour_core.service_packs import pack
+from detour_core.registry import pack
 from mock_services.templates import Template, load_template, save_template, template_names
 
 router = APIRouter(prefix="/api/platform", tags=["agentdiff"])

@@ -2,9 +2,9 @@
 paths) land in each. The proxy routes with it, the rewrite preludes rewrite with it, the
 store seeds and diffs with it, and the faces list it; none of them names a service.
 
-A service is a pack: a package under mock_services/ whose `pack.py` holds one `ServicePack`.
-A descriptor is facts only (names, hosts, tables; its router by dotted name), so this floor
-can load it without pulling in a replica. Adding a service is a package and one line of
+A service is a pack: a package under mock_services/ whose `pack.py` holds one `ServicePack`
+(detour_core/pack.py). A descriptor is facts only (names, hosts, tables; its router by dotted
+name), so this floor can load it without pulling in a replica. Adding a service is a package and one line of
 `PACK_MODULES`. Packs that live outside detour's tree (a user's, or a test's) are named in
 `DETOUR_SERVICE_PACKS` (module names, comma-separated), read by every process of a stack.
 """
@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from detour_core.errors import DetourError
+from detour_core.pack import ServicePack
 
 PACK_MODULES: tuple[str, ...] = (
     "mock_services.slack.pack",
@@ -34,37 +33,9 @@ ORIGINAL_HOST_HEADER = "X-Detour-Original-Host"
 # Ports a replicated host is served on; anything else on such a host is denied.
 SERVICE_PORTS: frozenset[int] = frozenset({80, 443})
 
-DEFAULT_KEY = ("id",)
-
 
 class InvalidServicePack(DetourError):
     pass
-
-
-@dataclass(frozen=True)
-class ServicePack:
-    """One replicated service, as every floor needs to know it."""
-
-    name: str                              # AgentDiff's service name: `.../services/{name}/...`
-    hosts: tuple[str, ...]                 # "host", or "host/path/prefix" where only those paths land here
-    router: str                            # "module:attribute" of its FastAPI router
-    templates: Path                        # the folder of its built-in templates (AgentDiff seeds)
-    signature_tables: tuple[str, ...]      # tables only this service's templates have
-    primary_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # where the key is not `id`
-    users_table: str = "users"             # whose first row acts when nobody is named
-    spec: str = ""                         # where its API surface comes from (the vendor's description)
-    warm_up: str | None = None             # "module:function" a server runs at start, in the background
-
-    def primary_key(self, table: str) -> tuple[str, ...]:
-        return self.primary_keys.get(table, DEFAULT_KEY)
-
-    def host_routes(self) -> list[tuple[str, str]]:
-        """(host, path prefix) pairs; a bare host serves every path."""
-        pairs = []
-        for entry in self.hosts:
-            host, slash, prefix = entry.partition("/")
-            pairs.append((host.lower(), slash + prefix if slash else "/"))
-        return pairs
 
 
 def _load(module: str) -> ServicePack:

@@ -1,0 +1,39 @@
+"""The service pack descriptor: everything the rest of detour knows of one replicated service.
+
+Each pack's `pack.py` holds one; the registry (registry.py) lists them. A descriptor names its
+code (the router, a warm-up) by dotted reference and imports none of it, so it stays a fact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_KEY = ("id",)
+
+
+@dataclass(frozen=True)
+class ServicePack:
+    """One replicated service, as every floor needs to know it."""
+
+    name: str                              # AgentDiff's service name: `.../services/{name}/...`
+    hosts: tuple[str, ...]                 # "host", or "host/path/prefix" where only those paths land here
+    router: str                            # "module:attribute" of its FastAPI router
+    templates: Path                        # the folder of its built-in templates (AgentDiff seeds)
+    signature_tables: tuple[str, ...]      # tables only this service's templates have
+    primary_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # where the key is not `id`
+    users_table: str = "users"             # whose first row acts when nobody is named
+    spec: str = ""                         # where its API surface comes from (the vendor's description)
+    warm_up: str | None = None             # "module:function" a server runs at start, in the background
+
+    def primary_key(self, table: str) -> tuple[str, ...]:
+        return self.primary_keys.get(table, DEFAULT_KEY)
+
+    def host_routes(self) -> list[tuple[str, str]]:
+        """(host, path prefix) pairs; a bare host serves every path."""
+        pairs = []
+        for entry in self.hosts:
+            host, slash, prefix = entry.partition("/")
+            pairs.append((host.lower(), slash + prefix if slash else "/"))
+        return pairs
