@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-Service = Literal["slack", "linear", "box", "calendar"]
+Service = str  # a registered pack's name (AgentDiff's own: slack, linear, box, calendar)
 Visibility = Literal["public", "private"]
 TestType = Literal["actionEval", "retriEval", "compositeEval"]
 
