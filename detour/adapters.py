@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from detour_core.registry import pack
+
 if TYPE_CHECKING:
     from detour.client import Executor
 
@@ -29,9 +31,10 @@ def tool_name(executor: Executor) -> str:
 
 
 def tool_description(executor: Executor) -> str:
-    return (f"Run {executor.language} code in a sandbox. Its network reaches the Slack and Linear APIs "
-            "(https://slack.com/api/..., https://api.linear.app/graphql) of a test environment, and nothing "
-            "else. Returns what the program printed, or its error.")
+    service = executor.client.environments.get(executor.env_id).service
+    hosts = ", ".join(f"https://{host}{prefix}" for host, prefix in pack(service).host_routes())
+    return (f"Run {executor.language} code in a sandbox. Its network reaches the {service} API ({hosts}) "
+            "of a test environment, and nothing else. Returns what the program printed, or its error.")
 
 
 def answer_text(result: dict[str, Any]) -> str:
