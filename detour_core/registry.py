@@ -22,6 +22,7 @@ from detour_core.pack import ServicePack
 PACK_MODULES: tuple[str, ...] = (
     "mock_services.slack.pack",
     "mock_services.linear.pack",
+    "mock_services.calendar.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"
 

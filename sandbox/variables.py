@@ -27,6 +27,7 @@ def ca_variables(trust: TrustFiles) -> dict[str, str]:
         "SSL_CERT_FILE": bundle,          # OpenSSL: urllib, httpx, aiohttp, curl
         "REQUESTS_CA_BUNDLE": bundle,     # requests (certifi otherwise)
         "CURL_CA_BUNDLE": bundle,         # curl, and shadows SSL_CERT_FILE for it
+        "HTTPLIB2_CA_CERTS": bundle,      # httplib2 (google-api-python-client) reads only its own
         "NODE_EXTRA_CA_CERTS": cert,      # Node adds this to its own roots
         "DENO_CERT": cert,
         "WGETRC": str(trust.wgetrc),      # wget (GnuTLS) ignores SSL_CERT_FILE

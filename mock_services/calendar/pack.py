@@ -1,0 +1,18 @@
+"""The Google Calendar replica's descriptor: what the rest of detour knows of it."""
+
+from pathlib import Path
+
+from detour_core.pack import ServicePack
+
+PACK = ServicePack(
+    name="calendar",
+    hosts=("www.googleapis.com/calendar/v3/", "www.googleapis.com/batch/calendar/v3",
+           "calendar.googleapis.com/calendar/v3/", "calendar.googleapis.com/batch/calendar/v3",
+           "oauth2.googleapis.com/token"),  # credentials that refresh (service accounts, refresh tokens)
+    router="mock_services.calendar.router:router",
+    templates=Path(__file__).parent / "templates",
+    signature_tables=("calendar_events", "calendars", "calendar_list_entries"),
+    primary_keys={"calendar_event_attendees": ("event_id", "email")},
+    users_table="calendar_users",
+    spec="Calendar v3's discovery document, as google-api-python-client ships it (spec/calendar_v3.json)",
+)

@@ -1,0 +1,230 @@
+"""A REST pack's router, from its operation table: every operation of the vendor's
+description is matched, its parameters parsed and checked (types, enums, required), its body
+read, and then its state-backed handler runs in one transaction of the environment's state.
+Everything that goes wrong leaves in the vendor's error shape (the pack's `error_body`),
+never as a traceback or a framework's 422.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from detour_core.credentials import InvalidEnvId
+from detour_core.errors import EnvironmentNotFound
+from mock_services.deps import StoreDep, run_call
+from mock_services.request_budget import SPENT_KEY, spend
+from mock_services.rest import fields
+from mock_services.rest.spec import Operation, Parameter, Spec
+from mock_services.store import EnvironmentStore, EnvState
+
+log = logging.getLogger(__name__)
+METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+
+class RestError(Exception):
+    """An answer in the vendor's error shape: HTTP status, the vendor's reason, a message."""
+
+    def __init__(self, status: int, reason: str, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.reason, self.message, self.headers = status, reason, message, headers or {}
+
+
+@dataclass
+class Call:
+    """One request, parsed against its operation, with the environment's state open."""
+
+    state: EnvState
+    operation: Operation
+    params: dict[str, Any]
+    body: dict[str, Any] | None
+    headers: dict[str, str]
+    token: str | None
+    user: str = ""                 # the acting user's id
+    response_headers: dict[str, str] = field(default_factory=dict)
+
+    def arg(self, name: str, default: Any = None) -> Any:
+        value = self.params.get(name)
+        return default if value is None else value
+
+
+Handler = Callable[[Call], Any]
+
+
+@dataclass
+class RestApi:
+    """What a REST pack gives the engine."""
+
+    pack: str
+    spec: Spec
+    handlers: dict[str, Handler]                     # by short operation id (`events.list`)
+    error_body: Callable[[RestError], dict]          # the vendor's error shape
+    identify: Callable[[EnvState, str | None], str]  # token -> the acting user's id (or RestError)
+    rate_limited: Callable[[int], RestError]         # the vendor's answer beyond the request budget
+    extra: list[Callable[[APIRouter, Engine], None]] = field(default_factory=list)  # routes beyond the table
+
+    def missing(self) -> list[str]:
+        """Operations of the description that no handler answers."""
+        return [o.id for o in self.spec.operations if o.short_id not in self.handlers]
+
+
+def _pattern(path: str) -> re.Pattern:
+    """`calendars/{calendarId}/acl` -> a regex with a group per placeholder (one segment each)."""
+    parts = re.split(r"\{([^}]+)\}", path.lstrip("/"))
+    regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/]+)" for i, p in enumerate(parts))
+    return re.compile(regex + "$")
+
+
+def _convert(parameter: Parameter, raw: str) -> Any:
+    if parameter.enum and raw not in parameter.enum:
+        raise RestError(400, "invalid", f"Invalid value for {parameter.name}: {raw}")
+    if parameter.type == "integer":
+        try:
+            return int(raw)
+        except ValueError:
+            raise RestError(400, "invalid", f"Invalid value '{raw}'. Values must match the following "
+                                            f"regular expression: '-?\\d+'") from None
+    if parameter.type == "boolean":
+        if raw.lower() not in ("true", "false"):
+            raise RestError(400, "invalid", f"Invalid boolean value for {parameter.name}: '{raw}'")
+        return raw.lower() == "true"
+    return raw
+
+
+def parse_params(operation: Operation, common: dict[str, Parameter], path_values: dict[str, str],
+                 query: list[tuple[str, str]]) -> dict[str, Any]:
+    params: dict[str, Any] = {name: unquote(value) for name, value in path_values.items()}
+    known = {**common, **operation.parameters}
+    for name, raw in query:
+        parameter = known.get(name)
+        if parameter is None or parameter.location != "query":
+            continue  # Google ignores what it does not know
+        value = _convert(parameter, raw)
+        params[name] = [*params.get(name, []), value] if parameter.repeated else value
+    for parameter in operation.required():
+        if params.get(parameter.name) in (None, ""):
+            raise RestError(400, "required", f"Required parameter: {parameter.name}")
+    return params
+
+
+def read_body(operation: Operation, raw: bytes) -> dict | None:
+    if not raw.strip():
+        return {} if operation.request else None
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise RestError(400, "parseError", "Parse Error") from None
+    if not isinstance(body, dict):
+        raise RestError(400, "parseError", "Parse Error")
+    return body
+
+
+def bearer(headers: dict[str, str], params: dict[str, Any]) -> str | None:
+    value = headers.get("authorization", "")
+    if value.lower().startswith(("bearer ", "oauth ")):
+        return value.split(" ", 1)[1].strip() or None
+    return params.get("oauth_token") or params.get("access_token") or None
+
+
+class Engine:
+    """Matches requests to the table's operations and runs their handlers."""
+
+    def __init__(self, api: RestApi) -> None:
+        self.api = api
+        self.routes = [(o, _pattern(o.path)) for o in api.spec.operations]
+
+    def match(self, method: str, path: str) -> tuple[Operation, dict[str, str]]:
+        found_path = False
+        for operation, pattern in self.routes:
+            matched = pattern.match(path)
+            if matched:
+                found_path = True
+                if operation.method == method:
+                    return operation, matched.groupdict()
+        if found_path:
+            raise RestError(405, "httpMethodNotAllowed", f"Method {method} is not allowed here")
+        raise RestError(404, "notFound", "Not Found")
+
+    def within_budget(self, state: EnvState) -> None:
+        budget = state.info.request_budget
+        if budget is None:
+            return
+        spent, retry_after = spend(state.meta(SPENT_KEY) or [], budget, time.time())
+        if retry_after is not None:
+            raise self.api.rate_limited(retry_after)
+        state.set_meta(SPENT_KEY, spent)
+
+    def dispatch(self, store: EnvironmentStore, env_id: str, operation: Operation, params: dict, body: dict | None,
+                 headers: dict[str, str]) -> tuple[Any, dict[str, str]]:
+        """One call in one transaction; a failed call keeps none of its writes but still counts
+        against the budget."""
+        try:
+            with store.open(env_id, write=True) as state:
+                if state.service != self.api.pack:
+                    raise RestError(404, "notFound", f"environment {env_id} is not a {self.api.pack} environment")
+                self.within_budget(state)
+                try:
+                    with state.savepoint():
+                        call = Call(state, operation, params, body, headers, bearer(headers, params))
+                        call.user = self.api.identify(state, call.token)
+                        return self.api.handlers[operation.short_id](call), call.response_headers
+                except RestError as failed:
+                    failure = failed
+        except EnvironmentNotFound:
+            raise RestError(404, "notFound", f"environment {env_id} not found") from None
+        except InvalidEnvId:
+            raise RestError(400, "invalid", "invalid environment id") from None
+        raise failure
+
+    async def answer(self, request: Request, store: EnvironmentStore, env_id: str, path: str) -> Response:
+        return await self.respond(request, store, env_id, request.method, path, request.query_params.multi_items(),
+                                  {k.lower(): v for k, v in request.headers.items()}, await request.body())
+
+    async def respond(self, request: Request, store: EnvironmentStore, env_id: str, method: str, path: str,
+                      query: list[tuple[str, str]], headers: dict[str, str], raw: bytes) -> Response:
+        """One operation's answer (a batch's parts come here one by one)."""
+        try:
+            operation, path_values = self.match(method, path)
+            params = parse_params(operation, self.api.spec.common, path_values, query)
+            selection = fields.parse(params["fields"]) if params.get("fields") else None
+            body = read_body(operation, raw)
+            result, extra_headers = await run_call(request, self.dispatch, store, env_id, operation, params, body,
+                                                   headers)
+        except RestError as e:
+            return self.error(e)
+        except fields.InvalidFields as e:
+            return self.error(RestError(400, "invalidParameter", str(e)))
+        except Exception:  # a replica bug still answers in the vendor's shape, never with a traceback
+            log.exception("%s %s failed", self.api.pack, path)
+            return self.error(RestError(500, "backendError", "Backend Error"))
+        if isinstance(result, Response):
+            return result
+        if result is None:
+            return Response(status_code=204, headers=extra_headers)
+        return JSONResponse(fields.select(result, selection), headers=extra_headers)
+
+    def error(self, error: RestError) -> JSONResponse:
+        return JSONResponse(self.api.error_body(error), status_code=error.status, headers=error.headers)
+
+
+def build_router(api: RestApi) -> APIRouter:
+    """Every operation under `/api/env/{env_id}/services/{pack}{service path}/...`."""
+    engine = Engine(api)
+    router = APIRouter(prefix=f"/api/env/{{env_id}}/services/{api.pack}", tags=[api.pack])
+    for add_routes in api.extra:
+        add_routes(router, engine)
+
+    @router.api_route(api.spec.service_path + "/{path:path}", methods=METHODS)
+    async def operation(env_id: str, path: str, request: Request, store: StoreDep) -> Response:
+        return await engine.answer(request, store, env_id, path)
+
+    return router

@@ -1,0 +1,93 @@
+"""Google's own Python client (google-api-python-client with google-auth credentials), run
+unmodified in a sandbox, reaches the environment's Calendar replica through the proxy:
+calendars, ACL, single and recurring events with an exception, instances, freebusy, a batch,
+and a token refresh against oauth2.googleapis.com; the diff shows what it did."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import BACKENDS
+
+AGENT = r'''
+import json
+from google.oauth2.credentials import Credentials
+from googleapiclient.discovery import build
+from googleapiclient.errors import HttpError
+
+# A refresh token only: the client asks oauth2.googleapis.com for an access token first.
+creds = Credentials(None, refresh_token="1//refresh", client_id="id.apps.googleusercontent.com",
+                    client_secret="secret", token_uri="https://oauth2.googleapis.com/token")
+cal = build("calendar", "v3", credentials=creds)
+out = {}
+out["calendars"] = sorted(c["summary"] for c in cal.calendarList().list().execute()["items"])[:3]
+new = cal.calendars().insert(body={"summary": "Cosmic Voyagers HQ", "timeZone": "America/Los_Angeles"}).execute()
+cal.acl().insert(calendarId=new["id"], body={"role": "writer", "scope": {"type": "user", "value": "yuki@test.com"}}).execute()
+single = cal.events().insert(calendarId=new["id"], body={
+    "summary": "Perseid Meteor Shower Watch Party", "location": "Hillcrest Observatory Field",
+    "start": {"dateTime": "2018-06-24T00:00:00", "timeZone": "America/Los_Angeles"},
+    "end": {"dateTime": "2018-06-24T03:00:00", "timeZone": "America/Los_Angeles"},
+    "attendees": [{"email": "yuki@test.com"}]}, sendUpdates="all").execute()
+weekly = cal.events().insert(calendarId=new["id"], body={
+    "summary": "Telescope night", "recurrence": ["RRULE:FREQ=WEEKLY;COUNT=4"],
+    "start": {"dateTime": "2018-06-25T21:00:00", "timeZone": "America/Los_Angeles"},
+    "end": {"dateTime": "2018-06-25T22:00:00", "timeZone": "America/Los_Angeles"}}).execute()
+instances = cal.events().instances(calendarId=new["id"], eventId=weekly["id"]).execute()["items"]
+out["instances"] = [i["start"]["dateTime"] for i in instances]
+cal.events().patch(calendarId=new["id"], eventId=instances[1]["id"], body={"summary": "Telescope night (moved)",
+    "start": {"dateTime": "2018-07-03T20:00:00", "timeZone": "America/Los_Angeles"},
+    "end": {"dateTime": "2018-07-03T21:00:00", "timeZone": "America/Los_Angeles"}}).execute()
+listed = cal.events().list(calendarId=new["id"], singleEvents=True, orderBy="startTime",
+                           timeMin="2018-06-01T00:00:00Z", timeMax="2018-08-01T00:00:00Z").execute()
+out["listed"] = [(e["summary"], e["start"]["dateTime"]) for e in listed["items"]]
+busy = cal.freebusy().query(body={"timeMin": "2018-06-24T00:00:00-07:00", "timeMax": "2018-06-24T06:00:00-07:00",
+                                  "items": [{"id": new["id"]}]}).execute()
+out["busy"] = busy["calendars"][new["id"]]["busy"]
+answers = []
+batch = cal.new_batch_http_request(callback=lambda rid, response, error: answers.append(
+    (rid, response["summary"] if response else None, error.resp.status if error else None)))
+batch.add(cal.events().get(calendarId=new["id"], eventId=single["id"]), request_id="got")
+batch.add(cal.events().get(calendarId=new["id"], eventId="nosuchevent"), request_id="missing")
+batch.execute()
+out["batch"] = sorted(answers)
+cal.events().delete(calendarId=new["id"], eventId=single["id"]).execute()
+try:
+    cal.events().get(calendarId="no-such-calendar", eventId="x").execute()
+except HttpError as e:
+    out["error"] = [e.resp.status, json.loads(e.content)["error"]["errors"][0]["reason"]]
+out["token"] = creds.token.split(".")[:2]
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_google_api_python_client_through_the_proxy(live_stack, backend):
+    env = live_stack.env("calendar_default")
+    result = live_stack.run(env, AGENT, ".py", backend=backend)
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["instances"] == ["2018-06-25T21:00:00-07:00", "2018-07-02T21:00:00-07:00",
+                                "2018-07-09T21:00:00-07:00", "2018-07-16T21:00:00-07:00"]
+    assert out["listed"] == [["Perseid Meteor Shower Watch Party", "2018-06-24T00:00:00"],
+                             ["Telescope night", "2018-06-25T21:00:00-07:00"],
+                             ["Telescope night (moved)", "2018-07-03T20:00:00"],
+                             ["Telescope night", "2018-07-09T21:00:00-07:00"],
+                             ["Telescope night", "2018-07-16T21:00:00-07:00"]]
+    assert out["busy"] == [{"start": "2018-06-24T07:00:00Z", "end": "2018-06-24T10:00:00Z"}]
+    assert out["batch"] == [["got", "Perseid Meteor Shower Watch Party", None], ["missing", None, 404]]
+    assert out["error"] == [404, "notFound"]
+    assert out["token"] == ["ya29", "detour"]
+    assert {r.service for r in result.requests} == {"calendar"}
+    assert {r.host for r in result.requests} == {"oauth2.googleapis.com", "www.googleapis.com"}
+    tables = [(row["__table__"], row.get("summary") or row.get("scope_value") or row.get("email"))
+              for row in result.diff.inserts]
+    assert ("calendars", "Cosmic Voyagers HQ") in tables and ("calendar_acl_rules", "yuki@test.com") in tables
+    assert ("calendar_event_attendees", "yuki@test.com") in tables
+    assert ("calendar_events", "Telescope night (moved)") in tables  # the exception, a row of its own
+    cancelled = [u["after"]["summary"] for u in result.diff.updates
+                 if u["__table__"] == "calendar_events" and u["after"]["status"] == "cancelled"]
+    assert cancelled == []  # the deleted event was created in this run: it is an insert, cancelled
+    assert [row["status"] for row in result.diff.inserts if row.get("summary") == "Perseid Meteor Shower Watch Party"] \
+        == ["cancelled"]

@@ -1,0 +1,70 @@
+"""Every Calendar method driven with random and malformed parameters and bodies (uploads of
+garbage included): never a 5xx, always Google's error shape when it fails."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from detour.apps.server import create_app
+from detour_core.paths import StatePaths
+from mock_services.calendar.router import API
+from mock_services.store import EnvironmentStore
+
+NAMES = sorted({n for o in API.spec.operations for n in o.parameters} | {
+    "summary", "start", "end", "dateTime", "date", "timeZone", "recurrence", "attendees", "email", "role",
+    "scope", "type", "value", "items", "id", "timeMin", "timeMax", "address", "resourceId", "colorId"})
+scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2**70, max_value=2**70), st.text(max_size=30),
+                    st.sampled_from(["primary", "cal_dungeon_masters", "2018-06-30T10:00:00Z", "2018-06-30",
+                                     "America/Los_Angeles", "Mars/Olympus", "RRULE:FREQ=DAILY;COUNT=3",
+                                     "RRULE:FREQ=WEEKLY;UNTIL=20180701", "EXDATE:2018x", "user:a@b", "owner",
+                                     "evt_dungeon_boardgame_brawl_20180619T020000Z", "-1", "startTime", ""]))
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                       st.dictionaries(st.sampled_from(NAMES), inner, max_size=4)),
+                      max_leaves=8)
+
+
+@pytest.fixture(scope="module")
+def replica(tmp_path_factory):
+    state = StatePaths(tmp_path_factory.mktemp("calendar-fuzz")).ensure()
+    client = TestClient(create_app(state, api_auth=False), raise_server_exceptions=False)
+    return client, f"/api/env/{EnvironmentStore(state).create('calendar_default').env_id}/services/calendar"
+
+
+def google_shaped(response) -> None:
+    assert response.status_code < 500, response.text
+    if response.status_code >= 400:
+        error = response.json()["error"]
+        assert error["code"] == response.status_code and error["errors"][0]["reason"]
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                   HealthCheck.too_slow])
+@given(operation=st.sampled_from(API.spec.operations),
+       path_values=st.lists(st.sampled_from(["primary", "cal_dungeon_masters", "evt_dungeon_boardgame_brawl",
+                                             "user:test.user@test.com", "timezone", "%00", "..", "x" * 300]),
+                            min_size=3, max_size=3),
+       query=st.dictionaries(st.sampled_from(NAMES), st.text(max_size=20), max_size=5),
+       body=st.one_of(values, st.binary(max_size=60)))
+def test_random_calls(replica, operation, path_values, query, body):
+    client, base = replica
+    path = operation.path
+    for i, name in enumerate(p for p in operation.parameters.values() if p.location == "path"):
+        path = path.replace("{" + name.name + "}", path_values[i])
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    response = client.request(operation.method, f"{base}/calendar/v3/{path}", params=query, content=content,
+                              headers={"Authorization": "Bearer ya29.fuzz", "Content-Type": "application/json"})
+    google_shaped(response)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.binary(max_size=300), boundary=st.sampled_from(["b", "batch_x", ""]))
+def test_random_batches(replica, body, boundary):
+    client, base = replica
+    response = client.post(f"{base}/batch/calendar/v3", content=body,
+                           headers={"Content-Type": f"multipart/mixed; boundary={boundary}"})
+    assert response.status_code < 500, response.text
