@@ -26,12 +26,27 @@ class InvalidAssertions(DetourError):
     pass
 
 
+def text_of(value: Any) -> str | None:
+    """What the text predicates read: a string as it is, a JSON value (a message's blocks, an
+    event's start) as its compact JSON text, as AgentDiff's engine does; else nothing."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return None
+
+
+def _contains(value: Any, part: Any) -> bool:
+    text = text_of(value)
+    return text is not None and isinstance(part, str) and part in text
+
+
 PREDICATES = {
     "eq": lambda v, x: v == x,
     "ne": lambda v, x: v != x,
-    "contains": lambda v, x: isinstance(v, str) and x in v,
-    "not_contains": lambda v, x: not (isinstance(v, str) and x in v),
-    "i_contains": lambda v, x: isinstance(v, str) and x.lower() in v.lower(),
+    "contains": _contains,
+    "not_contains": lambda v, x: not _contains(v, x),
+    "i_contains": lambda v, x: _contains(text_of(v) and text_of(v).lower(), x.lower() if isinstance(x, str) else x),
     "starts_with": lambda v, x: isinstance(v, str) and v.startswith(x),
     "i_starts_with": lambda v, x: isinstance(v, str) and v.lower().startswith(x.lower()),
     "ends_with": lambda v, x: isinstance(v, str) and v.endswith(x),
@@ -103,9 +118,19 @@ def test_predicate(value: Any, condition: Any) -> bool:
     return True
 
 
-def field_value(row: Row, field: str, lookup: Lookup | None) -> Any:
-    if field in row or lookup is None:
+def path_value(row: Row, field: str) -> Any:
+    """A field, or a path into a JSON field (`start.dateTime`), as AgentDiff's `where` names them."""
+    if field in row or "." not in field:
         return row.get(field)
+    value: Any = row
+    for part in field.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def field_value(row: Row, field: str, lookup: Lookup | None) -> Any:
+    if field in row or "." in field or lookup is None:
+        return path_value(row, field)
     for key, table in FOREIGN_KEYS.items():
         if row.get(key) is not None:
             related = lookup(table, key, row[key])
@@ -129,13 +154,14 @@ def count_ok(count: int, expected: int | CountRange | None) -> bool:
 def change_problem(update: Row, assertion: Assertion, ignored: set[str], strict: bool) -> str | None:
     before, after = update["before"], update["after"]
     for field, expectation in assertion.expected_changes.items():
-        if "from" in expectation and not test_predicate(before.get(field), expectation["from"]):
-            return f"{field} changed from {before.get(field)!r}"
-        if "to" in expectation and not test_predicate(after.get(field), expectation["to"]):
-            return f"{field} changed to {after.get(field)!r}"
+        if "from" in expectation and not test_predicate(path_value(before, field), expectation["from"]):
+            return f"{field} changed from {path_value(before, field)!r}"
+        if "to" in expectation and not test_predicate(path_value(after, field), expectation["to"]):
+            return f"{field} changed to {path_value(after, field)!r}"
     if strict:
         changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-        extra = changed - set(assertion.expected_changes) - ignored - BOOKKEEPING
+        expected = {field.split(".", 1)[0] for field in assertion.expected_changes}
+        extra = changed - expected - ignored - BOOKKEEPING
         if extra:
             return f"unexpected changes to {', '.join(sorted(extra))}"
     return None

@@ -86,3 +86,29 @@ def test_fields_of_related_rows_are_resolved(state):
     assert evaluate_environment(spec, store, env)[0].passed
     wrong = parse_spec([{"diff_type": "added", "entity": "channel_members", "where": {"channel_name": "general"}}])
     assert not evaluate_environment(wrong, store, env)[0].passed
+
+
+def test_text_predicates_read_json_values_as_compact_json_and_paths_reach_into_them():
+    """AgentDiff's engine: `contains` on a message's blocks or an event's start reads its JSON
+    text; `start.dateTime` names a field inside a JSON column."""
+    row = {"__table__": "messages", "blocks": [{"type": "section", "text": {"text": "Ship it"}}],
+           "start": {"dateTime": "2018-06-24T00:00:00-07:00", "timeZone": "America/Los_Angeles"}, "n": 5}
+    diff = StateDiff(inserts=[row], updates=[], deletes=[])
+
+    def passed(where: dict) -> bool:
+        spec = parse_spec({"assertions": [{"diff_type": "added", "entity": "messages", "where": where}]})
+        return evaluate(spec, diff)[0].passed
+    assert passed({"blocks": {"contains": '"text":"Ship it"'}}) and passed({"blocks": {"i_contains": "SHIP IT"}})
+    assert passed({"blocks": {"not_contains": "Hold it"}}) and not passed({"blocks": {"not_contains": "Ship"}})
+    assert passed({"start": {"contains": "2018-06-24T00:00"}}) and passed({"start.timeZone": {"eq": "America/Los_Angeles"}})
+    assert passed({"start.dateTime": {"contains": "2018-06-24T00:00"}}) and not passed({"start.date": {"exists": True}})
+    assert not passed({"n": {"contains": "5"}})  # a number has no text
+
+
+def test_changes_name_paths_into_json_fields():
+    before = {"id": "e1", "start": {"dateTime": "2018-06-29T10:00:00-07:00"}, "location": "A"}
+    after = {"id": "e1", "start": {"dateTime": "2018-06-29T16:00:00-07:00"}, "location": "A"}
+    diff = StateDiff(inserts=[], deletes=[], updates=[{"__table__": "calendar_events", "before": before, "after": after}])
+    spec = parse_spec({"assertions": [{"diff_type": "changed", "entity": "calendar_events", "where": {"id": {"eq": "e1"}},
+                                       "expected_changes": {"start.dateTime": {"to": {"contains": "T16:00"}}}}]})
+    assert evaluate(spec, diff)[0].passed
