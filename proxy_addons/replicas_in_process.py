@@ -12,12 +12,30 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import urllib.parse
 from concurrent.futures import Future
 
 from mitmproxy import ctx, http
 from mitmproxy.addons import asgiapp
 
 from proxy_addons.verdict import METADATA_KEY
+
+
+class AsgiScope:
+    """mitmproxy's ASGI bridge quotes the request's path a second time (`%40` reaches the app
+    as `%2540`) and unquotes its query (`q=a%26b` arrives as two parameters). ASGI wants the
+    path decoded and the query as sent: this puts both right before the app sees them."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            raw = scope["raw_path"] if isinstance(scope["raw_path"], str) else scope["raw_path"].decode()
+            path, _, query = raw.partition("?")
+            scope = {**scope, "path": urllib.parse.unquote(path), "raw_path": path.encode(),
+                     "query_string": query.encode()}
+        await self.app(scope, receive, send)
 
 
 def _load_app() -> Future:
@@ -30,7 +48,7 @@ def _load_app() -> Future:
             from mock_services.app import create_replica_app, warm_up
             app = create_replica_app()
             app.state.inline_calls = True  # see mock_services.deps.run_call
-            loaded.set_result(app)
+            loaded.set_result(AsgiScope(app))
             warm_up()  # ASGI lifespan does not run under mitmproxy: warm the packs up as the server would
         except BaseException as e:
             if not loaded.done():

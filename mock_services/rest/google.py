@@ -8,7 +8,7 @@ import secrets
 import uuid
 from email import message_from_bytes, policy
 from http import HTTPStatus
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
@@ -59,7 +59,7 @@ def _split_part(payload: bytes) -> tuple[str, str, list[tuple[str, str]], dict[s
         if name:
             headers[name.strip().lower()] = value.strip()
     parts = urlsplit(target)
-    return method.upper(), parts.path, parse_qsl(parts.query, keep_blank_values=True), headers, body
+    return method.upper(), unquote(parts.path), parse_qsl(parts.query, keep_blank_values=True), headers, body
 
 
 def _response_part(content_id: str | None, response: Response) -> str:

@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
@@ -102,7 +101,7 @@ def _convert(parameter: Parameter, raw: str) -> Any:
 
 def parse_params(operation: Operation, common: dict[str, Parameter], path_values: dict[str, str],
                  query: list[tuple[str, str]]) -> dict[str, Any]:
-    params: dict[str, Any] = {name: unquote(value) for name, value in path_values.items()}
+    params: dict[str, Any] = dict(path_values)  # the ASGI server decoded the path already
     known = {**common, **operation.parameters}
     for name, raw in query:
         parameter = known.get(name)

@@ -46,6 +46,23 @@ def passes(tmp_path, suite: str, agent: str, tests: int, backend: str) -> None:
     assert done.returncode == 0
 
 
+@pytest.mark.parametrize("backend", ["auto", pytest.param("docker", marks=needs_docker)])
+def test_agentdiffs_calendar_sample_passes_with_a_scripted_agent(tmp_path, backend):
+    """google-api-python-client, unmodified, over 10 of AgentDiff's Calendar tasks. test_39 asks
+    for one event's update to be only a cancellation (strict mode) and also a new time: no state
+    passes both under AgentDiff's own engine, so it fails here on exactly that assertion."""
+    done = suite_run(tmp_path, "calendar_bench_sample.json", f"python3 {AGENTS / 'calendar_bench_sample.py'}",
+                     "--backend", backend)
+    assert done.stdout.strip(), done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    failed = {t["id"]: ([a["index"] for a in t["assertions"] if not a["passed"]], t["stderr_tail"][-300:])
+              for t in report["tests"] if not t["passed"]}
+    assert len(report["tests"]) == 10 and list(failed) == ["test_39"], failed
+    assert failed["test_39"][0] == [0]
+    stuck = next(a for t in report["tests"] if t["id"] == "test_39" for a in t["assertions"] if not a["passed"])
+    assert "unexpected changes to" in stuck["message"]
+
+
 def test_an_agent_that_does_nothing_fails_every_test(tmp_path):
     done = suite_run(tmp_path, "linear_bench.json", f"python3 {AGENTS / 'linear_early_suite.py'} --lazy")
     report = json.loads(done.stdout)
