@@ -6,6 +6,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NODE_PACKAGES := sandbox/node_packages
 NODE_STAMP := $(NODE_PACKAGES)/node_modules/.installed
+# Official Node clients the tests run in sandboxes (too large for detour's own packages).
+TEST_NODE := tests/node_clients
+TEST_NODE_STAMP := $(TEST_NODE)/node_modules/.installed
 RUNTIME := sandbox/runtime
 RUNTIME_STAMP := $(RUNTIME)/venv/.installed
 
@@ -26,6 +29,10 @@ $(NODE_STAMP): $(NODE_PACKAGES)/package-lock.json | provision
 	cd $(NODE_PACKAGES) && npm ci --silent --no-audit --no-fund
 	touch $(NODE_STAMP)
 
+$(TEST_NODE_STAMP): $(TEST_NODE)/package-lock.json | provision
+	cd $(TEST_NODE) && npm ci --silent --no-audit --no-fund
+	touch $(TEST_NODE_STAMP)
+
 # detour's sandbox runtime: what agent code imports unless it brings its own (not detour's venv).
 $(RUNTIME_STAMP): $(RUNTIME)/requirements.txt
 	$(PYTHON) -m venv --clear $(RUNTIME)/venv
@@ -36,7 +43,7 @@ demo: $(RUNTIME_STAMP) provision $(NODE_STAMP)
 	bash examples/demo.sh
 
 # The docker tests get an engine: the one that answers, or one tests/engine.py starts and stops.
-test: $(RUNTIME_STAMP) provision $(NODE_STAMP)
+test: $(RUNTIME_STAMP) provision $(NODE_STAMP) $(TEST_NODE_STAMP)
 	$(BIN)/python -m tests.engine $(BIN)/pytest
 	# The store, replicas, DSL and platform API again, with environments in Postgres (no
 	# Docker engine needed: the first run's engine is gone by now).
@@ -50,4 +57,4 @@ bench: $(RUNTIME_STAMP) provision $(NODE_STAMP)
 	$(BIN)/python -m bench.run
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache build $(NODE_PACKAGES)/node_modules $(RUNTIME)/venv
+	rm -rf $(VENV) *.egg-info .pytest_cache build $(NODE_PACKAGES)/node_modules $(TEST_NODE)/node_modules $(RUNTIME)/venv

@@ -6,10 +6,12 @@ and a token refresh against oauth2.googleapis.com; the diff shows what it did.""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import BACKENDS
+import detour
+from tests.conftest import BACKENDS, needs_namespaces
 
 AGENT = r'''
 import json
@@ -91,3 +93,71 @@ def test_google_api_python_client_through_the_proxy(live_stack, backend):
     assert cancelled == []  # the deleted event was created in this run: it is an insert, cancelled
     assert [row["status"] for row in result.diff.inserts if row.get("summary") == "Perseid Meteor Shower Watch Party"] \
         == ["cancelled"]
+
+
+NODE_AGENT = r'''
+import { google } from "googleapis";
+const auth = new google.auth.OAuth2("id.apps.googleusercontent.com", "secret");
+auth.setCredentials({ refresh_token: "1//refresh" });  // refreshed against oauth2.googleapis.com
+const calendar = google.calendar({ version: "v3", auth });
+const out = {};
+out.primary = (await calendar.calendarList.list()).data.items.find((c) => c.primary).id;
+const made = await calendar.events.insert({ calendarId: "primary", sendUpdates: "none", requestBody: {
+  summary: "Node standup", recurrence: ["RRULE:FREQ=DAILY;COUNT=3"],
+  start: { dateTime: "2018-07-02T09:00:00", timeZone: "America/Los_Angeles" },
+  end: { dateTime: "2018-07-02T09:15:00", timeZone: "America/Los_Angeles" } } });
+const instances = await calendar.events.instances({ calendarId: "primary", eventId: made.data.id });
+out.instances = instances.data.items.map((i) => i.start.dateTime);
+await calendar.acl.insert({ calendarId: "primary", requestBody: { role: "reader", scope: { type: "user", value: "yuki@test.com" } } });
+try {
+  await calendar.events.get({ calendarId: "primary", eventId: "nosuchevent" });
+} catch (e) {
+  out.error = [e.status ?? e.code, e.response?.data?.error?.errors?.[0]?.reason];
+}
+console.log(JSON.stringify(out));
+'''
+NODE_CLIENTS = Path(__file__).parents[1] / "node_clients" / "node_modules"
+
+
+@pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces)])
+def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path):
+    """Google's Node client; the docker backend would need a derived image with its ~240 MB."""
+    if not (NODE_CLIENTS / "googleapis").is_dir():
+        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
+    program = tmp_path / "agent.mjs"
+    program.write_text(NODE_AGENT)
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend,
+                       node_modules=NODE_CLIENTS) as client:
+        env = client.environments.create("calendar_default").env_id
+        result = client.run(program, env=env)
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out == {"primary": "test.user@test.com", "error": [404, "notFound"], "instances": [
+        "2018-07-02T09:00:00-07:00", "2018-07-03T09:00:00-07:00", "2018-07-04T09:00:00-07:00"]}
+    assert {r.host for r in result.requests} == {"oauth2.googleapis.com", "www.googleapis.com"}
+    assert [row["scope_value"] for row in result.diff.inserts if row["__table__"] == "calendar_acl_rules"] \
+        == ["yuki@test.com"]
+
+
+CURL_AGENT = r'''
+set -e
+base=https://www.googleapis.com/calendar/v3
+auth="Authorization: Bearer $(curl -s -d grant_type=refresh_token -d refresh_token=r https://oauth2.googleapis.com/token \
+      | sed 's/.*"access_token":"\([^"]*\)".*/\1/')"
+curl -s -H "$auth" "$base/users/me/calendarList?fields=items(id)&maxResults=1"; echo
+curl -s -H "$auth" -H 'Content-Type: application/json' "$base/calendars/primary/events?fields=summary,start" \
+     -d '{"summary": "From curl", "start": {"date": "2018-07-04"}, "end": {"date": "2018-07-05"}}'; echo
+curl -s -o /dev/null -w '%{http_code}\n' -H "$auth" "$base/calendars/primary/events/missing"
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_curl_through_the_proxy(live_stack, backend):
+    env = live_stack.env("calendar_default")
+    result = live_stack.run(env, CURL_AGENT, ".sh", backend=backend)
+    assert result.exit_code == 0, result.stderr
+    listed, created, missing = result.stdout.splitlines()
+    assert json.loads(listed) == {"items": [{"id": "test.user@test.com"}]}
+    assert json.loads(created) == {"summary": "From curl", "start": {"date": "2018-07-04"}}
+    assert missing == "404"
+    assert [row["summary"] for row in result.diff.inserts] == ["From curl"]
