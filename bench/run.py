@@ -21,6 +21,8 @@ from pathlib import Path
 import httpx
 
 from certs.authority import CertificateAuthority
+from bench.calendar import bench_calendar_month
+from bench.stats import percentile
 from detour_core.credentials import secret_for
 from detour_core.paths import DATABASE_VARIABLE, StatePaths
 from detour.stack import EMBEDDED, Stack, StackInfo
@@ -45,10 +47,6 @@ def program_file(name: str, text: str) -> Path:
     path = PROGRAMS / name
     path.write_text(text)
     return path
-
-
-def percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
 
 
 def load(make_client, url: str, clients: int, requests_each: int) -> str:
@@ -160,7 +158,7 @@ def bench_two_nodes(clients: int = 8, each: int = 150) -> None:
 
 def bench_environment_creation(store: EnvironmentStore, label: str = "SQLite") -> None:
     """The first creation from a template also loads it (Postgres keeps a schema per template)."""
-    for template in ("slack_default", "linear_default", "slack_bench_v2", "linear_expanded"):
+    for template in ("slack_default", "linear_default", "slack_bench_v2", "linear_expanded", "calendar_default"):
         store.create(template)
         times = []
         for _ in range(30):
@@ -480,9 +478,10 @@ def main() -> None:
         env_id = store.create("slack_default").env_id
         with Stack(state) as info:
             state.stack_file.write_text(info.model_dump_json())
-            print("replicas: a mixed Slack script, a nested Linear issue list")
+            print("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month")
             bench_slack_mixed(info, store)
             bench_linear_issue_list(info, store)
+            bench_calendar_month(info, store)
             if "--replicas-only" in sys.argv:
                 return
             print("detour run wall time")

@@ -21,11 +21,19 @@ FREE_BUSY_FIELDS = ("kind", "etag", "id", "status", "start", "end", "transparenc
 
 
 def serialize(call: Call, row: Row, role: str = "owner") -> dict:
-    attendees = call.state.rows("calendar_event_attendees", event_id=row["id"])
-    resource = event_json(row, attendees, access.user_email(call))
+    return serialize_all(call, [row], role)[0]
+
+
+def serialize_all(call: Call, rows: list[Row], role: str = "owner") -> list[dict]:
+    """Events as resources, their attendees read in one query for the lot."""
+    attendees: dict[str, list[Row]] = {}
+    for attendee in call.state.rows_in("calendar_event_attendees", "event_id", sorted({r["id"] for r in rows})):
+        attendees.setdefault(attendee["event_id"], []).append(attendee)
+    email = access.user_email(call)
+    resources = [event_json(row, attendees.get(row["id"], []), email) for row in rows]
     if role == "freeBusyReader":
-        return {k: v for k, v in resource.items() if k in FREE_BUSY_FIELDS}
-    return resource
+        return [{k: v for k, v in r.items() if k in FREE_BUSY_FIELDS} for r in resources]
+    return resources
 
 
 def all_day(row: Row) -> bool:
@@ -140,7 +148,7 @@ def listing(call: Call, calendar: Row, role: str, rows: list[Row]) -> dict:
         "kind": "calendar#events", "etag": new_etag(), "summary": calendar.get("summary"),
         "description": calendar.get("description"), "updated": updated_text(now_text()),
         "timeZone": call.params.get("timeZone") or calendar.get("time_zone"), "accessRole": role,
-        "defaultReminders": [], "items": [serialize(call, r, role) for r in items],
+        "defaultReminders": [], "items": serialize_all(call, items, role),
         "nextPageToken": next_token, "nextSyncToken": None if next_token else sync_token(calendar["id"])})
 
 
