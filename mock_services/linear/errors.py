@@ -4,22 +4,14 @@ from __future__ import annotations
 
 from graphql import GraphQLError
 
-
-class LinearError(Exception):
-    def __init__(self, message: str, type: str = "invalid input") -> None:
-        super().__init__(message)
-        self.type = type
-
-
-def not_found(entity: str) -> LinearError:
-    return LinearError(f"Entity not found: {entity}", type="entity not found")
+from mock_services.graphql.errors import ApiError
 
 
 def format_error(error: GraphQLError, debug: bool = False) -> dict:
     """The one place resolver exceptions become wire errors."""
     formatted = error.formatted
     original = error.original_error
-    if isinstance(original, LinearError):
+    if isinstance(original, ApiError):
         formatted["extensions"] = {"type": original.type, "userPresentableMessage": str(original)}
     elif original is not None and not isinstance(original, GraphQLError):  # a bug, not bad input
         formatted["message"] = "Internal error"

@@ -1,4 +1,5 @@
-"""Which of Linear's types the replica keeps rows for, and how those rows point at each other.
+"""Which of Linear's types the replica keeps rows for, and how those rows point at each other:
+Linear's `EntityModel` for the GraphQL engine (mock_services/graphql/entities.py).
 
 One table drives field resolution, filters and mutations alike. Relations follow Linear's
 own naming, so most need no entry: `Issue.assignee` is the user whose id is in the row's
@@ -12,8 +13,8 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
-from mock_services.linear.errors import not_found
-from mock_services.store import EnvState, Row
+from mock_services.graphql.entities import EntityModel, lower_first
+from mock_services.store import Row
 
 # GraphQL type -> table (AgentDiff's names for the tables its seeds have).
 TABLES: dict[str, str] = {
@@ -91,53 +92,21 @@ COMPUTED: dict[tuple[str, str], Any] = {
 ORGANIZATION_LISTS = {"teams": "teams", "users": "users", "labels": "issue_labels"}
 
 
-def lower_first(name: str) -> str:
-    return name[:1].lower() + name[1:]
-
-
-def foreign_key(type_name: str, field: str) -> str:
-    return FOREIGN_KEYS.get((type_name, field), f"{field}Id")
-
-
-def back_reference(type_name: str, field: str) -> str:
-    return BACK_REFERENCES.get((type_name, field), f"{lower_first(type_name)}Id")
-
-
-def related(state: EnvState, type_name: str, field: str, target: str, row: Row) -> Row | None:
-    """The row a to-one field names (`Issue.team`), or None."""
-    if target == "Organization":
-        return state.first("organizations")
-    ref = row.get(foreign_key(type_name, field))
-    return state.first(TABLES[target], id=ref) if isinstance(ref, str) and ref else None
-
-
-def listed(state: EnvState, type_name: str, field: str, target: str, row: Row) -> list[Row]:
-    """The rows a to-many field lists (`Team.issues`, `Issue.labels`), before filters and paging."""
-    table = TABLES[target]
-    if type_name == "Organization" and ORGANIZATION_LISTS.get(field) == table:
-        return state.rows(table)
-    link = LINKS.get((type_name, field))
-    if link:
-        link_table, this_side, other_side = link
-        ids = {l[other_side] for l in state.rows(link_table, **{this_side: row.get("id")})}
-        return [r for r in state.rows(table) if r.get("id") in ids]
-    return state.rows(table, **{back_reference(type_name, field): row.get("id")})
-
-
 IDENTIFIER = re.compile(r"^[A-Za-z0-9]+-\d+$")
 
-# type -> other columns a root lookup by `id` also accepts
-ALTERNATE_KEYS: dict[str, tuple[str, ...]] = {"Issue": ("identifier",), "Team": ("key",)}
+
+def _identifier(ref: str) -> str:
+    """`eng-1` finds ENG-1."""
+    return ref.upper() if IDENTIFIER.fullmatch(ref) else ref
 
 
-def find(state: EnvState, type_name: str, ref: Any) -> Row:
-    """A row of a modeled type by id (or alternate key), else Linear's 'Entity not found'."""
-    table = TABLES[type_name]
-    found = state.first(table, id=ref) if isinstance(ref, str) and ref else None
-    for column in ALTERNATE_KEYS.get(type_name, ()):
-        if found is None and isinstance(ref, str) and ref:
-            value = ref.upper() if column == "identifier" and IDENTIFIER.fullmatch(ref) else ref
-            found = state.first(table, **{column: value})
-    if found is None:
-        raise not_found(type_name)
-    return found
+MODEL = EntityModel(
+    tables=TABLES, foreign_keys=FOREIGN_KEYS, back_references=BACK_REFERENCES, links=LINKS, computed=COMPUTED,
+    singletons={"Organization": "organizations"},
+    singleton_lists={("Organization", field): table for field, table in ORGANIZATION_LISTS.items()},
+    alternate_keys={"Issue": ("identifier",), "Team": ("key",)}, key_forms={"identifier": _identifier})
+find = MODEL.find
+related = MODEL.related
+listed = MODEL.listed
+
+__all__ = ["MODEL", "TABLES", "COMPUTED", "find", "related", "listed", "lower_first", "now_iso"]

@@ -16,9 +16,9 @@ from typing import Any
 from graphql import GraphQLObjectType, GraphQLSchema, get_named_type
 
 from mock_services.linear import model
-from mock_services.linear.context import LinearContext, changed, ctx, new_id
+from mock_services.graphql.context import GraphQLContext, ctx, new_id
 from mock_services.linear.model import now_iso
-from mock_services.linear.errors import LinearError
+from mock_services.graphql.errors import ApiError
 from mock_services.linear.model import find
 from mock_services.store import Row
 
@@ -26,8 +26,13 @@ from mock_services.store import Row
 VERBS = {"Create": {"input"}, "Update": {"id", "input"}, "Archive": {"id"}, "Unarchive": {"id"}, "Delete": {"id"}}
 
 # type -> what a new row of it starts with, beyond its input (called with the context and the input)
-Defaults = Callable[[LinearContext, dict], dict]
+Defaults = Callable[[GraphQLContext, dict], dict]
 NEW_ROW_DEFAULTS: dict[str, Defaults] = {}
+
+
+def changed(state_row: Row, changes: dict) -> Row:
+    """A row with `changes` applied and its updatedAt moved on."""
+    return {**state_row, **changes, "updatedAt": now_iso()}
 
 
 def sync_id() -> float:
@@ -46,7 +51,7 @@ def delete_payload(entity_id: str) -> dict:
     return {"success": True, "lastSyncId": sync_id(), "entityId": entity_id}
 
 
-def checked_references(c: LinearContext, type_name: str, values: dict) -> None:
+def checked_references(c: GraphQLContext, type_name: str, values: dict) -> None:
     """Every `<relation>Id` must name an existing row of the relation's type."""
     owner = c.schema.type_map.get(type_name)
     if not isinstance(owner, GraphQLObjectType):
@@ -60,14 +65,14 @@ def checked_references(c: LinearContext, type_name: str, values: dict) -> None:
             find(c.state, target, value)
 
 
-def fresh_id(c: LinearContext, table: str, wanted: str | None) -> str:
+def fresh_id(c: GraphQLContext, table: str, wanted: str | None) -> str:
     """The id a new row gets: the caller's (Linear lets clients choose one) if it is free."""
     if wanted and c.state.first(table, id=wanted):
-        raise LinearError(f"Argument Validation Error: id {wanted} is already in use")
+        raise ApiError(f"Argument Validation Error: id {wanted} is already in use")
     return wanted or new_id()
 
 
-def new_row(c: LinearContext, type_name: str, values: dict) -> Row:
+def new_row(c: GraphQLContext, type_name: str, values: dict) -> Row:
     checked_references(c, type_name, values)
     now = now_iso()
     base = {"id": fresh_id(c, model.TABLES[type_name], values.get("id")), "createdAt": now, "updatedAt": now,
@@ -77,19 +82,19 @@ def new_row(c: LinearContext, type_name: str, values: dict) -> Row:
     return c.state.insert(model.TABLES[type_name], row)
 
 
-def update_row(c: LinearContext, type_name: str, row: Row, changes: dict) -> Row:
+def update_row(c: GraphQLContext, type_name: str, row: Row, changes: dict) -> Row:
     checked_references(c, type_name, changes)
     return c.state.update(model.TABLES[type_name], changed(row, changes))
 
 
-def set_archived(c: LinearContext, type_name: str, ref: str, archived: bool) -> dict:
+def set_archived(c: GraphQLContext, type_name: str, ref: str, archived: bool) -> dict:
     row = find(c.state, type_name, ref)
     if bool(row.get("archivedAt")) == archived:
-        raise LinearError(f"{type_name} is {'already' if archived else 'not'} archived")
+        raise ApiError(f"{type_name} is {'already' if archived else 'not'} archived")
     return archive_payload(update_row(c, type_name, row, {"archivedAt": now_iso() if archived else None}))
 
 
-def delete_row(c: LinearContext, type_name: str, ref: str) -> dict:
+def delete_row(c: GraphQLContext, type_name: str, ref: str) -> dict:
     row = find(c.state, type_name, ref)
     c.state.delete(model.TABLES[type_name], row)
     return delete_payload(row["id"])
@@ -127,6 +132,6 @@ def bind_mutations(schema: GraphQLSchema) -> None:
 
 def require(value: Any, message: str) -> Any:
     if value in (None, "") or (isinstance(value, str) and not value.strip()):
-        raise LinearError(f"Argument Validation Error: {message}")
+        raise ApiError(f"Argument Validation Error: {message}")
     return value
 

@@ -15,10 +15,11 @@ from graphql import GraphQLSchema, build_ast_schema, parse
 from detour_core.credentials import InvalidEnvId
 from mock_services.deps import StoreDep, run_call
 from detour_core.errors import EnvironmentNotFound
-from mock_services.linear.context import LinearContext
+from mock_services.graphql.context import GraphQLContext
+from mock_services.linear.model import MODEL
 from mock_services.linear.errors import format_error
-from mock_services.linear.limits import MAX_BODY_BYTES, QueryShape, parse_query
-from mock_services.linear.default_resolver import install
+from mock_services.graphql.limits import MAX_BODY_BYTES, QueryShape, parse_query
+from mock_services.graphql.default_resolver import install
 from mock_services.linear.mutations import bind_mutations
 from mock_services.linear.resolvers import OBJECTS
 from mock_services.linear.resolvers.queries import bind_roots
@@ -73,7 +74,7 @@ def execute(store: EnvironmentStore, env_id: str, data: dict) -> dict:
             if state.service != "linear":
                 return {"errors": [{"message": "This environment has no Linear state",
                                     "extensions": {"type": "invalid input"}}]}
-            context = LinearContext(state, state.info.acting_user, schema())
+            context = GraphQLContext(state, state.info.acting_user, schema(), MODEL)
             _, result = graphql_sync(schema(), data, context_value=context, error_formatter=format_error,
                                      logger="mock_services.linear", query_parser=parse_query,
                                      validation_rules=[QueryShape])

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from detour_core.paths import StatePaths
 from detour.apps.server import create_app
-from mock_services.linear.limits import MAX_DEPTH
+from mock_services.graphql.limits import MAX_DEPTH
 from mock_services.linear.router import schema
 from mock_services.store import EnvironmentStore
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from mock_services.linear.context import ctx
-from mock_services.linear.errors import LinearError
+from mock_services.graphql.context import ctx
+from mock_services.graphql.errors import ApiError
 from mock_services.linear.mutations import delete_row, entity_payload, new_row, require, update_row
 from mock_services.linear.model import now_iso
 from mock_services.linear.model import find
@@ -22,7 +22,7 @@ def resolve_comment_create(_, info, input):
     c = ctx(info)
     body = require((input.get("body") or "").strip(), "body must not be empty")
     if not input.get("issueId") and not input.get("parentId"):
-        raise LinearError("Argument Validation Error: a comment needs an issueId or a parentId")
+        raise ApiError("Argument Validation Error: a comment needs an issueId or a parentId")
     parent = find(c.state, "Comment", input["parentId"]) if input.get("parentId") else None
     issue = find(c.state, "Issue", input.get("issueId") or parent.get("issueId"))
     row = new_row(c, "Comment", {"id": input.get("id"), "issueId": issue["id"], "userId": c.viewer_id,

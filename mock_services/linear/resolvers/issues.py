@@ -8,9 +8,9 @@ from typing import Any
 
 from ariadne import ObjectType
 
-from mock_services.linear.context import LinearContext, ctx, new_id
+from mock_services.graphql.context import GraphQLContext, ctx, new_id
 from mock_services.linear.model import now_iso
-from mock_services.linear.errors import LinearError
+from mock_services.graphql.errors import ApiError
 from mock_services.linear.mutations import entity_payload, new_row, require, sync_id, update_row
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import mutation
@@ -30,29 +30,29 @@ MAX_BATCH = 50
 
 def priority_fields(value: Any) -> dict:
     if value not in PRIORITY_LABELS:
-        raise LinearError("Argument Validation Error: priority must be between 0 and 4")
+        raise ApiError("Argument Validation Error: priority must be between 0 and 4")
     return {"priority": float(value), "priorityLabel": PRIORITY_LABELS[value]}
 
 
-def default_state(c: LinearContext, team_id: str) -> Row:
+def default_state(c: GraphQLContext, team_id: str) -> Row:
     states = c.state.rows("workflow_states", teamId=team_id)
     for kind in ("backlog", "unstarted", "triage"):
         candidates = sorted((s for s in states if s.get("type") == kind and not s.get("archivedAt")),
                             key=lambda s: s.get("position") or 0)
         if candidates:
             return candidates[0]
-    raise LinearError("Team has no workflow states")
+    raise ApiError("Team has no workflow states")
 
 
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
 
-def label_ids(issue_row: Row, c: LinearContext) -> list[str]:
+def label_ids(issue_row: Row, c: GraphQLContext) -> list[str]:
     return [link["issue_label_id"] for link in c.state.rows("issue_label_issue_association", issue_id=issue_row["id"])]
 
 
-def set_labels(c: LinearContext, issue_row: Row, wanted: list[str]) -> list[str]:
+def set_labels(c: GraphQLContext, issue_row: Row, wanted: list[str]) -> list[str]:
     """Labels live in the association table (what AgentDiff asserts on) and in labelIds."""
     for label_id in wanted:
         find(c.state, "IssueLabel", label_id)
@@ -63,14 +63,14 @@ def set_labels(c: LinearContext, issue_row: Row, wanted: list[str]) -> list[str]
     return list(dict.fromkeys(wanted))
 
 
-def subscribe(c: LinearContext, issue_row: Row, user_id: str) -> None:
+def subscribe(c: GraphQLContext, issue_row: Row, user_id: str) -> None:
     if not c.state.first("issue_subscribers", issueId=issue_row["id"], userId=user_id):
         find(c.state, "User", user_id)
         c.state.insert("issue_subscribers", {"id": new_id(), "issueId": issue_row["id"],
                                              "userId": user_id, "createdAt": now_iso()})
 
 
-def record_history(c: LinearContext, before: Row | None, after: Row, added: list[str] = (),
+def record_history(c: GraphQLContext, before: Row | None, after: Row, added: list[str] = (),
                    removed: list[str] = (), **flags: Any) -> None:
     """One issue_history row per change, in Linear's from/to fields."""
     entry: dict[str, Any] = {}
@@ -92,7 +92,7 @@ def record_history(c: LinearContext, before: Row | None, after: Row, added: list
                                          "updatedAt": now, "archivedAt": None, **entry})
 
 
-def parent_checked(c: LinearContext, issue_id: str | None, parent_id: str | None) -> str | None:
+def parent_checked(c: GraphQLContext, issue_id: str | None, parent_id: str | None) -> str | None:
     """A parent must exist and must not be the issue itself or one of its descendants."""
     if not parent_id:
         return None
@@ -100,12 +100,12 @@ def parent_checked(c: LinearContext, issue_id: str | None, parent_id: str | None
     ancestor: Row | None = parent
     while ancestor is not None:
         if ancestor["id"] == issue_id:
-            raise LinearError("Argument Validation Error: an issue cannot be its own ancestor")
+            raise ApiError("Argument Validation Error: an issue cannot be its own ancestor")
         ancestor = c.state.first("issues", id=ancestor.get("parentId")) if ancestor.get("parentId") else None
     return parent["id"]
 
 
-def plain_changes(c: LinearContext, input: dict, issue_id: str | None) -> dict:
+def plain_changes(c: GraphQLContext, input: dict, issue_id: str | None) -> dict:
     changes = {k: input[k] for k in PLAIN_FIELDS if k in input}
     if "title" in changes:
         require(changes["title"], "title must not be empty")
@@ -142,13 +142,13 @@ def resolve_issue_create(_, info, input):
     return entity_payload("issue", row)
 
 
-def apply_update(c: LinearContext, row: Row, input: dict) -> Row:
+def apply_update(c: GraphQLContext, row: Row, input: dict) -> Row:
     """One issue's update: only the fields given change (null clears)."""
     changes = plain_changes(c, input, row["id"])
     if "stateId" in input:
         state = find(c.state, "WorkflowState", require(input["stateId"], "stateId must not be null"))
         if state.get("teamId") != row["teamId"]:
-            raise LinearError("Argument Validation Error: the state belongs to another team")
+            raise ApiError("Argument Validation Error: the state belongs to another team")
         changes["stateId"] = state["id"]
     before_labels = label_ids(row, c)
     labels = list(before_labels)
@@ -176,15 +176,15 @@ def resolve_issue_update(_, info, id, input):
 def resolve_issue_batch_update(_, info, ids, input):
     c = ctx(info)
     if len(ids) > MAX_BATCH:
-        raise LinearError(f"Argument Validation Error: at most {MAX_BATCH} issues at once")
+        raise ApiError(f"Argument Validation Error: at most {MAX_BATCH} issues at once")
     rows = [find(c.state, "Issue", ref) for ref in ids]
     return {"success": True, "lastSyncId": sync_id(), "issues": [apply_update(c, row, input) for row in rows]}
 
 
-def archived(c: LinearContext, ref: str, archive: bool, **flags: Any) -> dict:
+def archived(c: GraphQLContext, ref: str, archive: bool, **flags: Any) -> dict:
     row = find(c.state, "Issue", ref)
     if bool(row.get("archivedAt")) == archive:
-        raise LinearError(f"Issue is {'already' if archive else 'not'} archived")
+        raise ApiError(f"Issue is {'already' if archive else 'not'} archived")
     updated = update_row(c, "Issue", row, {"archivedAt": now_iso() if archive else None, **flags})
     record_history(c, row, updated, archived=archive)
     return {"success": True, "lastSyncId": sync_id(), "entity": updated}

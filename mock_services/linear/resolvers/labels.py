@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from mock_services.linear.context import changed, ctx
+from mock_services.graphql.context import ctx
 from mock_services.linear.model import now_iso
-from mock_services.linear.mutations import entity_payload, fresh_id
-from mock_services.linear.errors import LinearError
+from mock_services.linear.mutations import changed, entity_payload, fresh_id
+from mock_services.graphql.errors import ApiError
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import mutation
 
 def _unique(c, name: str, team_id: str | None, own_id: str | None = None) -> None:
     for other in c.state.rows("issue_labels", name=name):
         if other.get("teamId") == team_id and other["id"] != own_id:
-            raise LinearError(f"A label named {name} already exists")
+            raise ApiError(f"A label named {name} already exists")
 
 
 @mutation.field("issueLabelCreate")
@@ -20,7 +20,7 @@ def resolve_label_create(_, info, input, **__):
     c = ctx(info)
     name = input["name"].strip()
     if not name:
-        raise LinearError("Argument Validation Error: name must not be empty")
+        raise ApiError("Argument Validation Error: name must not be empty")
     if input.get("teamId"):
         find(c.state, "Team", input["teamId"])
     _unique(c, name, input.get("teamId"))

@@ -10,8 +10,8 @@ import re
 import secrets
 from datetime import datetime
 
-from mock_services.linear.context import LinearContext, ctx, new_id
-from mock_services.linear.errors import LinearError
+from mock_services.graphql.context import GraphQLContext, ctx, new_id
+from mock_services.graphql.errors import ApiError
 from mock_services.linear.mutations import NEW_ROW_DEFAULTS, entity_payload, new_row, require, update_row
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import mutation
@@ -26,49 +26,49 @@ def slug_id(name: str) -> str:
     return f"{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')[:40]}-{secrets.token_hex(6)}"
 
 
-def org_url(c: LinearContext) -> str:
+def org_url(c: GraphQLContext) -> str:
     return f"https://linear.app/{(c.state.first('organizations') or {}).get('urlKey', 'workspace')}"
 
 
-def project_defaults(c: LinearContext, values: dict) -> dict:
+def project_defaults(c: GraphQLContext, values: dict) -> dict:
     name = require((values.get("name") or "").strip(), "name must not be empty")
     slug = slug_id(name)
     return {"slugId": slug, "url": f"{org_url(c)}/project/{slug}", "creatorId": c.viewer_id, "state": "planned",
             "progress": 0.0, "scope": 0.0, "priority": 0, "sortOrder": 0.0, "color": "#bec2c8", "icon": None}
 
 
-def milestone_defaults(c: LinearContext, values: dict) -> dict:
+def milestone_defaults(c: GraphQLContext, values: dict) -> dict:
     require((values.get("name") or "").strip(), "name must not be empty")
     find(c.state, "Project", require(values.get("projectId"), "projectId is required"))
     siblings = c.state.rows("project_milestones", projectId=values.get("projectId"))
     return {"sortOrder": float(len(siblings)), "status": "unstarted", "progress": 0.0}
 
 
-def cycle_defaults(c: LinearContext, values: dict) -> dict:
+def cycle_defaults(c: GraphQLContext, values: dict) -> dict:
     team = find(c.state, "Team", require(values.get("teamId"), "teamId is required"))
     starts, ends = require(values.get("startsAt"), "startsAt is required"), require(values.get("endsAt"),
                                                                                    "endsAt is required")
     if datetime.fromisoformat(str(ends).replace("Z", "+00:00")) <= datetime.fromisoformat(
             str(starts).replace("Z", "+00:00")):
-        raise LinearError("Argument Validation Error: endsAt must be after startsAt")
+        raise ApiError("Argument Validation Error: endsAt must be after startsAt")
     number = 1 + max((int(r.get("number") or 0) for r in c.state.rows("cycles", teamId=team["id"])), default=0)
     return {"number": float(number), "progress": 0.0, "completedAt": None}
 
 
-def attachment_defaults(c: LinearContext, values: dict) -> dict:
+def attachment_defaults(c: GraphQLContext, values: dict) -> dict:
     find(c.state, "Issue", require(values.get("issueId"), "issueId is required"))
     require(values.get("url"), "url is required")
     return {"creatorId": c.viewer_id, "metadata": {}, "groupBySource": False, "sourceType": "url", "subtitle": None}
 
 
-def reaction_defaults(c: LinearContext, values: dict) -> dict:
+def reaction_defaults(c: GraphQLContext, values: dict) -> dict:
     require(values.get("emoji"), "emoji is required")
     if not any(values.get(k) for k in ("commentId", "issueId", "projectUpdateId", "initiativeUpdateId")):
-        raise LinearError("Argument Validation Error: a reaction needs a commentId or an issueId")
+        raise ApiError("Argument Validation Error: a reaction needs a commentId or an issueId")
     return {"userId": c.viewer_id}
 
 
-def favorite_defaults(c: LinearContext, values: dict) -> dict:
+def favorite_defaults(c: GraphQLContext, values: dict) -> dict:
     return {"userId": c.viewer_id, "type": next((k[:-2] for k in ("issueId", "projectId", "cycleId", "labelId")
                                                  if values.get(k)), "custom"), "sortOrder": 0.0}
 
@@ -78,7 +78,7 @@ NEW_ROW_DEFAULTS.update({"Project": project_defaults, "ProjectMilestone": milest
                          "Reaction": reaction_defaults, "Favorite": favorite_defaults})
 
 
-def set_links(c: LinearContext, project: Row, values: dict) -> None:
+def set_links(c: GraphQLContext, project: Row, values: dict) -> None:
     for field, (table, column, target) in PROJECT_LINKS.items():
         if values.get(field) is None:
             continue
@@ -93,7 +93,7 @@ def set_links(c: LinearContext, project: Row, values: dict) -> None:
 def resolve_project_create(_, info, input, **__):
     c = ctx(info)
     if not input.get("teamIds"):
-        raise LinearError("Argument Validation Error: a project needs at least one team")
+        raise ApiError("Argument Validation Error: a project needs at least one team")
     columns = {k: v for k, v in input.items() if k not in PROJECT_LINKS}
     row = new_row(c, "Project", columns)
     set_links(c, row, input)

@@ -12,8 +12,8 @@ from typing import Any
 from graphql import GraphQLNonNull, GraphQLObjectType, GraphQLSchema, get_named_type
 
 from mock_services.linear import model
-from mock_services.linear.context import ctx
-from mock_services.linear.default_resolver import is_connection, node_type, page
+from mock_services.graphql.context import ctx
+from mock_services.graphql.default_resolver import is_connection, node_type, page
 from mock_services.linear.model import find
 from mock_services.store import Row
 

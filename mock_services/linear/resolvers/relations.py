@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mock_services.linear.context import ctx
-from mock_services.linear.errors import LinearError
+from mock_services.graphql.context import ctx
+from mock_services.graphql.errors import ApiError
 from mock_services.linear.mutations import entity_payload, new_row
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import mutation
@@ -14,9 +14,9 @@ def resolve_relation_create(_, info, input, **__):
     c = ctx(info)
     source, target = find(c.state, "Issue", input["issueId"]), find(c.state, "Issue", input["relatedIssueId"])
     if source["id"] == target["id"]:
-        raise LinearError("Argument Validation Error: an issue cannot relate to itself")
+        raise ApiError("Argument Validation Error: an issue cannot relate to itself")
     if c.state.first("issue_relations", issueId=source["id"], relatedIssueId=target["id"], type=input["type"]):
-        raise LinearError("This relation already exists")
+        raise ApiError("This relation already exists")
     row = new_row(c, "IssueRelation", {"id": input.get("id"), "issueId": source["id"], "relatedIssueId": target["id"],
                                        "type": input["type"], "issueTitle": source.get("title"),
                                        "relatedIssueTitle": target.get("title")})

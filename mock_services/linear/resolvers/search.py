@@ -3,14 +3,14 @@ identifiers and, when asked, comments."""
 
 from __future__ import annotations
 
-from mock_services.linear.context import LinearContext, ctx
-from mock_services.linear.default_resolver import page
+from mock_services.graphql.context import GraphQLContext, ctx
+from mock_services.graphql.default_resolver import page
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import query
 from mock_services.store import Row
 
 
-def matching(c: LinearContext, term: str, include_comments: bool = False) -> list[Row]:
+def matching(c: GraphQLContext, term: str, include_comments: bool = False) -> list[Row]:
     words = [w.lower() for w in (term or "").split()]
     found = []
     for issue in c.state.rows("issues"):

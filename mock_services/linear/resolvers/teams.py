@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from mock_services.linear.context import ctx, new_id
+from mock_services.graphql.context import ctx, new_id
 from mock_services.linear.model import now_iso
-from mock_services.linear.errors import LinearError
+from mock_services.graphql.errors import ApiError
 from mock_services.linear.mutations import entity_payload, fresh_id, new_row
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import mutation
@@ -20,7 +20,7 @@ KEY = re.compile(r"^[A-Z0-9]{1,7}$")
 
 def add_member(c, team_id: str, user_id: str, owner: bool = False, sortOrder: float = 0.0, id=None) -> dict:
     if c.state.first("team_memberships", teamId=team_id, userId=user_id):
-        raise LinearError("User is already a member of this team")
+        raise ApiError("User is already a member of this team")
     return new_row(c, "TeamMembership", {"id": id, "teamId": team_id, "userId": user_id, "owner": owner,
                                          "sortOrder": sortOrder})
 
@@ -32,9 +32,9 @@ def resolve_team_create(_, info, input, **__):
     name = input["name"].strip()
     key = (input.get("key") or re.sub(r"[^A-Za-z0-9]", "", name)[:3]).upper()
     if not name or not KEY.fullmatch(key):
-        raise LinearError("Argument Validation Error: a team needs a name and a key of 1-7 letters or digits")
+        raise ApiError("Argument Validation Error: a team needs a name and a key of 1-7 letters or digits")
     if c.state.first("teams", key=key):
-        raise LinearError(f"Team key {key} is already in use")
+        raise ApiError(f"Team key {key} is already in use")
     org = c.state.first("organizations") or {}
     now = now_iso()
     row = c.state.insert("teams", {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ariadne import ObjectType
 
-from mock_services.linear.context import ctx
+from mock_services.graphql.context import ctx
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import query
 

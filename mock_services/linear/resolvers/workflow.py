@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from mock_services.linear.context import changed, ctx
+from mock_services.graphql.context import ctx
 from mock_services.linear.model import now_iso
-from mock_services.linear.mutations import entity_payload, fresh_id
-from mock_services.linear.errors import LinearError
+from mock_services.linear.mutations import changed, entity_payload, fresh_id
+from mock_services.graphql.errors import ApiError
 from mock_services.linear.model import find
 from mock_services.linear.resolvers.roots import mutation
 
@@ -17,10 +17,10 @@ def resolve_state_create(_, info, input):
     c = ctx(info)
     find(c.state, "Team", input["teamId"])
     if input["type"] not in STATE_TYPES:
-        raise LinearError(f"Argument Validation Error: type must be one of {', '.join(sorted(STATE_TYPES))}")
+        raise ApiError(f"Argument Validation Error: type must be one of {', '.join(sorted(STATE_TYPES))}")
     siblings = c.state.rows("workflow_states", teamId=input["teamId"])
     if any(s["name"] == input["name"] for s in siblings):
-        raise LinearError(f"A workflow state named {input['name']} already exists in this team")
+        raise ApiError(f"A workflow state named {input['name']} already exists in this team")
     now = now_iso()
     position = input.get("position")
     row = c.state.insert("workflow_states", {
@@ -36,9 +36,9 @@ def resolve_state_archive(_, info, id):
     c = ctx(info)
     state = find(c.state, "WorkflowState", id)
     if state.get("archivedAt"):
-        raise LinearError("Workflow state is already archived")
+        raise ApiError("Workflow state is already archived")
     if c.state.first("issues", stateId=id):
-        raise LinearError("Cannot archive a workflow state that still has issues")
+        raise ApiError("Cannot archive a workflow state that still has issues")
     return entity_payload("entity", c.state.update("workflow_states", changed(state, {"archivedAt": now_iso()})))
 
 

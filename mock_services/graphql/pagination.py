@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from mock_services.linear.errors import LinearError
+from mock_services.graphql.errors import ApiError
 from mock_services.store import Row
 
 DEFAULT_PAGE = 50
@@ -18,11 +18,11 @@ def _position(rows: list[Row], cursor: str) -> int:
     try:
         row_id = base64.b64decode(cursor.encode(), validate=True).decode()
     except ValueError:
-        raise LinearError("Invalid cursor") from None
+        raise ApiError("Invalid cursor") from None
     for index, row in enumerate(rows):
         if row["id"] == row_id:
             return index
-    raise LinearError("Invalid cursor")
+    raise ApiError("Invalid cursor")
 
 
 def empty_connection() -> dict:
@@ -36,7 +36,7 @@ def connection(rows: list[Row], first: int | None = None, after: str | None = No
     """Order newest first by `orderBy` (createdAt unless told), then slice Relay-style."""
     for size in (first, last):
         if size is not None and size <= 0:
-            raise LinearError("first and last must be positive")
+            raise ApiError("first and last must be positive")
     key = orderBy or "createdAt"
     ordered = sorted(rows, key=lambda r: (str(r.get(key) or ""), r["id"]), reverse=True)
     start, end = 0, len(ordered)

@@ -1,10 +1,10 @@
 """The resolver of every field no domain module binds: by the field's type, never by its name.
 
-A modeled relation (model.py) resolves from state: to-one fields to the named row,
+A modeled relation (the pack's entity model) resolves from state: to-one fields to the named row,
 connections to filtered, paged rows, lists to rows. Any other field resolves to the row's
-value when it has one of the right shape, else to what Linear gives for nothing: null where
+value when it has one of the right shape, else to what the API gives for nothing (Linear's convention): null where
 the schema allows it, otherwise an empty connection or list, false, zero, "" or the
-epoch. So every field of Linear's schema answers, and none needs a resolver of its own.
+epoch. So every field of the schema answers, and none needs a resolver of its own.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from graphql import (GraphQLEnumType, GraphQLInterfaceType, GraphQLList, GraphQL
                      GraphQLObjectType, GraphQLResolveInfo, GraphQLScalarType, GraphQLSchema, GraphQLType,
                      GraphQLUnionType, get_named_type, get_nullable_type)
 
-from mock_services.linear import model
-from mock_services.linear.context import ctx
-from mock_services.linear.errors import LinearError, not_found
-from mock_services.linear.pagination import connection, empty_connection
+from mock_services.graphql.context import ctx
+from mock_services.graphql.errors import ApiError, not_found
+from mock_services.graphql.pagination import connection, empty_connection
 
 EPOCH = "1970-01-01T00:00:00.000Z"
 SCALAR_DEFAULTS: dict[str, Any] = {"String": "", "ID": "", "Boolean": False, "Int": 0, "Float": 0.0,
@@ -71,19 +70,20 @@ def fits(value: Any, gql_type: GraphQLType) -> bool:
 def resolve_relation(row: dict, info: GraphQLResolveInfo, args: dict) -> tuple[bool, Any]:
     """(True, value) if the field is a relation between modeled types, else (False, None)."""
     owner, return_type = info.parent_type.name, info.return_type
-    if owner not in model.TABLES:
+    model, state = ctx(info).model, ctx(info).state
+    if owner not in model.tables:
         return False, None
     if is_connection(return_type):
         target = node_type(return_type)
-        if target not in model.TABLES:
+        if target not in model.tables:
             return False, None
-        return True, page(info, target, model.listed(ctx(info).state, owner, info.field_name, target, row), args)
+        return True, page(info, target, model.listed(state, owner, info.field_name, target, row), args)
     target = get_named_type(return_type).name
-    if target not in model.TABLES:
+    if target not in model.tables:
         return False, None
     if isinstance(get_nullable_type(return_type), GraphQLList):
-        return True, model.listed(ctx(info).state, owner, info.field_name, target, row)
-    return True, model.related(ctx(info).state, owner, info.field_name, target, row)
+        return True, model.listed(state, owner, info.field_name, target, row)
+    return True, model.related(state, owner, info.field_name, target, row)
 
 
 def page(info: GraphQLResolveInfo, target: str, rows: list[dict], args: dict) -> dict:
@@ -99,7 +99,7 @@ def resolve_root(info: GraphQLResolveInfo) -> Any:
     if is_connection(info.return_type):
         return empty_connection()
     if info.parent_type.name == "Mutation":
-        raise LinearError(f"{info.field_name} is not supported by this replica", type="not supported")
+        raise ApiError(f"{info.field_name} is not supported by this replica", type="not supported")
     target = get_named_type(info.return_type)
     if isinstance(target, GraphQLObjectType | GraphQLInterfaceType) and "id" in target.fields:
         raise not_found(target.name)
@@ -110,7 +110,7 @@ def default_resolver(source: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
     if info.parent_type.name in ROOTS:
         return resolve_root(info)
     row = source if isinstance(source, dict) else {}
-    computed = model.COMPUTED.get((info.parent_type.name, info.field_name))
+    computed = ctx(info).model.computed.get((info.parent_type.name, info.field_name))
     if computed:
         return computed(row)
     handled, value = resolve_relation(row, info, args)

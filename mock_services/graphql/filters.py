@@ -1,9 +1,10 @@
-"""Linear's filter language evaluated over rows: one evaluator for every modeled entity.
+"""The filter language (Linear's, which the engine adopts) evaluated over rows: one evaluator
+for every modeled entity.
 
 A filter is `{field: comparator}`, `{relation: filter}` (to-one: the related row must
 match; `null: true` asks for no related row), `{collection: {some|every: filter,
 length: comparator}}` for to-many relations, or `and`/`or` lists. Which keys are
-relations comes from the schema and model.py, so there is no per-entity filter code.
+relations comes from the schema and the pack's entity model, so there is no per-entity filter code.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 
 from graphql import GraphQLList, GraphQLObjectType, GraphQLSchema, get_named_type, get_nullable_type
 
-from mock_services.linear import model
-from mock_services.linear.errors import LinearError
+from mock_services.graphql.entities import EntityModel
+from mock_services.graphql.errors import ApiError
 from mock_services.store import EnvState, Row
 
 DURATION = re.compile(r"^(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$")
@@ -73,10 +74,11 @@ COMPARATORS = {
 
 
 class Filter:
-    def __init__(self, state: EnvState, viewer_id: str, schema: GraphQLSchema) -> None:
+    def __init__(self, state: EnvState, viewer_id: str, schema: GraphQLSchema, model: EntityModel) -> None:
         self.state = state
         self.viewer_id = viewer_id
         self.schema = schema
+        self.model = model
 
     def value(self, type_name: str, row: Row, field: str) -> Any:
         """A row's value for a filter field, including the fields Linear computes."""
@@ -84,7 +86,7 @@ class Filter:
             return row.get("id") == self.viewer_id
         if field == "searchableContent":
             return f"{row.get('title') or ''}\n{row.get('description') or ''}"
-        computed = model.COMPUTED.get((type_name, field))
+        computed = self.model.computed.get((type_name, field))
         return computed(row) if computed else row.get(field)
 
     def relation(self, type_name: str, field: str) -> tuple[str, bool] | None:
@@ -96,7 +98,7 @@ class Filter:
         target = get_named_type(field_type)
         if isinstance(target, GraphQLObjectType) and target.name.endswith("Connection") and "nodes" in target.fields:
             return get_named_type(target.fields["nodes"].type).name, True
-        if target.name in model.TABLES:
+        if target.name in self.model.tables:
             return target.name, isinstance(get_nullable_type(field_type), GraphQLList)
         return None
 
@@ -113,14 +115,14 @@ class Filter:
         if key == "or":
             return any(self.matches(type_name, row, s) for s in cond)
         if not isinstance(cond, dict):
-            raise LinearError(f"Invalid filter on {key}")
+            raise ApiError(f"Invalid filter on {key}")
         relation = self.relation(type_name, key)
-        if relation and relation[0] in model.TABLES:
+        if relation and relation[0] in self.model.tables:
             target, many = relation
             if many:
-                rows = model.listed(self.state, type_name, key, target, row)
+                rows = self.model.listed(self.state, type_name, key, target, row)
                 return self.collection(target, rows, cond)
-            related = model.related(self.state, type_name, key, target, row)
+            related = self.model.related(self.state, type_name, key, target, row)
             if cond.get("null") is not None:
                 if (related is None) != bool(cond["null"]):
                     return False
@@ -129,7 +131,7 @@ class Filter:
         value = self.value(type_name, row, key)
         for op, arg in cond.items():
             if op not in COMPARATORS:
-                raise LinearError(f"Unknown comparator {op} on {key}")
+                raise ApiError(f"Unknown comparator {op} on {key}")
             if (arg is not None or op in ("eq", "neq")) and not COMPARATORS[op](value, arg):
                 return False
         return True
