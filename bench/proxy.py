@@ -1,0 +1,128 @@
+"""The proxy rows of `make bench`: the hop to the replicas each way, the embedded start, capture,
+a soak, and two nodes on one Postgres."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+
+from bench.common import AUTH, MB
+from bench.stats import percentile
+from certs.authority import CertificateAuthority
+from detour.stack import EMBEDDED, Stack, StackInfo
+from detour_core.credentials import secret_for
+from detour_core.paths import DATABASE_VARIABLE, StatePaths
+from mock_services.store import EnvironmentStore
+
+
+def load(make_client, url: str, clients: int, requests_each: int) -> str:
+    """Closed loop: each client sends its requests back to back on one keep-alive connection."""
+    def worker(_: int) -> list[float]:
+        latencies = []
+        with make_client() as client:
+            client.post(url, headers=AUTH)  # warm the connection
+            for _ in range(requests_each):
+                start = time.perf_counter()
+                response = client.post(url, headers=AUTH)
+                latencies.append((time.perf_counter() - start) * 1000)
+                assert response.json()["ok"], response.text
+        return latencies
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        latencies = [ms for result in pool.map(worker, range(clients)) for ms in result]
+    elapsed = time.perf_counter() - started
+    return (f"{len(latencies) / elapsed:8.0f} req/s   p50 {statistics.median(latencies):6.1f} ms   "
+            f"p99 {percentile(latencies, 99):6.1f} ms   (n={len(latencies)})")
+
+
+def bench_proxy_hop(state: StatePaths, env_id: str) -> None:
+    """auth.test direct to the replica server, and through the proxy each way it can reach the
+    replicas (over HTTP; in its own process; with a worker per core), one stack after another."""
+    bundle = str(CertificateAuthority(state).ensure().bundle)
+    cores = os.cpu_count() or 1
+    ways = (("over HTTP, 1 worker", {}), ("in-process, 1 worker", {"replicas_in_process": True}),
+            (f"in-process, {cores} workers", {"workers": cores}),
+            (f"over HTTP, {cores} workers", {"replicas_in_process": False, "workers": cores}))
+    for label, options in ways:
+        with Stack(state, **options) as info:
+            direct = f"{info.replica_url}/api/env/{env_id}/services/slack/api/auth.test"
+            proxy = info.access(env_id, secret_for(state, env_id)).url()
+            for clients, each in ((1, 400), (8, 150)):
+                print(f"  replica direct               c={clients}: " + load(lambda: httpx.Client(), direct, clients, each))
+                print(f"  proxy, {label:<21} c={clients}: " + load(
+                    lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
+
+
+def bench_embedded_start(state: StatePaths, runs: int = 5) -> None:
+    """From nothing to a proxy that takes connections, as `detour run` starts one when no
+    `detour serve` runs (the replicas load inside it meanwhile)."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        with Stack(state, parts=EMBEDDED):
+            times.append((time.perf_counter() - start) * 1000)
+    print(f"  embedded stack start          median {statistics.median(times):7.0f} ms   (n={runs})")
+
+
+def bench_capture(state: StatePaths, info: StackInfo, store: EnvironmentStore) -> None:
+    """auth.test through the proxy with each capture level, one environment each, same run."""
+    from detour_core.policy import Policy, policy_file, save_policy
+    bundle = str(CertificateAuthority(state).ensure().bundle)
+    for capture in ("off", "headers", "bodies"):
+        env_id = store.create("slack_default").env_id
+        save_policy(policy_file(state, env_id), Policy(capture=capture))
+        proxy = info.access(env_id, secret_for(state, env_id)).url()
+        for clients, each in ((1, 400), (8, 150)):
+            print(f"  capture {capture:<8} c={clients}: " + load(
+                lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
+
+
+def soak(state: StatePaths, requests_total: int = 100_000, clients: int = 8) -> None:
+    """Many requests through one proxy: its memory at the start (after a warm-up) and at the end."""
+    import psutil
+    with tempfile.TemporaryDirectory(prefix="detour-soak-") as tmp:
+        home = StatePaths(Path(tmp)).ensure()
+        env_id = EnvironmentStore(home).create("slack_default").env_id
+        stack = Stack(home)
+        with stack as info:
+            proxy = psutil.Process(stack.processes["proxy"].pid)
+            proxy_url = info.access(env_id, secret_for(home, env_id)).url()
+            bundle = str(CertificateAuthority(home).ensure().bundle)
+            url = "https://slack.com/api/auth.test"
+            load(lambda: httpx.Client(proxy=proxy_url, verify=bundle), url, clients, 200)
+            start_rss = proxy.memory_info().rss
+            print(f"  soak {requests_total:,} requests, c={clients}: " + load(
+                lambda: httpx.Client(proxy=proxy_url, verify=bundle), url, clients, requests_total // clients))
+            end_rss = proxy.memory_info().rss
+        print(f"  proxy RSS start {start_rss / MB:6.1f} MB, end {end_rss / MB:6.1f} MB "
+              f"({(end_rss - start_rss) / start_rss * 100:+.1f}%)")
+
+
+def bench_two_nodes(clients: int = 8, each: int = 150) -> None:
+    """Two replica servers and two proxies on one Postgres; clients split across the proxies."""
+    from tests.postgres import BINARIES, fresh_database, postgres_server
+    if not BINARIES:
+        print("  (no postgresql here: detour doctor --install)")
+        return
+    with postgres_server() as server, fresh_database(server) as database, \
+            tempfile.TemporaryDirectory(prefix="detour-nodes-") as tmp:
+        os.environ[DATABASE_VARIABLE] = database
+        try:
+            home = StatePaths(Path(tmp)).ensure()
+            env_id = EnvironmentStore(home).create("slack_default").env_id
+            bundle = str(CertificateAuthority(home).ensure().bundle)
+            with Stack(home) as first, Stack(home) as second:
+                proxies = [s.access(env_id, secret_for(home, env_id)).url() for s in (first, second)]
+                turn = iter(range(clients))
+                print(f"  two nodes, one Postgres, c={clients}: " + load(
+                    lambda: httpx.Client(proxy=proxies[next(turn) % 2], verify=bundle),
+                    "https://slack.com/api/auth.test", clients, each))
+        finally:
+            del os.environ[DATABASE_VARIABLE]
