@@ -1,5 +1,5 @@
-"""What auditors read out of the records: a summary, and HAR 1.2 for the tools they know
-(browser devtools, HAR viewers)."""
+"""What auditors read out of the records: a summary, HAR 1.2 for the tools they know
+(browser devtools, HAR viewers), and a policy suggested from what a run did."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from importlib.metadata import version
 from pydantic import BaseModel
 
 from detour_core.audit import AuditRecord, Message
+from detour_core.policy import Policy, Rule, host_pattern
+from detour_core.registry import is_replicated_host
 
 SLOWEST = 5
 
@@ -119,3 +121,32 @@ def har(records: list[AuditRecord]) -> dict:
         "pages": [],
         "entries": [har_entry(r) for r in records],
     }}
+
+
+# Denials a policy cannot and should not undo: the request itself was malformed or hostile.
+NOT_POLICY = ("host mismatch", "no host name", "another environment", "not a replica path", "port ")
+
+
+def _wanted(record: AuditRecord) -> bool:
+    if record.method in ("-", "TCP", "CONNECT") or not record.host or record.decision == "unauthorized":
+        return False
+    if record.decision == "denied" and (record.reason or "").startswith(NOT_POLICY):
+        return False
+    try:
+        host_pattern(record.host)
+    except ValueError:
+        return False  # an address: never allowed
+    return True
+
+
+def suggested_policy(records: list[AuditRecord]) -> Policy:
+    """A policy that allows exactly the hosts, methods and paths these records show used or
+    denied, and denies everything else on those hosts: for a person to review, then apply
+    (`detour env policy ENV --policy FILE`)."""
+    seen: dict[tuple[str, str, str], None] = {}
+    for record in filter(_wanted, records):
+        seen[(record.host.lower(), record.method.upper(), record.path.split("?", 1)[0] or "/")] = None
+    hosts = list(dict.fromkeys(host for host, _, _ in seen))
+    rules = [Rule(action="allow", method=method, host=host, path=path) for host, method, path in seen]
+    rules += [Rule(action="deny", method="*", host=host, path="/*") for host in hosts]
+    return Policy(allow=[h for h in hosts if not is_replicated_host(h)], rules=rules)

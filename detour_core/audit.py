@@ -8,10 +8,16 @@ that grows past its size starts the next, and the oldest go beyond a count. Each
 written whole, in one append, before the client sees the answer it records: a kill -9 of the
 proxy loses no record of an answered request, and several proxy workers can append to the
 same segment without interleaving.
+
+An environment's records form a hash chain: each carries `prev`, the SHA-256 of the line
+before it (across segments), written under a lock the workers share, so an edited, removed
+or reordered record breaks the chain where it stands (audit_verify.py finds it).
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import uuid
@@ -53,6 +59,7 @@ class Verdict(BaseModel):
     path: str
     service: str | None = None
     reason: str | None = None
+    rule: str | None = None     # the policy rule that decided, as `rule N: deny POST host/path`
 
 
 class AuditRecord(Verdict):
@@ -70,6 +77,7 @@ class AuditRecord(Verdict):
     http_version: str | None = None
     request: Message | None = None
     response: Message | None = None
+    prev: str | None = None     # SHA-256 of the line before this one in its environment's log
 
     def model_post_init(self, _) -> None:
         if not self.id:
@@ -84,55 +92,112 @@ def _segment_name(number: int) -> str:
     return f"{number:06d}.jsonl"
 
 
-def _segments(folder: Path) -> list[int]:
+def segment_file(folder: Path, number: int) -> Path:
+    return folder / _segment_name(number)
+
+
+def segments(folder: Path) -> list[int]:
+    """An environment's segment numbers, oldest first."""
     return sorted(int(p.stem) for p in folder.glob("*.jsonl") if p.stem.isdigit()) if folder.is_dir() else []
 
 
+def link(line: bytes) -> str:
+    """What the next record's `prev` holds: the hash of this line as written (no newline)."""
+    return hashlib.sha256(line.rstrip(b"\n")).hexdigest()
+
+
+def last_line(path: Path) -> bytes | None:
+    """A segment's last whole line, read from its end."""
+    with path.open("rb") as f:
+        end = f.seek(0, os.SEEK_END)
+        block, data = 65536, b""
+        while end > 0:
+            start = max(0, end - block)
+            f.seek(start)
+            data = f.read(end - start) + data
+            end = start
+            lines = data.rstrip(b"\n").rsplit(b"\n", 1)
+            if len(lines) == 2 or end == 0:
+                return lines[-1] or None
+    return None
+
+
 class AuditWriter:
-    """The proxy's side: appends each record to its environment's newest segment."""
+    """The proxy's side: appends each record to its environment's newest segment, chained to
+    the record before it. Workers take turns through a lock file per environment (`.<env>.lock`
+    beside its folder)."""
 
     def __init__(self, root: Path, segment_bytes: int = SEGMENT_BYTES, kept: int = SEGMENTS_KEPT) -> None:
         self.root = root
         self.segment_bytes = segment_bytes
         self.kept = kept
-        self.files: OrderedDict[Path, tuple[int, int]] = OrderedDict()  # folder -> (segment, fd)
+        self.files: OrderedDict[Path, tuple[int, int, int]] = OrderedDict()  # folder -> (segment, fd, lock fd)
+        self.tails: dict[Path, tuple[int, int, str]] = {}  # folder -> (segment, size, link) after our last write
 
     def write(self, record: AuditRecord) -> None:
         folder = self.root / (record.env_id or UNATTRIBUTED)
-        line = (record.model_dump_json(exclude_none=True) + "\n").encode()
-        number, fd = self._open(folder)
-        size = os.fstat(fd).st_size  # the file's, with what other workers appended
-        if size and size + len(line) > self.segment_bytes:
-            number, fd = self._rotate(folder, number)
-        os.write(fd, line)  # O_APPEND: one write of a whole line lands whole, at the end
+        number, fd, lock = self._open(folder)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if (folder / _segment_name(number + 1)).exists():  # another worker moved on
+                number, fd = self._switch(folder, max(segments(folder)))
+            size = os.fstat(fd).st_size  # the file's, with what other workers appended
+            record.prev = self._tail(folder, number, size)
+            line = (record.model_dump_json(exclude_none=True) + "\n").encode()
+            if size and size + len(line) > self.segment_bytes:
+                number, fd = self._switch(folder, number + 1)
+                size = 0
+                self._prune(folder)
+            os.write(fd, line)  # O_APPEND: one write of a whole line lands whole, at the end
+            self.tails[folder] = (number, size + len(line), link(line))
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _open(self, folder: Path) -> tuple[int, int]:
+    def _tail(self, folder: Path, number: int, size: int) -> str | None:
+        """The link to the last record written, ours or another worker's."""
+        cached = self.tails.get(folder)
+        if cached and cached[:2] == (number, size):
+            return cached[2]
+        for older in reversed([n for n in segments(folder) if n <= number]):
+            line = last_line(folder / _segment_name(older))
+            if line:
+                return link(line)
+        return None
+
+    def _open(self, folder: Path) -> tuple[int, int, int]:
         if folder in self.files:
             self.files.move_to_end(folder)
             return self.files[folder]
         folder.mkdir(parents=True, exist_ok=True)
-        numbers = _segments(folder)
-        return self._keep(folder, numbers[-1] if numbers else 1)
+        numbers = segments(folder)
+        lock = os.open(folder.parent / f".{folder.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)  # beside, not in it
+        return self._keep(folder, numbers[-1] if numbers else 1, lock)
 
-    def _keep(self, folder: Path, number: int) -> tuple[int, int]:
-        entry = (number, os.open(folder / _segment_name(number), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
+    def _keep(self, folder: Path, number: int, lock: int) -> tuple[int, int, int]:
+        entry = (number, os.open(folder / _segment_name(number), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644), lock)
         self.files[folder] = entry
         while len(self.files) > OPEN_FILES:
-            os.close(self.files.popitem(last=False)[1][1])
+            _, (_, old_fd, old_lock) = self.files.popitem(last=False)
+            os.close(old_fd)
+            os.close(old_lock)
         return entry
 
-    def _rotate(self, folder: Path, number: int) -> tuple[int, int]:
-        """Another worker may have started the next segment already: then this one joins it."""
-        os.close(self.files.pop(folder)[1])
-        newest = max(_segments(folder), default=number)
-        entry = self._keep(folder, newest if newest > number else number + 1)
-        for old in _segments(folder)[:-self.kept]:
+    def _switch(self, folder: Path, number: int) -> tuple[int, int]:
+        """To segment `number` (under the lock, so no worker writes to an older one after it)."""
+        _, fd, lock = self.files[folder]
+        os.close(fd)
+        self.files[folder] = (number, os.open(folder / _segment_name(number),
+                                              os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644), lock)
+        return self.files[folder][:2]
+
+    def _prune(self, folder: Path) -> None:
+        for old in segments(folder)[:-self.kept]:
             (folder / _segment_name(old)).unlink(missing_ok=True)
-        return entry
 
     def close(self) -> None:
-        for _, fd in self.files.values():
+        for _, fd, lock in self.files.values():
             os.close(fd)
+            os.close(lock)
         self.files.clear()
 
 
@@ -153,7 +218,7 @@ class AuditLog:
 
     def end(self, env_id: str | None) -> Position:
         """Where records written from now on will start."""
-        numbers = _segments(self.folder(env_id))
+        numbers = segments(self.folder(env_id))
         if not numbers:
             return (1, 0)
         return (numbers[-1], (self.folder(env_id) / _segment_name(numbers[-1])).stat().st_size)
@@ -164,7 +229,7 @@ class AuditLog:
         folder = self.folder(env_id)
         records: list[AuditRecord] = []
         position = since
-        for number in _segments(folder):
+        for number in segments(folder):
             if number < since[0]:
                 continue
             offset = since[1] if number == since[0] else 0

@@ -1,6 +1,10 @@
 """An environment's network policy: what its audit records capture, and which hosts beyond
 the replicas it may reach. Default deny: nothing is allowed unless a policy names it.
 
+Rules narrow a host down to methods and paths: ordered `{host, method, path, action}`, the
+first that matches a request decides (allow or deny), and its text goes into the record.
+They apply to allowed hosts and to the replicas' hosts alike (forbid `chat.delete`, say).
+
 The server's policy (`detour serve --policy FILE`, `--allow`, `--capture`) applies to every
 environment; an environment's own (`detour env create --policy FILE --allow --capture`,
 `detour env policy`) adds to it. The proxy reads both from files under $DETOUR_HOME, so a
@@ -9,6 +13,7 @@ change takes effect on the next request.
 
 from __future__ import annotations
 
+import fnmatch
 import ipaddress
 import json
 from pathlib import Path
@@ -30,8 +35,8 @@ class InvalidPolicy(DetourError):
     pass
 
 
-def check_host_pattern(pattern: str) -> str:
-    """A host name, or `*.domain` for its subdomains; never an address, a port, or a replica's host."""
+def host_pattern(pattern: str) -> str:
+    """A host name, or `*.domain` for its subdomains; never an address or a port."""
     name = pattern.lower().rstrip(".")
     bare = name[2:] if name.startswith("*.") else name
     if not bare or "*" in bare or ":" in bare or "/" in bare or "." not in bare:
@@ -39,9 +44,14 @@ def check_host_pattern(pattern: str) -> str:
     try:
         ipaddress.ip_address(bare)
     except ValueError:
-        pass
-    else:
-        raise ValueError(f"{pattern!r} is an IP address: only host names may be allowed")
+        return name
+    raise ValueError(f"{pattern!r} is an IP address: only host names may be named")
+
+
+def check_host_pattern(pattern: str) -> str:
+    """An allowed host: a host pattern that covers no replica's host."""
+    name = host_pattern(pattern)
+    bare = name[2:] if name.startswith("*.") else name
     covered = [h for h in replicated_hosts() if h == bare or (name.startswith("*.") and h.endswith("." + bare))]
     if covered:
         raise ValueError(f"{pattern!r} covers {', '.join(covered)}, which detour's replicas serve: "
@@ -49,11 +59,65 @@ def check_host_pattern(pattern: str) -> str:
     return name
 
 
+def host_matches(host: str, pattern: str) -> bool:
+    return host == pattern or (pattern.startswith("*.") and host.endswith(pattern[1:]))
+
+
+class Rule(BaseModel):
+    """`deny POST slack.com/api/chat.delete`: an action, a method (or *), a host (or *.domain)
+    and a path glob."""
+
+    action: Literal["allow", "deny"]
+    host: str
+    method: str = "*"
+    path: str = "/*"
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, host: str) -> str:
+        return host_pattern(host)  # a replica's host may carry rules too
+
+    @field_validator("method")
+    @classmethod
+    def _method(cls, method: str) -> str:
+        if method != "*" and not method.isalpha():
+            raise ValueError(f"rule method {method!r} is not an HTTP method or *")
+        return method.upper()
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, path: str) -> str:
+        if not path.startswith("/"):
+            raise ValueError(f"rule path {path!r} must start with /")
+        return path
+
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        """The command line's form: `ACTION METHOD HOST/PATH` (`allow GET api.partner.test/v1/*`)."""
+        words = text.split()
+        if len(words) != 3:
+            raise InvalidPolicy(f"rule {text!r}: write ACTION METHOD HOST/PATH, "
+                                "e.g. 'deny POST slack.com/api/chat.delete'")
+        host, slash, path = words[2].partition("/")
+        try:
+            return cls(action=words[0].lower(), method=words[1], host=host, path=slash + path if slash else "/*")
+        except ValidationError as e:
+            raise InvalidPolicy(f"rule {text!r}: {_first_error(e)}") from None
+
+    def text(self) -> str:
+        return f"{self.action} {self.method} {self.host}{self.path}"
+
+    def matches(self, host: str, method: str, path: str) -> bool:
+        return (host_matches(host, self.host) and self.method in ("*", method.upper())
+                and fnmatch.fnmatchcase(path.split("?", 1)[0], self.path))
+
+
 class Policy(BaseModel):
     capture: Capture = "off"
     allow: list[str] = Field([], description="Host names, or *.domain for subdomains, passed through to the real host.")
     redact: list[str] = Field([], description="Regular expressions whose matches never reach a record.")
     body_limit: int = Field(65536, gt=0, description="Bytes of a body kept; the rest is cut with a marker.")
+    rules: list[Rule] = Field([], description="Ordered method and path rules; the first that matches decides.")
 
     @field_validator("allow")
     @classmethod
@@ -76,13 +140,19 @@ class Policy(BaseModel):
         than the server does; hosts and patterns add up; the smaller body limit holds."""
         capture = max(self.capture, other.capture, key=CAPTURE_ORDER.index)
         return Policy(capture=capture, allow=[*self.allow, *other.allow], redact=[*self.redact, *other.redact],
-                      body_limit=min(self.body_limit, other.body_limit))
+                      body_limit=min(self.body_limit, other.body_limit), rules=[*self.rules, *other.rules])
+
+    def rule_for(self, host: str, method: str, path: str) -> tuple[int, Rule] | None:
+        """The first rule that matches (its number from 1, and it), or None. The server's rules
+        come first in a merged policy, so an environment cannot allow what the server denies."""
+        host = host.lower().rstrip(".")
+        return next(((n, r) for n, r in enumerate(self.rules, 1) if r.matches(host, method, path)), None)
 
     def allows(self, host: str, port: int) -> bool:
         host = host.lower().rstrip(".")
         if port not in ALLOWED_PORTS or is_replicated_host(host):
             return False
-        return any(host == p or (p.startswith("*.") and host.endswith(p[1:])) for p in self.allow)
+        return any(host_matches(host, p) for p in self.allow)
 
 
 def load_policy(path: Path) -> Policy:

@@ -14,7 +14,7 @@ from mitmproxy import ctx, http
 from detour_core.policy import InvalidPolicy, Policy, load_policy
 from proxy_addons.env_auth import ENV_KEY
 
-POLICY_KEY = "detour_core.policy"
+POLICY_KEY = "detour.policy"
 
 
 class Policies:

@@ -77,8 +77,9 @@ class Router:
         elif not names:
             verdict.reason = "no host name (address-only requests are not allowed)"
         elif service is None and env_id and self.allowed(flow, host):
-            self.allow(flow, verdict, host)
-            return
+            if not self.refused_by_rule(flow, verdict, host, flow.request.path):
+                self.allow(flow, verdict, host)
+                return
         elif service is None and is_replicated_host(host):
             verdict.reason = "path not served by a replica"
         elif service is None:
@@ -87,7 +88,7 @@ class Router:
             verdict.reason = f"port {flow.request.port} not allowed"
         elif env_id is None:
             verdict.reason = "no environment"
-        else:
+        elif not self.refused_by_rule(flow, verdict, host, flow.request.path):
             self.route(flow, verdict, service, env_id)
             return
         flow.response = json_response(403, "denied", {
@@ -109,11 +110,25 @@ class Router:
             verdict.reason = "not a replica path"
         elif parsed[0] != env_id:
             verdict.reason = f"another environment ({parsed[0]})"
-        else:
+        elif not self.refused_by_rule(flow, verdict, host, parsed[2]):
             verdict.decision = "routed"
             return
         verdict.service = None
         flow.response = json_response(403, "denied", {"error": "denied", "reason": verdict.reason})
+
+    @staticmethod
+    def refused_by_rule(flow: http.HTTPFlow, verdict: Verdict, host: str, path: str) -> bool:
+        """The policy's first matching rule decides; the record names it either way."""
+        policy = flow.metadata.get(POLICY_KEY)
+        found = policy.rule_for(host, flow.request.method, path) if policy else None
+        if found is None:
+            return False
+        number, rule = found
+        verdict.rule = f"rule {number}: {rule.text()}"
+        if rule.action == "allow":
+            return False
+        verdict.reason = f"denied by {verdict.rule}"
+        return True
 
     @staticmethod
     def allowed(flow: http.HTTPFlow, host: str) -> bool:

@@ -13,7 +13,7 @@ from detour.client import Client
 from detour.run_options import JSON_HELP
 from detour.stack import EMBEDDED
 from detour_core.paths import StatePaths
-from detour_core.policy import Capture, Policy, build_policy, load_policy
+from detour_core.policy import Capture, Policy, Rule, build_policy, load_policy
 from sandbox import namespace
 from sandbox.backends import Backend
 from sandbox.languages import LANGUAGES
@@ -34,7 +34,10 @@ CaptureOpt = Annotated[Optional[Capture], typer.Option(
 AllowOpt = Annotated[Optional[list[str]], typer.Option(
     "--allow", help="A host (or *.domain) passed through to the real internet; repeatable. Default: deny.")]
 PolicyOpt = Annotated[Optional[Path], typer.Option(
-    "--policy", help="A policy file (JSON: capture, allow, redact, body_limit).")]
+    "--policy", help="A policy file (JSON: capture, allow, rules, redact, body_limit).")]
+RuleOpt = Annotated[Optional[list[str]], typer.Option(
+    "--rule", help="'ACTION METHOD HOST/PATH' (e.g. 'deny POST slack.com/api/chat.delete'), added after the "
+                   "policy's own rules; repeatable. The first rule that matches a request decides.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help=JSON_HELP)]
 PythonOpt = Annotated[Optional[Path], typer.Option(
     "--python", help="Python agents run with this interpreter or venv and its packages (read-only).")]
@@ -82,10 +85,13 @@ def agent_argv(words: list[str]) -> list[str]:
 
 
 def policy_from(file: Path | None, allow: list[str] | None, capture: Capture | None,
-                base: Policy | None = None) -> Policy:
-    """A file's policy (else `base`), with --allow hosts added and --capture replacing its capture."""
+                base: Policy | None = None, rules: list[str] | None = None) -> Policy:
+    """A file's policy (else `base`), with --allow hosts and --rule rules added and --capture
+    replacing its capture."""
     start = load_policy(file) if file else (base or Policy())
-    return build_policy(start, allow=[*start.allow, *allow] if allow else None, capture=capture)
+    added = [Rule.parse(text) for text in rules or []]
+    return build_policy(start, allow=[*start.allow, *allow] if allow else None, capture=capture,
+                        rules=[*start.rules, *added] if added else None)
 
 
 def client(backend: Backend = "auto", python: Path | None = None, node_modules: Path | None = None,

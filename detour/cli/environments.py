@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from detour.cli.common import (AllowOpt, CaptureOpt, JsonOpt, PolicyOpt, app, client, env_app, fail, host_port,
+from detour.cli.common import (AllowOpt, CaptureOpt, JsonOpt, PolicyOpt, RuleOpt, app, client, env_app, fail, host_port,
                                policy_from, state)
 from detour.run_options import DEFAULT_TEMPLATE
 from detour.stack import running_stack
@@ -32,9 +32,9 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
                    help="N/SECONDS: requests beyond N per window get the API's rate-limit answer.")] = None,
                ttl: Annotated[Optional[float], typer.Option(help="Seconds until the environment is deleted.")] = None,
                policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
-               as_json: JsonOpt = False) -> None:
+               rule: RuleOpt = None, as_json: JsonOpt = False) -> None:
     """Create an environment and print its proxy credentials."""
-    own_policy = policy_from(policy, allow, capture)
+    own_policy = policy_from(policy, allow, capture, rules=rule)
     try:
         budget = RequestBudget.parse(request_budget) if request_budget else None
     except ValueError as e:
@@ -71,14 +71,14 @@ def env_vars(env_id: str,
 
 @env_app.command("policy")
 def env_policy(env_id: str, policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
-               reset: Annotated[bool, typer.Option("--reset", help="Back to the server's policy alone.")] = False) -> None:
+               rule: RuleOpt = None, reset: Annotated[bool, typer.Option("--reset", help="Back to the server's policy alone.")] = False) -> None:
     """Show an environment's own network policy; with options, change it (the proxy applies
     the change from the next request on)."""
     paths = state()
     client().environments.get(env_id)
     path = policy_file(paths, env_id)
     current = Policy() if reset or not path.exists() else load_policy(path)
-    updated = policy_from(policy, allow, capture, base=current)
+    updated = policy_from(policy, allow, capture, base=current, rules=rule)
     if updated != current or reset:
         save_policy(path, updated)
     typer.echo(updated.model_dump_json(indent=2))

@@ -10,8 +10,9 @@ from typing import Annotated, Optional
 import typer
 
 from detour import reports
-from detour.cli.common import JsonOpt, app, state
-from detour_core.audit import AuditLog, AuditRecord
+from detour.cli.common import JsonOpt, app, fail, state
+from detour_core.audit import UNATTRIBUTED, AuditLog, AuditRecord
+from detour_core.audit_verify import verify
 
 FOLLOW_POLL_S = 0.2
 
@@ -41,9 +42,28 @@ def logs(env: Annotated[Optional[str], typer.Option(help="Only this environment.
          har: Annotated[Optional[Path], typer.Option(help="Write the records as HAR 1.2 to this file.")] = None,
          summary: Annotated[bool, typer.Option("--summary", help="Counts by host, decision and status, bytes, "
                                                              "the slowest requests.")] = False,
+         verify: Annotated[bool, typer.Option("--verify", help="Check each environment's hash chain; exit 1 "
+                                                           "naming any record edited, removed or moved.")] = False,
+         suggest_policy: Annotated[bool, typer.Option(
+             "--suggest-policy", help="Print (or write to --output) a policy allowing exactly the hosts, methods "
+                                      "and paths the environment used or was denied, for review.")] = False,
+         output: Annotated[Optional[Path], typer.Option(help="Where --suggest-policy writes.")] = None,
          as_json: JsonOpt = False) -> None:
     """The audit records: one per request the proxy saw, and one per connection that made none."""
     audit = AuditLog(state().audit_dir)
+    if verify:
+        raise typer.Exit(verify_chains(audit, env))
+    if suggest_policy:
+        if not env:
+            raise fail("--suggest-policy needs --env: a policy is one environment's")
+        suggestion = reports.suggested_policy(audit.read(env)[0]).model_dump_json(indent=2)
+        if output:
+            output.write_text(suggestion + "\n")
+            typer.echo(f"policy written to {output}; apply it with `detour env policy {env} --policy {output}`",
+                       err=True)
+        else:
+            typer.echo(suggestion)
+        return
     if follow:
         follow_records(audit, env, as_json)
         return
@@ -57,6 +77,20 @@ def logs(env: Annotated[Optional[str], typer.Option(help="Only this environment.
     else:
         for r in records:
             typer.echo(r.model_dump_json(exclude_none=True) if as_json else record_line(r))
+
+
+def verify_chains(audit: AuditLog, env: str | None) -> int:
+    """Every environment's chain (or one's); the exit code: 1 if any is broken."""
+    broken = 0
+    for env_id in [env] if env else audit.environments():
+        result = verify(audit, env_id)
+        name = env_id or UNATTRIBUTED
+        typer.echo(f"{name}: {result.records} records, " + ("chain intact" if result.intact else
+                                                          f"{len(result.problems)} broken link(s)"))
+        for problem in result.problems:
+            typer.echo(f"  {problem}")
+        broken += not result.intact
+    return 1 if broken else 0
 
 
 def summary_text(report: reports.Summary) -> str:

@@ -10,7 +10,7 @@ from typing import Annotated, Literal, Optional
 import typer
 
 from certs.authority import CertificateAuthority
-from detour.cli.common import AllowOpt, CaptureOpt, PolicyOpt, app, fail, host_port, policy_from, state
+from detour.cli.common import AllowOpt, CaptureOpt, PolicyOpt, RuleOpt, app, fail, host_port, policy_from, state
 from detour.stack import PARTS, Stack, running_stack
 from detour_core.credentials import api_key
 from detour_core.paths import StatePaths
@@ -28,13 +28,14 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
           workers: Annotated[int, typer.Option(min=1, help="Proxy processes sharing the proxy's ports (one core each); "
                                                        "default: one per core.")] = os.cpu_count() or 1,
           policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
+          rule: RuleOpt = None,
           database: Annotated[Optional[str], typer.Option(
               help="postgresql://... : environments live in Postgres from now on (for every detour command on "
                    "this home), so several servers share them; `sqlite` goes back to files.")] = None) -> None:
     """Run the proxy and the replicas in the foreground until interrupted. --policy, --allow and
     --capture apply to every environment (each may add its own: `detour env policy`)."""
     paths = state()
-    server_policy = policy_from(policy, allow, capture)
+    server_policy = policy_from(policy, allow, capture, rules=rule)
     if database:
         choose_database(paths, database)
     whole = only == "all"  # only a whole stack is one that `detour run` can use (stack.json)

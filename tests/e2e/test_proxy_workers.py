@@ -89,3 +89,31 @@ def test_workers_never_share_a_port_with_another_stack(two_workers, tmp_path):
     with pytest.raises(StackError, match=f"cannot listen on 127.0.0.1:{info.proxy_port}"):
         other.start()
     assert not other.processes
+
+
+def test_records_from_both_workers_form_one_chain_that_detour_logs_verifies(two_workers):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from detour_core.audit import segment_file
+    state, _, info = two_workers
+    env_id = EnvironmentStore(state).create("slack_default").env_id
+    open_clients = clients(state, info, env_id)
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda n: open_clients[n].post("https://slack.com/api/auth.test"), range(CONNECTIONS)))
+    finally:
+        for client in open_clients:
+            client.close()
+    detour = [str(Path(sys.executable).parent / "detour"), "logs", "--verify", "--env", env_id]
+    home = os.environ | {"DETOUR_HOME": str(state.home)}
+    intact = subprocess.run(detour, env=home, capture_output=True, text=True, timeout=60)
+    assert (intact.returncode, intact.stdout) == (0, f"{env_id}: {CONNECTIONS} records, chain intact\n")
+    segment = segment_file(AuditLog(state.audit_dir).folder(env_id), 1)
+    lines = segment.read_text().splitlines(keepends=True)
+    segment.write_text("".join(lines[:5] + lines[6:]))  # one record removed
+    broken = subprocess.run(detour, env=home, capture_output=True, text=True, timeout=60)
+    assert broken.returncode == 1 and "1 broken link(s)" in broken.stdout
+    assert "segment 000001 line 6" in broken.stdout and "follow segment 000001 line 5" in broken.stdout

@@ -212,3 +212,34 @@ def test_a_sandbox_cannot_use_another_environments_valid_credentials(registry):
     assert connect.response.status_code == 407
     verdict = connect.metadata[METADATA_KEY]
     assert (verdict.env_id, verdict.reason) == ("env-a", "credentials of another environment (env-b)")
+
+
+def test_method_and_path_rules_decide_first_match_and_the_record_names_the_rule(addons):
+    from detour_core.policy import Policy, Rule, policy_file, save_policy
+    chain, key, state = addons
+    save_policy(policy_file(state, "env-a"), Policy(allow=["api.partner.test"], rules=[
+        Rule.parse("deny POST slack.com/api/chat.delete"), Rule.parse("allow GET api.partner.test/v1/*"),
+        Rule.parse("deny * api.partner.test/*")]))
+
+    def decided(method: str, host: str, path: str):
+        flow = authenticated(chain, key, host=host, path=path)
+        flow.request.method = method
+        chain[1].requestheaders(flow)
+        chain[2].requestheaders(flow)
+        verdict = flow.metadata[METADATA_KEY]
+        return verdict.decision, verdict.rule, flow.response.status_code if flow.response else None
+    assert decided("POST", "slack.com", "/api/chat.delete") == (
+        "denied", "rule 1: deny POST slack.com/api/chat.delete", 403)
+    assert decided("GET", "slack.com", "/api/chat.delete") == ("routed", None, None)  # another method
+    assert decided("GET", "api.partner.test", "/v1/items?page=2") == (
+        "allowed", "rule 2: allow GET api.partner.test/v1/*", None)
+    assert decided("POST", "api.partner.test", "/v1/items") == ("denied", "rule 3: deny * api.partner.test/*", 403)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("deny slack.com", "ACTION METHOD HOST/PATH"), ("block GET slack.com/x", "action"),
+    ("deny G-T slack.com/x", "not an HTTP method"), ("deny GET 10.0.0.1/x", "IP address")])
+def test_bad_rules_get_clear_errors(text, message):
+    from detour_core.policy import InvalidPolicy, Rule
+    with pytest.raises(InvalidPolicy, match=message):
+        Rule.parse(text)
