@@ -1,26 +1,48 @@
-"""The detour proxy: mitmdump with detour's addons built in.
+"""The detour proxy: mitmproxy's core with detour's addons built in, and nothing else.
 
-    python -m proxy_addons [mitmdump's options]
+    python -m proxy_addons --mode regular@HOST:PORT [--mode ...] [--set NAME=VALUE ...] [-q]
 
 The stack runs this rather than `mitmdump -s detour_proxy.py`: a script loads after
 mitmproxy's listeners open, so for a moment a port would accept connections with no routing
 and no upstream guard, and a script is reloaded whenever its file changes. Here the addons
 are part of the master before anything listens, and stay as they were started.
+
+The master carries only the mitmproxy addons a proxy needs (options, listeners, protocol
+detection, TLS, blocking of public clients, h2c refused, startup errors); mitmdump's others
+(playback, map-remote, modify-headers, save, ...) would each look at every request for work
+detour never gives them.
 """
 
+import argparse
 import sys
 
-from mitmproxy.tools import cmdline, main
-from mitmproxy.tools.dump import DumpMaster
+from mitmproxy import master, options
+from mitmproxy.addons import block, core, disable_h2c, errorcheck, next_layer, proxyserver, tlsconfig
+from mitmproxy.tools import main
 
 from proxy_addons.detour_proxy import addons
 
 
-class DetourMaster(DumpMaster):
-    def __init__(self, options) -> None:
-        super().__init__(options, with_dumper=False)
-        self.addons.add(*addons)
+def proxy_core() -> list:
+    return [core.Core(), block.Block(), disable_h2c.DisableH2C(), proxyserver.Proxyserver(),
+            next_layer.NextLayer(), tlsconfig.TlsConfig(), errorcheck.ErrorCheck()]
+
+
+class DetourMaster(master.Master):
+    def __init__(self, opts: options.Options) -> None:
+        super().__init__(opts, with_termlog=True)
+        self.addons.add(*proxy_core(), *addons)
+
+
+def command_line(opts: options.Options) -> argparse.ArgumentParser:
+    """The words the stack passes: listeners, options, quiet (what mitmproxy's runner reads)."""
+    parser = argparse.ArgumentParser(prog="python -m proxy_addons")
+    opts.make_parser(parser, "mode", metavar="MODE")
+    parser.add_argument("--set", dest="setoptions", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("-q", "--quiet", action="store_true")
+    parser.set_defaults(version=False, options=False, commands=False, verbose=False)
+    return parser
 
 
 if __name__ == "__main__":
-    main.run(DetourMaster, cmdline.mitmdump, sys.argv[1:])
+    main.run(DetourMaster, command_line, sys.argv[1:])

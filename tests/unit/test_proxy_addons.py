@@ -243,3 +243,15 @@ def test_bad_rules_get_clear_errors(text, message):
     from detour_core.policy import InvalidPolicy, Rule
     with pytest.raises(InvalidPolicy, match=message):
         Rule.parse(text)
+
+
+def test_the_stacks_proxy_runs_no_mitmdump_addon_it_does_not_need():
+    """Playback, map-remote, modify-headers, save and the rest would look at every request."""
+    from mitmproxy import options
+    from proxy_addons.__main__ import DetourMaster
+
+    async def build() -> list[str]:
+        master = DetourMaster(options.Options())
+        return [type(a).__name__ for a in master.addons.chain if not type(a).__module__.startswith("proxy_addons")]
+    assert asyncio.run(build()) == ["TermLog", "Core", "Block", "DisableH2C", "Proxyserver", "NextLayer",
+                                    "TlsConfig", "ErrorCheck"]
