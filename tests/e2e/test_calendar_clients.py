@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import detour
-from tests.conftest import BACKENDS, needs_namespaces
+from tests.conftest import BACKENDS, needs_docker, needs_namespaces
 
 AGENT = r'''
 import json
@@ -119,15 +119,28 @@ console.log(JSON.stringify(out));
 NODE_CLIENTS = Path(__file__).parents[1] / "node_clients" / "node_modules"
 
 
-@pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces)])
-def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path):
-    """Google's Node client; the docker backend would need a derived image with its ~240 MB."""
+@pytest.fixture(scope="module")
+def googleapis_image():
+    """detour/sandbox with googleapis, derived as a user would (`detour images build --npm`)."""
+    import docker
+    from sandbox.docker import connect_engine
+    from sandbox.images.build import derive_image
+    tag = derive_image(connect_engine(), None, NODE_CLIENTS.parent / "package.json", "detour-test/googleapis:latest")
+    yield tag
+    docker.from_env().images.remove(tag, force=True)
+
+
+@pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces),
+                                     pytest.param("docker", marks=needs_docker)])
+def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path, request):
+    """Google's Node client; on the docker backend in an image derived with it."""
     if not (NODE_CLIENTS / "googleapis").is_dir():
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
     program = tmp_path / "agent.mjs"
     program.write_text(NODE_AGENT)
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend,
-                       node_modules=NODE_CLIENTS) as client:
+    runtime = {"image": request.getfixturevalue("googleapis_image")} if backend == "docker" else \
+        {"node_modules": NODE_CLIENTS}
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
         env = client.environments.create("calendar_default").env_id
         result = client.run(program, env=env)
     assert result.exit_code == 0, result.stderr
@@ -137,7 +150,6 @@ def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path):
     assert {r.host for r in result.requests} == {"oauth2.googleapis.com", "www.googleapis.com"}
     assert [row["scope_value"] for row in result.diff.inserts if row["__table__"] == "calendar_acl_rules"] \
         == ["yuki@test.com"]
-
 
 CURL_AGENT = r'''
 set -e
