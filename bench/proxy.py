@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import psutil
 
 from bench.common import AUTH, MB
 from bench.stats import percentile
@@ -51,13 +52,27 @@ def bench_proxy_hop(state: StatePaths, env_id: str) -> None:
             (f"in-process, {cores} workers", {"workers": cores}),
             (f"over HTTP, {cores} workers", {"replicas_in_process": False, "workers": cores}))
     for label, options in ways:
-        with Stack(state, **options) as info:
+        stack = Stack(state, **options)
+        with stack as info:
             direct = f"{info.replica_url}/api/env/{env_id}/services/slack/api/auth.test"
             proxy = info.access(env_id, secret_for(state, env_id)).url()
             for clients, each in ((1, 400), (8, 150)):
                 print(f"  replica direct               c={clients}: " + load(lambda: httpx.Client(), direct, clients, each))
-                print(f"  proxy, {label:<21} c={clients}: " + load(
-                    lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
+                before = proxy_cpu(stack)
+                hop = load(lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test",
+                           clients, each)
+                per_request = (proxy_cpu(stack) - before) / (clients * (each + 1)) * 1000
+                print(f"  proxy, {label:<21} c={clients}: {hop}   proxy CPU {per_request:4.2f} ms/request")
+
+
+def proxy_cpu(stack: Stack) -> float:
+    """CPU seconds the stack's proxy workers have used (what a proxied request costs them)."""
+    total = 0.0
+    for name, process in stack.processes.items():
+        if name.startswith("proxy"):
+            times = psutil.Process(process.pid).cpu_times()
+            total += times.user + times.system
+    return total
 
 
 def bench_embedded_start(state: StatePaths, runs: int = 5) -> None:
