@@ -31,7 +31,7 @@ from pydantic import BaseModel
 from certs.authority import CertificateAuthority
 from detour_core.credentials import load_or_create_key
 from detour_core.errors import DetourError
-from detour_core.policy import Policy, save_policy, server_policy_file
+from detour_core.policy import MOST_REQUEST_BYTES, Policy, save_policy, server_policy_file
 from detour_core.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, STACK_VARIABLE, StatePaths
 from sandbox.base import ProxyAccess
 
@@ -211,6 +211,7 @@ class Stack:
             "--set", f"confdir={ca.mitmproxy_ca.parent}",
             "--set", "connection_strategy=lazy",
             "--set", "upstream_cert=false",
+            "--set", f"body_size_limit={MOST_REQUEST_BYTES}",
             "--set", f"detour_replica={self.info.replica_address}",
             "--set", f"detour_signing_key={self.state.signing_key}",
             "--set", f"detour_audit_dir={self.state.audit_dir}",

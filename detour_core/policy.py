@@ -29,6 +29,8 @@ from detour_core.registry import is_replicated_host, replicated_hosts
 Capture = Literal["off", "headers", "bodies"]
 CAPTURE_ORDER: tuple[Capture, ...] = ("off", "headers", "bodies")
 ALLOWED_PORTS = frozenset({80, 443})
+DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024  # above the largest upload a replica takes (Slack: 50 MB)
+MOST_REQUEST_BYTES = 1024 * 1024 * 1024  # the largest limit a policy may set (mitmproxy caps bodies at it)
 
 
 class InvalidPolicy(DetourError):
@@ -118,6 +120,8 @@ class Policy(BaseModel):
     redact: list[str] = Field([], description="Regular expressions whose matches never reach a record.")
     body_limit: int = Field(65536, gt=0, description="Bytes of a body kept; the rest is cut with a marker.")
     rules: list[Rule] = Field([], description="Ordered method and path rules; the first that matches decides.")
+    max_request_bytes: int | None = Field(None, gt=0, le=MOST_REQUEST_BYTES,
+                                          description="A request body's largest size (default 64 MiB).")
 
     @field_validator("allow")
     @classmethod
@@ -137,10 +141,12 @@ class Policy(BaseModel):
 
     def merged(self, other: Policy) -> Policy:
         """The stricter capture never wins over the wider one: an environment may capture more
-        than the server does; hosts and patterns add up; the smaller body limit holds."""
+        than the server does; hosts and patterns add up; the smaller body limit holds; the
+        environment's own request size limit, where it sets one, holds over the server's."""
         capture = max(self.capture, other.capture, key=CAPTURE_ORDER.index)
         return Policy(capture=capture, allow=[*self.allow, *other.allow], redact=[*self.redact, *other.redact],
-                      body_limit=min(self.body_limit, other.body_limit), rules=[*self.rules, *other.rules])
+                      body_limit=min(self.body_limit, other.body_limit), rules=[*self.rules, *other.rules],
+                      max_request_bytes=other.max_request_bytes or self.max_request_bytes)
 
     def rule_for(self, host: str, method: str, path: str) -> tuple[int, Rule] | None:
         """The first rule that matches (its number from 1, and it), or None. The server's rules

@@ -5,7 +5,8 @@
         --set detour_replica=127.0.0.1:8000 --set detour_signing_key=$DETOUR_HOME/signing.key \
         --set detour_audit_dir=$DETOUR_HOME/audit --set detour_policies_dir=$DETOUR_HOME/policies
 
-Order matters: the environment is known before its policy is, both before routing decides;
+Order matters: the environment is known before its policy is, both before routing decides,
+and the limits look at what routing let through;
 a routed request is answered in this process when the replicas live here, and the audit log
 records what the others decided.
 """
@@ -14,8 +15,10 @@ from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.env_auth import EnvAuth
 from proxy_addons.policies import Policies
 from proxy_addons.replicas_in_process import InProcessReplicas
+from proxy_addons.request_limits import RequestLimits
 from proxy_addons.routing import Router
 from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
-addons = [SharedPorts(), EnvAuth(), Policies(), Router(), InProcessReplicas(), UpstreamGuard(), AuditRecorder()]
+addons = [SharedPorts(), EnvAuth(), Policies(), Router(), RequestLimits(), InProcessReplicas(), UpstreamGuard(),
+          AuditRecorder()]
