@@ -119,3 +119,10 @@ def test_issue_relations(linear):
     assert listed == [{"id": relation["id"]}]
     assert data(linear(f'mutation {{ issueRelationDelete(id: "{relation["id"]}") {{ success }} }}'))["issueRelationDelete"]["success"]
     assert linear.diff().inserts == []  # created and deleted again
+
+
+def test_a_team_created_without_a_key_gets_a_unique_one(linear):
+    """As on Linear: the key comes from the name, and a taken one does not fail the create."""
+    keys = [data(linear(f'mutation {{ teamCreate(input: {{name: "{name}"}}) {{ team {{ key }} }} }}'))
+            ["teamCreate"]["team"]["key"] for name in ("Design", "Designers", "Des Moines")]
+    assert keys == ["DES", "DES2", "DES3"]

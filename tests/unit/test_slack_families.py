@@ -311,3 +311,11 @@ def test_every_user_carries_the_workspaces_team_id(state):
     users = client.post(url + "users.list", headers=auth).json()["members"]
     assert users and {u["team_id"] for u in users} == {team} and {u["profile"]["team"] for u in users} == {team}
     assert client.post(url + "users.info", data={"user": JOHN}, headers=auth).json()["user"]["team_id"] == team
+
+
+def test_nobody_is_kicked_from_general(slack):
+    """Slack's rule: #general holds the whole workspace."""
+    members = slack("conversations.members", channel=GENERAL)["members"]
+    other = next(m for m in members if m != slack("auth.test")["user_id"])
+    assert slack("conversations.kick", channel=GENERAL, user=other) == {"ok": False, "error": "cant_kick_from_general"}
+    assert other in slack("conversations.members", channel=GENERAL)["members"]

@@ -25,12 +25,22 @@ def add_member(c, team_id: str, user_id: str, owner: bool = False, sortOrder: fl
                                          "sortOrder": sortOrder})
 
 
+def derived_key(c, name: str) -> str:
+    """Linear's key for a team created without one: the name's first letters, made unique."""
+    stem = (re.sub(r"[^A-Za-z0-9]", "", name)[:3] or "T").upper()
+    key, n = stem, 1
+    while c.state.first("teams", key=key):
+        n += 1
+        key = f"{stem}{n}"[:7]
+    return key
+
+
 @mutation.field("teamCreate")
 def resolve_team_create(_, info, input, **__):
     """A new team, its default workflow, and the viewer as its owner."""
     c = ctx(info)
     name = input["name"].strip()
-    key = (input.get("key") or re.sub(r"[^A-Za-z0-9]", "", name)[:3]).upper()
+    key = input["key"].upper() if input.get("key") else derived_key(c, name)
     if not name or not KEY.fullmatch(key):
         raise ApiError("Argument Validation Error: a team needs a name and a key of 1-7 letters or digits")
     if c.state.first("teams", key=key):

@@ -69,6 +69,8 @@ def invite(call: SlackCall) -> dict:
 def kick(call: SlackCall) -> dict:
     args = call.args(KickArgs)
     channel = call.writable_channel(args.channel)
+    if channel.get("channel_name") == "general":
+        raise SlackError("cant_kick_from_general")
     if args.user == call.user_id:
         raise SlackError("cant_kick_self")
     call.other_user(args.user)
