@@ -95,14 +95,20 @@ def page(info: GraphQLResolveInfo, target: str, rows: list[dict], args: dict) ->
 
 
 def resolve_root(info: GraphQLResolveInfo) -> Any:
-    """A root field no module binds: a list of something unmodeled is empty, one of it is not found."""
+    """A root field no module binds: a list of something unmodeled is empty, a lookup of one
+    by id is not found, and a singleton (the viewer's settings, say) is one with nothing set."""
     if is_connection(info.return_type):
         return empty_connection()
     if info.parent_type.name == "Mutation":
         raise ApiError(f"{info.field_name} is not supported by this replica", type="not supported")
+    if isinstance(get_nullable_type(info.return_type), GraphQLList):
+        return []
     target = get_named_type(info.return_type)
-    if isinstance(target, GraphQLObjectType | GraphQLInterfaceType) and "id" in target.fields:
+    lookup = "id" in info.parent_type.fields[info.field_name].args
+    if isinstance(target, GraphQLObjectType | GraphQLInterfaceType) and "id" in target.fields and lookup:
         raise not_found(target.name)
+    if isinstance(target, GraphQLObjectType) and not isinstance(get_nullable_type(info.return_type), GraphQLList):
+        return {}
     return nothing(info.return_type)
 
 

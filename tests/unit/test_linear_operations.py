@@ -126,3 +126,9 @@ def test_a_team_created_without_a_key_gets_a_unique_one(linear):
     keys = [data(linear(f'mutation {{ teamCreate(input: {{name: "{name}"}}) {{ team {{ key }} }} }}'))
             ["teamCreate"]["team"]["key"] for name in ("Design", "Designers", "Des Moines")]
     assert keys == ["DES", "DES2", "DES3"]
+
+
+def test_root_singletons_and_lists_answer_data_and_lookups_stay_not_found(linear):
+    answer = data(linear("{ userSettings { id } templates { id } availableUsers { users { id } } }"))
+    assert answer["templates"] == [] and answer["userSettings"] == {"id": ""}
+    assert "Entity not found" in error(linear('{ document(id: "nope") { id } }'))
