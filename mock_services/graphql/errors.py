@@ -11,4 +11,4 @@ class ApiError(Exception):
 
 
 def not_found(entity: str) -> ApiError:
-    return ApiError(f"Entity not found: {entity}", type="entity not found")
+    return ApiError(f"Entity not found: {entity}", type="invalid input")  # as Linear types it

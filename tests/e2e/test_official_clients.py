@@ -168,3 +168,22 @@ def test_linear_sdk_works_the_state_backed_entities(live_stack, make_env, backen
     tables = {i["__table__"] for i in result.diff.inserts}
     assert {"issues", "issue_labels", "projects", "project_teams", "cycles", "comments", "attachments",
             "issue_history", "issue_label_issue_association"} <= tables
+
+
+LINEAR_SDK_ERRORS = """
+import { LinearClient, LinearErrorType } from "@linear/sdk";
+const linear = new LinearClient({ apiKey: "lin_api_agent" });
+try {
+  await linear.issue("ENG-999");
+} catch (e) {
+  console.log(JSON.stringify({ type: e.type, invalid: e.type === LinearErrorType.InvalidInput, message: e.message }));
+}
+"""
+
+
+def test_linear_sdk_reads_an_unknown_id_as_its_invalid_input_error(live_stack, make_env):
+    """@linear/sdk maps `extensions.type` to its typed errors: an unknown id is InvalidInput."""
+    result = live_stack.run(make_env("linear_default"), LINEAR_SDK_ERRORS, ".mjs")
+    assert result.exit_code == 0, result.stderr[-1500:]
+    out = json.loads(result.stdout)
+    assert out["invalid"] is True and "Entity not found" in out["message"]

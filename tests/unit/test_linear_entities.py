@@ -201,7 +201,7 @@ def test_unmodeled_fields_answer_with_linear_defaults(linear):
 def test_linear_error_shapes(linear):
     missing = linear('{ issue(id: "ENG-999") { id } }')["errors"][0]
     assert missing["message"] == "Entity not found: Issue"
-    assert missing["extensions"]["type"] == "entity not found" and missing["extensions"]["userPresentableMessage"]
+    assert missing["extensions"]["type"] == "invalid input" and missing["extensions"]["userPresentableMessage"]
     unknown = linear('{ document(id: "x") { id } }')["errors"][0]
     assert unknown["message"] == "Entity not found: Document"
     unsupported = linear('mutation { documentCreate(input: {title: "x"}) { success } }')["errors"][0]
