@@ -27,6 +27,7 @@ from bench.replicas import (
     bench_slack_mixed,
 )
 from bench.sandboxes import (
+    bench_background_run,
     bench_concurrent_containers,
     bench_detour_run,
     bench_executors,
@@ -79,6 +80,7 @@ def main() -> None:
             bench_proxy_hop(state, env_id)
             bench_embedded_start(state)
             bench_detour_run(state, env_id, running=False)
+            bench_background_run()
             print("two replica servers and two proxies on one Postgres (auth.test, HTTPS keep-alive)")
             bench_two_nodes()
             print("soak: one proxy, 100,000 requests")

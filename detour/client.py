@@ -25,6 +25,7 @@ from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
 from detour_core.policy import Policy, policy_file, save_policy
+from detour import background
 from detour.run_options import DEFAULT_TEMPLATE
 from detour.runner import RunResult, run_in_environment
 from detour.stack import PARTS, Part, Stack, StackInfo, running_stack
@@ -80,10 +81,11 @@ class Client:
     def __init__(self, home: str | os.PathLike | None = None, backend: Backend = "auto",
                  python: str | os.PathLike | None = None, node_modules: str | os.PathLike | None = None,
                  image: str | None = None, stack: StackInfo | None = None,
-                 own_stack: tuple[Part, ...] = PARTS) -> None:
-        """`stack`: one started elsewhere (its StackInfo) instead of `detour serve`'s or the client's
-        own; `own_stack`: the parts of the one it starts when there is neither (the CLI's runs
-        need the proxy alone)."""
+                 own_stack: tuple[Part, ...] = PARTS, use_background: bool | None = None) -> None:
+        """`stack`: one started elsewhere (its StackInfo) instead of `detour serve`'s or the
+        home's background stack (detour.background: started on first use, unless
+        `DETOUR_BACKGROUND=off`); with `use_background=False`, the client starts its own, of
+        `own_stack`'s parts, and stops it on close."""
         self.state = (StatePaths(Path(home).resolve()) if home else StatePaths.default()).ensure()
         self.backend = backend
         self.runtime = RuntimeChoice(python=Path(python) if python else None,
@@ -92,6 +94,7 @@ class Client:
         self._stack: Stack | None = None
         self._info = stack
         self._own_parts = own_stack
+        self._background = background.enabled() if use_background is None else use_background
         self._sandboxes: dict[tuple[Backend, RuntimeChoice], Sandbox] = {}
 
     def templates(self) -> list[str]:
@@ -99,7 +102,10 @@ class Client:
 
     @property
     def stack(self) -> StackInfo:
-        """The running `detour serve`'s stack, else one of the client's own, started on first use."""
+        """The running stack (`detour serve`'s or the home's background one), else the one a
+        background start gives, else one of the client's own, started on first use."""
+        if self._info is None and self._background:
+            self._info = background.background_stack(self.state)
         if self._info is None:
             self._info = running_stack(self.state)
         if self._info is None:

@@ -20,6 +20,10 @@ settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
+# Each test starts and stops its own stacks: no command of the suite leaves a background
+# stack behind (tests/e2e/test_background_stack.py turns it on, and stops what it starts).
+os.environ["DETOUR_BACKGROUND"] = "off"
+
 from detour_core.paths import DATABASE_VARIABLE, HOME_VARIABLE, StatePaths
 from detour.runner import RunResult, run_in_environment
 from detour.stack import Stack, StackInfo

@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException, Request
 from pydantic import BaseModel, Field
 
+from detour import background
 from detour.client import Client, Language
 from detour.runner import RunResult
 from sandbox.backends import Backend
@@ -41,5 +42,6 @@ def get_client(request: Request) -> Client:
 @router.post("/run")
 def run(body: RunRequest, client: Annotated[Client, Depends(get_client)]) -> RunResult:
     """Blocking on purpose: FastAPI runs it in its thread pool, one sandbox per request."""
+    background.touch(client.state)  # a use: a background stack's idle time starts again
     return client.run(body.code, language=body.language, env=body.env, template=body.template,
                       backend=body.backend, mode=body.mode, limits=body.limits, filename=body.filename)

@@ -1,15 +1,15 @@
-"""The `detour` command line: a module per command group (serve, environments, runs, logs,
+"""The `detour` command line: a module per command group (serve, stack, environments, runs, logs,
 doctor, authority), each command a few lines over `detour.client.Client` or the store.
 The console entry point (detour/console.py) sends everything but a plain `run` here."""
 
 from __future__ import annotations
 
 # In the order `detour --help` lists them.
-from detour.cli import serve, environments, runs, logs, doctor, authority  # noqa: I001
+from detour.cli import serve, stack, environments, runs, logs, doctor, authority  # noqa: I001
 from detour.cli.common import app, fail
 from detour_core.errors import DetourError
 
-__all__ = ["app", "main", "authority", "doctor", "environments", "logs", "runs", "serve"]
+__all__ = ["app", "main", "authority", "doctor", "environments", "logs", "runs", "serve", "stack"]
 
 
 def main() -> None:

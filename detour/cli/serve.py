@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from typing import Annotated, Literal, Optional
 
 import typer
 
 from certs.authority import CertificateAuthority
+from detour import background
 from detour.cli.common import AllowOpt, CaptureOpt, PolicyOpt, RuleOpt, app, fail, host_port, policy_from, state
 from detour.stack import PARTS, Stack, running_stack
 from detour_core.credentials import api_key
@@ -29,6 +31,8 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
                                                        "default: one per core.")] = os.cpu_count() or 1,
           policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
           rule: RuleOpt = None,
+          idle_exit: Annotated[Optional[float], typer.Option(
+              help="Leave after this many seconds in which no command used the stack (a background stack).")] = None,
           database: Annotated[Optional[str], typer.Option(
               help="postgresql://... : environments live in Postgres from now on (for every detour command on "
                    "this home), so several servers share them; `sqlite` goes back to files.")] = None) -> None:
@@ -56,12 +60,22 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
                    f"state in {paths.home}", err=True)
         try:
             signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-            signal.pause()
+            wait(paths, idle_exit)
         except KeyboardInterrupt:
             pass
         finally:
             if whole:
                 paths.stack_file.unlink(missing_ok=True)
+
+
+def wait(paths: StatePaths, idle_exit: float | None) -> None:
+    """Until a signal, or (a background stack) until no command has used it for `idle_exit` s."""
+    if idle_exit is None:
+        signal.pause()
+        return
+    started = time.time()
+    while background.idle_for(paths, started) < idle_exit:
+        time.sleep(min(1.0, idle_exit / 4))
 
 
 def choose_database(paths: StatePaths, url: str) -> None:

@@ -1,0 +1,98 @@
+"""A stack in the background for a detour home: the first command that needs a stack (with
+no `detour serve` running) starts one, later commands reuse it, and it leaves by itself after
+an idle time. A stack whose process is gone, or whose proxy no longer answers, is never
+trusted: the next command starts a new one.
+
+`DETOUR_BACKGROUND=off` keeps the old way (a stack for the one command), and
+`DETOUR_STACK_IDLE_S` sets the idle time (600 s by default).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from collections.abc import Iterator
+from pathlib import Path
+
+from detour.stack import StackError, StackInfo, running_stack
+from detour_core.paths import StatePaths
+
+BACKGROUND_VARIABLE = "DETOUR_BACKGROUND"
+IDLE_VARIABLE = "DETOUR_STACK_IDLE_S"
+DEFAULT_IDLE_S = 600.0
+START_TIMEOUT_S = 60.0
+
+
+def enabled() -> bool:
+    return os.environ.get(BACKGROUND_VARIABLE, "on") != "off"
+
+
+def idle_seconds() -> float:
+    try:
+        return max(1.0, float(os.environ.get(IDLE_VARIABLE, DEFAULT_IDLE_S)))
+    except ValueError:
+        return DEFAULT_IDLE_S
+
+
+def used_file(state: StatePaths) -> Path:
+    return state.home / "stack.used"
+
+
+def touch(state: StatePaths) -> None:
+    """A command used the stack now: its idle time starts again."""
+    used_file(state).touch()
+
+
+def idle_for(state: StatePaths, since: float) -> float:
+    try:
+        last = max(since, used_file(state).stat().st_mtime)
+    except FileNotFoundError:
+        last = since
+    return time.time() - last
+
+
+@contextmanager
+def _starting(state: StatePaths) -> Iterator[None]:
+    """One command at a time starts the home's background stack; the others wait for it."""
+    with open(state.home / ".stack.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def background_stack(state: StatePaths) -> StackInfo:
+    """The home's running stack (`detour serve`'s or a background one), else a new background one."""
+    info = running_stack(state)
+    if info is None:
+        with _starting(state):
+            info = running_stack(state) or _start(state)
+    touch(state)
+    return info
+
+
+def _start(state: StatePaths) -> StackInfo:
+    log = state.home / "logs" / "background.log"
+    log.parent.mkdir(exist_ok=True)
+    state.stack_file.unlink(missing_ok=True)  # a dead stack's description is never trusted
+    command = [sys.executable, "-m", "detour.cli", "serve", "--proxy-port", "0", "--replica-port", "0",
+               "--idle-exit", str(idle_seconds())]
+    with open(log, "ab") as output:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+                                   env=os.environ | {"DETOUR_HOME": str(state.home)}, start_new_session=True)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        info = running_stack(state)
+        if info is not None and info.pid == process.pid:
+            return info
+        if process.poll() is not None:
+            break
+        time.sleep(0.05)
+    process.kill()
+    tail = log.read_text(errors="replace")[-2000:]
+    raise StackError(f"the background stack did not start (see {log}):\n{tail}")

@@ -1,0 +1,5 @@
+"""`python -m detour.cli`: the full command line (the background stack starts `serve` this way)."""
+
+from detour.cli import main
+
+main()
