@@ -40,7 +40,7 @@ def load(make_client, url: str, clients: int, requests_each: int) -> str:
         latencies = [ms for result in pool.map(worker, range(clients)) for ms in result]
     elapsed = time.perf_counter() - started
     return (f"{len(latencies) / elapsed:8.0f} req/s   p50 {statistics.median(latencies):6.1f} ms   "
-            f"p99 {percentile(latencies, 99):6.1f} ms   (n={len(latencies)})")
+            f"p95 {percentile(latencies, 95):6.1f} ms   p99 {percentile(latencies, 99):6.1f} ms   (n={len(latencies)})")
 
 
 def bench_proxy_hop(state: StatePaths, env_id: str) -> None:
@@ -56,7 +56,7 @@ def bench_proxy_hop(state: StatePaths, env_id: str) -> None:
         with stack as info:
             direct = f"{info.replica_url}/api/env/{env_id}/services/slack/api/auth.test"
             proxy = info.access(env_id, secret_for(state, env_id)).url()
-            for clients, each in ((1, 400), (8, 150)):
+            for clients, each in ((1, 400), (8, 150), (64, 20)):
                 print(f"  replica direct               c={clients}: " + load(lambda: httpx.Client(), direct, clients, each))
                 before = proxy_cpu(stack)
                 hop = load(lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test",

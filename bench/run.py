@@ -26,6 +26,7 @@ from bench.replicas import (
     bench_postgres_creation,
     bench_slack_mixed,
 )
+from bench.rollouts import bench_rollouts
 from bench.sandboxes import (
     bench_background_run,
     bench_concurrent_containers,
@@ -74,6 +75,8 @@ def main() -> None:
             bench_transparent_vs_regular(state, info, env_id)
             print("one agent program, 50 replica calls: proxy mode versus rewrite mode")
             bench_modes(state, info)
+            print("rollouts: environment, sandbox, a 20-call agent, the diff, deletion")
+            bench_rollouts(state, info)
             state.stack_file.unlink()
         if "--replicas-only" not in sys.argv:
             print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
