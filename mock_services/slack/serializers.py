@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from mock_services.store import EnvState, Row
 
 
@@ -14,8 +16,19 @@ def workspace_team_id(state: EnvState) -> str:
     return workspace_team(state).get("team_id", "")
 
 
-def user_json(user: Row, team_id: str) -> dict:
-    """`team_id`: the workspace's, for a user row without one of its own (Slack gives every user one)."""
+ADMIN_ROLES = ("admin", "owner", "primary_owner")
+OWNER_ROLES = ("owner", "primary_owner")
+AVATAR_SIZES = (24, 32, 48, 72, 192, 512)
+
+
+def workspace_roles(state: EnvState) -> dict[str, str]:
+    """Each user's role in the workspace, as the seed's user_teams gives it."""
+    return {row["user_id"]: str(row.get("role") or "member") for row in state.rows("user_teams")}
+
+
+def user_json(user: Row, team_id: str, role: str = "member") -> dict:
+    """`team_id`: the workspace's, for a user row without one of its own (Slack gives every user one);
+    `role`: the user's in the workspace (user_teams), which makes Slack's admin and owner flags."""
     team_id = user.get("team_id") or team_id
     return {
         "id": user["user_id"],
@@ -24,12 +37,13 @@ def user_json(user: Row, team_id: str) -> dict:
         "real_name": user.get("real_name", ""),
         "deleted": bool(user.get("is_deleted", False)),
         "is_bot": bool(user.get("is_bot", False)),
-        "is_admin": bool(user.get("is_admin", False)),
-        "is_owner": bool(user.get("is_owner", False)),
-        "is_primary_owner": bool(user.get("is_primary_owner", False)),
+        "is_admin": bool(user.get("is_admin", False)) or role in ADMIN_ROLES,
+        "is_owner": bool(user.get("is_owner", False)) or role in OWNER_ROLES,
+        "is_primary_owner": bool(user.get("is_primary_owner", False)) or role == "primary_owner",
         "is_restricted": False,
         "is_ultra_restricted": False,
         "is_app_user": False,
+        "is_email_confirmed": bool(user.get("email")),
         "updated": int(user.get("updated") or 0),
         "tz": user.get("timezone"),
         "tz_label": user.get("timezone") or "",
@@ -50,6 +64,8 @@ def profile_json(user: Row, team_id: str) -> dict:
     profile["real_name_normalized"] = profile["real_name"]
     profile["display_name_normalized"] = profile["display_name"]
     profile["team"] = user.get("team_id") or team_id
+    avatar = hashlib.md5(str(user.get("user_id", "")).encode()).hexdigest()
+    profile |= {f"image_{size}": f"https://avatars.slack-edge.com/{avatar}_{size}.png" for size in AVATAR_SIZES}
     return profile
 
 

@@ -319,3 +319,17 @@ def test_nobody_is_kicked_from_general(slack):
     other = next(m for m in members if m != slack("auth.test")["user_id"])
     assert slack("conversations.kick", channel=GENERAL, user=other) == {"ok": False, "error": "cant_kick_from_general"}
     assert other in slack("conversations.members", channel=GENERAL)["members"]
+
+
+def test_users_carry_the_workspace_role_the_seed_gives_and_slacks_profile_fields(state):
+    """slack_bench_v2 makes Robert and Morgan admins in user_teams: Slack says so on their user objects."""
+    client = TestClient(create_app(state), raise_server_exceptions=False)
+    env = EnvironmentStore(state).create("slack_bench_v2").env_id
+    url = f"/api/env/{env}/services/slack/api/users.info"
+    robert = client.post(url, headers={"Authorization": "Bearer xoxb-1"}, data={"user": ROBERT}).json()["user"]
+    john = client.post(url, headers={"Authorization": "Bearer xoxb-1"}, data={"user": JOHN}).json()["user"]
+    assert (robert["is_admin"], robert["is_owner"], john["is_admin"]) == (True, False, False)
+    assert robert["is_email_confirmed"] is True
+    assert all(robert["profile"][f"image_{n}"].startswith("https://") for n in (24, 32, 48, 72, 192, 512))
+    listed = client.post(f"/api/env/{env}/services/slack/api/users.list", headers={"Authorization": "Bearer xoxb-1"}).json()
+    assert [m["id"] for m in listed["members"] if m["is_admin"]] == [ROBERT, "U07MORGANFREE"]

@@ -9,7 +9,8 @@ from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
-from mock_services.slack.serializers import PROFILE_FIELDS, profile_json, user_json, workspace_team, workspace_team_id
+from mock_services.slack.serializers import (PROFILE_FIELDS, profile_json, user_json, workspace_roles, workspace_team,
+                                             workspace_team_id)
 from mock_services.store import Row
 
 MAX_FIELD = 250
@@ -97,7 +98,8 @@ def lookup_by_email(call: SlackCall) -> dict:
     email = call.args(EmailArgs).email.strip().lower()
     for user in call.state.rows("users"):
         if (user.get("email") or "").lower() == email:
-            return {"user": user_json(user, workspace_team_id(call.state))}
+            return {"user": user_json(user, workspace_team_id(call.state),
+                                      workspace_roles(call.state).get(user["user_id"], "member"))}
     raise SlackError("users_not_found")
 
 

@@ -8,7 +8,7 @@ from mock_services.slack.call import SlackCall
 from mock_services.slack.pagination import paginate
 from mock_services.slack.errors import SlackError
 from mock_services.slack.methods.conversations import CHANNEL_TYPES, channel_type
-from mock_services.slack.serializers import channel_json, user_json, workspace_team_id
+from mock_services.slack.serializers import channel_json, user_json, workspace_roles, workspace_team_id
 
 
 class ListArgs(BaseModel):
@@ -32,12 +32,15 @@ def list_users(call: SlackCall) -> dict:
     args = call.args(ListArgs)
     page, next_cursor = paginate(call.state.rows("users"), args.cursor, args.limit or 1000)
     team_id = workspace_team_id(call.state)
-    return {"members": [user_json(u, team_id) for u in page],
+    roles = workspace_roles(call.state)
+    return {"members": [user_json(u, team_id, roles.get(u["user_id"], "member")) for u in page],
             "response_metadata": {"next_cursor": next_cursor}}
 
 
 def info(call: SlackCall) -> dict:
-    return {"user": user_json(call.other_user(call.args(InfoArgs).user), workspace_team_id(call.state))}
+    user = call.other_user(call.args(InfoArgs).user)
+    role = workspace_roles(call.state).get(user["user_id"], "member")
+    return {"user": user_json(user, workspace_team_id(call.state), role)}
 
 
 def conversations(call: SlackCall) -> dict:
