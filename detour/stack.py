@@ -11,7 +11,6 @@ proxy|replicas`).
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import functools
 import http.client
@@ -22,7 +21,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -302,15 +300,3 @@ class Stack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-
-@contextlib.contextmanager
-def stack_for(state: StatePaths) -> Iterator[StackInfo]:
-    """The running stack if there is one, else an embedded one for this block only."""
-    info = running_stack(state)
-    if info:
-        yield info
-        return
-    with Stack(state, parts=EMBEDDED) as embedded:
-        yield embedded

@@ -177,7 +177,8 @@ class AuditWriter:
         entry = (number, os.open(folder / _segment_name(number), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644), lock)
         self.files[folder] = entry
         while len(self.files) > OPEN_FILES:
-            _, (_, old_fd, old_lock) = self.files.popitem(last=False)
+            old, (_, old_fd, old_lock) = self.files.popitem(last=False)
+            self.tails.pop(old, None)
             os.close(old_fd)
             os.close(old_lock)
         return entry

@@ -41,12 +41,17 @@ def _contains(value: Any, part: Any) -> bool:
     return text is not None and isinstance(part, str) and part in text
 
 
+def _i_contains(value: Any, part: Any) -> bool:
+    text = text_of(value)
+    return text is not None and isinstance(part, str) and part.lower() in text.lower()
+
+
 PREDICATES = {
     "eq": lambda v, x: v == x,
     "ne": lambda v, x: v != x,
     "contains": _contains,
     "not_contains": lambda v, x: not _contains(v, x),
-    "i_contains": lambda v, x: _contains(text_of(v) and text_of(v).lower(), x.lower() if isinstance(x, str) else x),
+    "i_contains": _i_contains,
     "starts_with": lambda v, x: isinstance(v, str) and v.startswith(x),
     "i_starts_with": lambda v, x: isinstance(v, str) and v.lower().startswith(x.lower()),
     "ends_with": lambda v, x: isinstance(v, str) and v.endswith(x),

@@ -20,7 +20,11 @@ def user_row(call: Call, user_id: str | None = None) -> Row:
 
 
 def user_email(call: Call, user_id: str | None = None) -> str:
-    return str(user_row(call, user_id).get("email") or "")
+    """Asked for every calendar and event a call touches: read once per call."""
+    key = ("email", user_id or call.user)
+    if key not in call.memo:
+        call.memo[key] = str(user_row(call, user_id).get("email") or "")
+    return call.memo[key]
 
 
 def identify(state: EnvState, token: str | None) -> str:

@@ -3,7 +3,7 @@ datetimes, RFC 3339 text, and the naive local columns AgentDiff's tables keep.""
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, datetime, time, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from mock_services.rest.router import RestError
@@ -55,11 +55,6 @@ def local_column(when: dict) -> str | None:
     if when.get("date"):
         return f"{when['date']}T00:00:00"
     return None
-
-
-def rfc3339(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value.utcoffset() == timedelta(0) \
-        else value.isoformat(timespec="seconds")
 
 
 def utc_text(value: datetime) -> str:

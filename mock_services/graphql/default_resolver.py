@@ -107,7 +107,7 @@ def resolve_root(info: GraphQLResolveInfo) -> Any:
     lookup = "id" in info.parent_type.fields[info.field_name].args
     if isinstance(target, GraphQLObjectType | GraphQLInterfaceType) and "id" in target.fields and lookup:
         raise not_found(target.name)
-    if isinstance(target, GraphQLObjectType) and not isinstance(get_nullable_type(info.return_type), GraphQLList):
+    if isinstance(target, GraphQLObjectType):
         return {}
     return nothing(info.return_type)
 

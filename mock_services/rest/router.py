@@ -50,6 +50,7 @@ class Call:
     token: str | None
     user: str = ""                 # the acting user's id
     response_headers: dict[str, str] = field(default_factory=dict)
+    memo: dict[Any, Any] = field(default_factory=dict)  # what handlers look up once per call
 
     def arg(self, name: str, default: Any = None) -> Any:
         value = self.params.get(name)
