@@ -70,7 +70,10 @@ class EnvState:
         return row_key(self.service, table, row)
 
     def rows(self, table: str, **equals: Any) -> list[Row]:
-        """Rows of `table` in insertion order, filtered by top-level field equality."""
+        """Rows of `table` in insertion order, filtered by top-level field equality (with a
+        scalar: a list or object from a request's body matches no row, it never reaches SQL)."""
+        if any(isinstance(v, list | dict) for v in equals.values()):
+            return []
         sql = "SELECT data FROM rows WHERE tbl = ?"
         args: list[Any] = [table]
         for field, value in equals.items():
@@ -109,6 +112,17 @@ class EnvState:
     def set_meta(self, key: str, value: Any) -> None:
         self.db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                         (key, json.dumps(value)))
+
+    def blob(self, key: str) -> bytes | None:
+        """Contents the environment keeps beside its rows (file contents), by key."""
+        self.db.prepare_blobs()
+        found = self.db.execute("SELECT data FROM blobs WHERE key = ?", (key,))
+        return bytes(found[0][0]) if found else None
+
+    def put_blob(self, key: str, data: bytes) -> None:
+        """Keep `data` under `key`; keys name contents (a hash), so a second write changes nothing."""
+        self.db.prepare_blobs()
+        self.db.execute("INSERT INTO blobs (key, data) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", (key, data))
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:

@@ -4,7 +4,8 @@ calendar's ACL rules (freeBusyReader < reader < writer < owner), as Google decid
 from __future__ import annotations
 
 from mock_services.rest.google import token_user
-from mock_services.rest.router import Call, RestError
+from mock_services.rest.errors import RestError
+from mock_services.rest.router import Call
 from mock_services.store import EnvState, Row
 
 ROLES = ("none", "freeBusyReader", "reader", "writer", "owner")

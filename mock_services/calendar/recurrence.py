@@ -9,7 +9,7 @@ from datetime import date, datetime, time, timedelta
 from dateutil.rrule import rruleset, rrulestr
 
 from mock_services.calendar.times import UTC, moment, zone
-from mock_services.rest.router import RestError
+from mock_services.rest.errors import RestError
 from mock_services.store import Row
 
 MOST = 2500                          # occurrences listed at most (Google's page limit)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from mock_services.rest.router import RestError
+from mock_services.rest.errors import RestError
 
 UTC = timezone.utc
 

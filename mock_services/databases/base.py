@@ -30,6 +30,10 @@ class Connection(ABC):
         """Before the first snapshot: a database made before runs existed may lack the table."""
 
     @abstractmethod
+    def prepare_blobs(self) -> None:
+        """Before contents are read or kept: the `blobs` table (key, bytes) is made on first use."""
+
+    @abstractmethod
     def field_is(self, field: str) -> str:
         """A condition: the row's top-level JSON `field` equals the next parameter (missing = null)."""
 

@@ -33,6 +33,7 @@ INSERT INTO {s}.rows (rowid, tbl, pk, data) SELECT rowid, tbl, pk, data FROM {t}
 INSERT INTO {s}.baseline SELECT rowid, tbl, pk, data FROM {t}.rows;
 SELECT setval(pg_get_serial_sequence({q}, 'rowid'), COALESCE((SELECT max(rowid) FROM {t}.rows), 0) + 1, false);
 """
+BLOBS = "CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BYTEA NOT NULL)"  # in the search path's schema
 POOL_SIZE = 8
 
 
@@ -48,6 +49,9 @@ class PostgresConnection(Connection):
     def execute(self, query: str, args: tuple | list = ()) -> list[tuple]:
         self.cursor.execute(query.replace("?", "%s"), args)
         return self.cursor.fetchall() if self.cursor.description else []
+
+    def prepare_blobs(self) -> None:
+        self.cursor.execute(BLOBS)
 
     def field_is(self, field: str) -> str:
         return f"COALESCE(data::jsonb -> '{field}', 'null'::jsonb) = ?::jsonb"

@@ -28,6 +28,7 @@ SNAPSHOTS = """
 CREATE TABLE IF NOT EXISTS snapshots (run TEXT NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL,
                                       PRIMARY KEY (run, tbl, pk));
 """
+BLOBS = "CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL)"
 
 
 class SqliteConnection(Connection):
@@ -39,6 +40,9 @@ class SqliteConnection(Connection):
 
     def prepare_snapshots(self) -> None:
         self.conn.execute(SNAPSHOTS)
+
+    def prepare_blobs(self) -> None:
+        self.conn.execute(BLOBS)
 
     def field_is(self, field: str) -> str:
         return f"json_extract(data, '$.{field}') IS ?"

@@ -7,12 +7,11 @@ never as a traceback or a framework's 422.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -23,19 +22,13 @@ from detour_core.errors import EnvironmentNotFound
 from mock_services.deps import StoreDep, run_call
 from mock_services.request_budget import SPENT_KEY, spend
 from mock_services.rest import fields
+from mock_services.rest.bodies import read_body
+from mock_services.rest.errors import RestError
 from mock_services.rest.spec import Operation, Parameter, Spec
 from mock_services.store import EnvironmentStore, EnvState
 
 log = logging.getLogger(__name__)
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-
-
-class RestError(Exception):
-    """An answer in the vendor's error shape: HTTP status, the vendor's reason, a message."""
-
-    def __init__(self, status: int, reason: str, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status, self.reason, self.message, self.headers = status, reason, message, headers or {}
 
 
 @dataclass
@@ -45,10 +38,11 @@ class Call:
     state: EnvState
     operation: Operation
     params: dict[str, Any]
-    body: dict[str, Any] | None
+    body: Any                      # a JSON object, form or multipart fields, or bytes (bodies.py)
     headers: dict[str, str]
     token: str | None
     user: str = ""                 # the acting user's id
+    status: int = 200              # what a JSON answer goes out with (201 where the vendor creates)
     response_headers: dict[str, str] = field(default_factory=dict)
     memo: dict[Any, Any] = field(default_factory=dict)  # what handlers look up once per call
 
@@ -71,6 +65,7 @@ class RestApi:
     identify: Callable[[EnvState, str | None], str]  # token -> the acting user's id (or RestError)
     rate_limited: Callable[[int], RestError]         # the vendor's answer beyond the request budget
     extra: list[Callable[[APIRouter, Engine], None]] = field(default_factory=list)  # routes beyond the table
+    partial_responses: bool = True  # Google's `fields` selects from every answer; other vendors' handlers read it
 
     def missing(self) -> list[str]:
         """Operations of the description that no handler answers."""
@@ -85,6 +80,9 @@ def _pattern(path: str) -> re.Pattern:
 
 
 def _convert(parameter: Parameter, raw: str) -> Any:
+    if parameter.comma_list:
+        single = replace(parameter, comma_list=False)
+        return [_convert(single, item.strip()) for item in raw.split(",") if item.strip()]
     if parameter.enum and raw not in parameter.enum:
         raise RestError(400, "invalid", f"Invalid value for {parameter.name}: {raw}")
     if parameter.type == "integer":
@@ -101,31 +99,29 @@ def _convert(parameter: Parameter, raw: str) -> Any:
 
 
 def parse_params(operation: Operation, common: dict[str, Parameter], path_values: dict[str, str],
-                 query: list[tuple[str, str]]) -> dict[str, Any]:
+                 query: list[tuple[str, str]], headers: dict[str, str]) -> dict[str, Any]:
     params: dict[str, Any] = dict(path_values)  # the ASGI server decoded the path already
     known = {**common, **operation.parameters}
     for name, raw in query:
         parameter = known.get(name)
         if parameter is None or parameter.location != "query":
-            continue  # Google ignores what it does not know
+            continue  # vendors ignore what they do not know
         value = _convert(parameter, raw)
         params[name] = [*params.get(name, []), value] if parameter.repeated else value
+    for parameter in operation.headers():
+        if parameter.name.lower() in headers:
+            params[parameter.name] = _convert(parameter, headers[parameter.name.lower()])
     for parameter in operation.required():
         if params.get(parameter.name) in (None, ""):
             raise RestError(400, "required", f"Required parameter: {parameter.name}")
     return params
 
 
-def read_body(operation: Operation, raw: bytes) -> dict | None:
-    if not raw.strip():
-        return {} if operation.request else None
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise RestError(400, "parseError", "Parse Error") from None
-    if not isinstance(body, dict):
-        raise RestError(400, "parseError", "Parse Error")
-    return body
+def body_of(operation: Operation, headers: dict[str, str], raw: bytes) -> Any:
+    """The parsed body; None where an operation that takes none got none."""
+    if not raw.strip() and operation.request is None and operation.content_type == "application/json":
+        return None
+    return read_body(operation.content_type, headers.get("content-type", ""), raw)
 
 
 def bearer(headers: dict[str, str], params: dict[str, Any]) -> str | None:
@@ -140,7 +136,9 @@ class Engine:
 
     def __init__(self, api: RestApi) -> None:
         self.api = api
-        self.routes = [(o, _pattern(o.path)) for o in api.spec.operations]
+        # Literal paths before placeholders: `users/me` is not the user `me`.
+        by_specificity = sorted(api.spec.operations, key=lambda o: o.path.count("{"))
+        self.routes = [(o, _pattern(o.path)) for o in by_specificity]
 
     def match(self, method: str, path: str) -> tuple[Operation, dict[str, str]]:
         found_path = False
@@ -164,7 +162,7 @@ class Engine:
         state.set_meta(SPENT_KEY, spent)
 
     def dispatch(self, store: EnvironmentStore, env_id: str, operation: Operation, params: dict, body: dict | None,
-                 headers: dict[str, str]) -> tuple[Any, dict[str, str]]:
+                 headers: dict[str, str]) -> tuple[Any, Call]:
         """One call in one transaction; a failed call keeps none of its writes but still counts
         against the budget."""
         try:
@@ -176,7 +174,7 @@ class Engine:
                     with state.savepoint():
                         call = Call(state, operation, params, body, headers, bearer(headers, params))
                         call.user = self.api.identify(state, call.token)
-                        return self.api.handlers[operation.short_id](call), call.response_headers
+                        return self.api.handlers[operation.short_id](call), call
                 except RestError as failed:
                     failure = failed
         except EnvironmentNotFound:
@@ -194,11 +192,11 @@ class Engine:
         """One operation's answer (a batch's parts come here one by one)."""
         try:
             operation, path_values = self.match(method, path)
-            params = parse_params(operation, self.api.spec.common, path_values, query)
-            selection = fields.parse(params["fields"]) if params.get("fields") else None
-            body = read_body(operation, raw)
-            result, extra_headers = await run_call(request, self.dispatch, store, env_id, operation, params, body,
-                                                   headers)
+            params = parse_params(operation, self.api.spec.common, path_values, query, headers)
+            partial = self.api.partial_responses and params.get("fields")
+            selection = fields.parse(params["fields"]) if partial else None
+            body = body_of(operation, headers, raw)
+            result, call = await run_call(request, self.dispatch, store, env_id, operation, params, body, headers)
         except RestError as e:
             return self.error(e)
         except fields.InvalidFields as e:
@@ -209,8 +207,8 @@ class Engine:
         if isinstance(result, Response):
             return result
         if result is None:
-            return Response(status_code=204, headers=extra_headers)
-        return JSONResponse(fields.select(result, selection), headers=extra_headers)
+            return Response(status_code=204, headers=call.response_headers)
+        return JSONResponse(fields.select(result, selection), status_code=call.status, headers=call.response_headers)
 
     def error(self, error: RestError) -> JSONResponse:
         return JSONResponse(self.api.error_body(error), status_code=error.status, headers=error.headers)
@@ -223,7 +221,7 @@ def build_router(api: RestApi) -> APIRouter:
     for add_routes in api.extra:
         add_routes(router, engine)
 
-    @router.api_route(api.spec.service_path + "/{path:path}", methods=METHODS)
+    @router.api_route(api.spec.service_path + "/{path:path}", methods=METHODS + ["OPTIONS"])
     async def operation(env_id: str, path: str, request: Request, store: StoreDep) -> Response:
         return await engine.answer(request, store, env_id, path)
 

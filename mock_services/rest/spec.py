@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-Location = Literal["path", "query"]
+Location = Literal["path", "query", "header"]
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,7 @@ class Parameter:
     repeated: bool = False
     enum: tuple[str, ...] = ()
     default: str | None = None
+    comma_list: bool = False          # one value of comma-separated items, each of `type` (Box's lists)
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class Operation:
     parameters: dict[str, Parameter] = field(default_factory=dict)
     request: str | None = None        # the request body's schema
     response: str | None = None       # the response's schema
+    content_type: str = "application/json"  # how the request's body is encoded
+    answer_format: str = "json"       # json, binary or no_content
 
     @property
     def short_id(self) -> str:
@@ -40,12 +43,15 @@ class Operation:
     def required(self) -> list[Parameter]:
         return [p for p in self.parameters.values() if p.required]
 
+    def headers(self) -> list[Parameter]:
+        return [p for p in self.parameters.values() if p.location == "header"]
+
 
 @dataclass(frozen=True)
 class Spec:
     name: str
     version: str
-    service_path: str                 # e.g. "/calendar/v3"
+    service_path: str                 # e.g. "/calendar/v3"; "" where operations carry whole paths
     batch_path: str | None
     operations: tuple[Operation, ...]
     common: dict[str, Parameter]      # parameters every operation takes (fields, alt, ...)
@@ -57,7 +63,8 @@ class Spec:
 
 def _parameter(name: str, data: dict) -> Parameter:
     return Parameter(name, data["location"], data.get("type", "string"), data.get("required", False),
-                     data.get("repeated", False), tuple(data.get("enum", ())), data.get("default"))
+                     data.get("repeated", False), tuple(data.get("enum", ())), data.get("default"),
+                     data.get("list", False))
 
 
 @cache
@@ -65,8 +72,10 @@ def load_spec(path: Path) -> Spec:
     data = json.loads(path.read_text())
     operations = tuple(
         Operation(o["id"], o["method"], o["path"], {n: _parameter(n, p) for n, p in o["parameters"].items()},
-                  o.get("request"), o.get("response"))
+                  o.get("request"), o.get("response"), o.get("contentType") or "application/json",
+                  o.get("format", "json"))
         for o in data["operations"])
-    return Spec(data["name"], data["version"], "/" + data["servicePath"].strip("/"),
+    service_path = data["servicePath"].strip("/")
+    return Spec(data["name"], data["version"], "/" + service_path if service_path else "",
                 "/" + data["batchPath"].strip("/") if data.get("batchPath") else None, operations,
                 {n: _parameter(n, p) for n, p in data["parameters"].items()}, data["schemas"])

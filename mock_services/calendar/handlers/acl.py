@@ -8,7 +8,8 @@ from mock_services.calendar.handlers.channels import watch
 from mock_services.calendar.handlers.paging import page
 from mock_services.calendar.resources import acl_json, drop_none, new_etag, rule_id
 from mock_services.calendar.times import now_text
-from mock_services.rest.router import Call, RestError
+from mock_services.rest.errors import RestError
+from mock_services.rest.router import Call
 from mock_services.store import Row
 
 SCOPES = ("default", "user", "group", "domain")

@@ -7,7 +7,8 @@ from mock_services.calendar.handlers.channels import watch
 from mock_services.calendar.handlers.paging import page
 from mock_services.calendar.resources import calendar_json, drop_none, list_entry_json, new_etag, new_id
 from mock_services.calendar.times import now_text, zone
-from mock_services.rest.router import Call, RestError
+from mock_services.rest.errors import RestError
+from mock_services.rest.router import Call
 from mock_services.store import Row
 
 CALENDAR_FIELDS = {"summary": "summary", "description": "description", "location": "location",

@@ -7,7 +7,8 @@ import secrets
 
 from mock_services.calendar.resources import channel_json
 from mock_services.calendar.times import now_text
-from mock_services.rest.router import Call, RestError
+from mock_services.rest.errors import RestError
+from mock_services.rest.router import Call
 
 
 def watch(call: Call, resource_uri: str) -> dict:

@@ -12,7 +12,8 @@ from mock_services.calendar import access, recurrence
 from mock_services.calendar.handlers.paging import page
 from mock_services.calendar.resources import drop_none, event_json, new_etag
 from mock_services.calendar.times import local_column, moment, now_text, parse_instant, shifted, updated_text
-from mock_services.rest.router import Call, RestError
+from mock_services.rest.errors import RestError
+from mock_services.rest.router import Call
 from mock_services.store import Row
 
 SYNC_EXCLUSIVE = ("timeMin", "timeMax", "q", "orderBy", "iCalUID", "updatedMin", "privateExtendedProperty",

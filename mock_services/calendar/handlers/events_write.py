@@ -12,7 +12,8 @@ from mock_services.calendar.handlers.channels import watch
 from mock_services.calendar.handlers.events_read import find_event, serialize
 from mock_services.calendar.resources import drop_none, event_columns, new_etag, new_id
 from mock_services.calendar.times import moment, now_text, zone
-from mock_services.rest.router import Call, RestError
+from mock_services.rest.errors import RestError
+from mock_services.rest.router import Call
 from mock_services.store import Row
 
 EVENT_ID = re.compile(r"^[a-v0-9]{5,1024}$")

@@ -8,7 +8,8 @@ from mock_services.calendar.handlers.events_read import instances
 from mock_services.calendar.handlers.paging import page
 from mock_services.calendar.resources import colors_json, drop_none, new_etag, setting_json
 from mock_services.calendar.times import moment, parse_instant, utc_text
-from mock_services.rest.router import Call, RestError
+from mock_services.rest.errors import RestError
+from mock_services.rest.router import Call
 from mock_services.store import Row
 
 # Google's settings and what a user who never changed them has.

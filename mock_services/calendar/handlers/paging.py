@@ -6,7 +6,8 @@ import base64
 import json
 from typing import Any
 
-from mock_services.rest.router import Call, RestError
+from mock_services.rest.errors import RestError
+from mock_services.rest.router import Call
 
 
 def token(offset: int, **context: Any) -> str:

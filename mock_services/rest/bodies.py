@@ -1,0 +1,75 @@
+"""Request bodies as an operation's description says they are encoded: JSON (an object, or a
+list for JSON Patch), a form, multipart form data (fields and files, as uploads send them) or
+raw bytes (upload parts). A body that does not parse is the vendor's 400, never a 500."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+from python_multipart.exceptions import FormParserError
+from python_multipart.multipart import FormParser, parse_options_header
+
+from mock_services.rest.errors import RestError
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One file part of a multipart body."""
+
+    filename: str
+    content_type: str
+    data: bytes
+
+
+def _json(raw: bytes, allow_list: bool) -> Any:
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise RestError(400, "parseError", "Parse Error") from None
+    if not isinstance(body, dict) and not (allow_list and isinstance(body, list)):
+        raise RestError(400, "parseError", "Parse Error")
+    return body
+
+
+def _multipart(raw: bytes, content_type: str) -> dict[str, Any]:
+    """Fields as text, files as `Upload`s, in the order they came (`__order__` keeps it)."""
+    parts: dict[str, Any] = {"__order__": []}
+
+    def on_field(found: Any) -> None:
+        name = found.field_name.decode("utf-8", "replace")
+        parts[name] = (found.value or b"").decode("utf-8", "replace")
+        parts["__order__"].append(name)
+
+    def on_file(found: Any) -> None:
+        name = found.field_name.decode("utf-8", "replace")
+        found.file_object.seek(0)
+        parts[name] = Upload((found.file_name or b"").decode("utf-8", "replace"), "", found.file_object.read())
+        parts["__order__"].append(name)
+
+    _, options = parse_options_header(content_type)
+    if not options.get(b"boundary"):
+        raise RestError(400, "parseError", "Parse Error: a multipart body needs a boundary")
+    try:
+        parser = FormParser("multipart/form-data", on_field, on_file, boundary=options[b"boundary"],
+                            config={"MAX_MEMORY_FILE_SIZE": 1 << 62})  # the body is in memory already
+        parser.write(raw)
+        parser.finalize()
+    except (FormParserError, ValueError, AttributeError) as e:
+        raise RestError(400, "parseError", f"Parse Error: {e}") from None
+    return parts
+
+
+def read_body(declared: str, content_type: str, raw: bytes) -> Any:
+    """The body of a request whose operation declares `declared` and which came as `content_type`."""
+    if declared == "application/octet-stream":
+        return raw
+    if not raw.strip():
+        return {}
+    if content_type.startswith("multipart/form-data"):
+        return _multipart(raw, content_type)
+    if content_type.startswith("application/x-www-form-urlencoded") and declared != "application/json":
+        return dict(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True))
+    return _json(raw, allow_list=declared == "application/json-patch+json")
