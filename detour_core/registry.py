@@ -23,6 +23,7 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services.slack.pack",
     "mock_services.linear.pack",
     "mock_services.calendar.pack",
+    "mock_services.box.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"
 

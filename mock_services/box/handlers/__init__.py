@@ -1,0 +1,37 @@
+"""State-backed handlers of the Box SDK's operations, by family. HANDLERS maps every
+operation of the generated spec to one: the modeled families to theirs, and the rest (the
+enterprise and admin products: shield, legal holds, sign, AI, retention, ...) to Box's error
+shape with 501, saying that the replica does not model them yet."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mock_services.box import errors
+from mock_services.box.handlers import (
+    files,
+    folders,
+    hubs,
+    metadata,
+    misc,
+    people,
+    search,
+    sharing,
+    social,
+    transfer,
+)
+from mock_services.rest.router import Call
+from mock_services.rest.spec import Spec
+
+MODELED = {**folders.HANDLERS, **files.HANDLERS, **transfer.HANDLERS, **social.HANDLERS, **sharing.HANDLERS,
+           **people.HANDLERS, **search.HANDLERS, **metadata.HANDLERS, **hubs.HANDLERS, **misc.HANDLERS}
+
+
+def _not_modeled(operation_id: str) -> Callable[[Call], None]:
+    def answer(call: Call) -> None:
+        raise errors.not_modeled(operation_id)
+    return answer
+
+
+def handlers_for(spec: Spec) -> dict[str, Callable[[Call], object]]:
+    return {o.short_id: MODELED.get(o.short_id) or _not_modeled(o.id) for o in spec.operations}

@@ -1,0 +1,16 @@
+"""The Box replica's descriptor: what the rest of detour knows of it."""
+
+from pathlib import Path
+
+from detour_core.pack import ServicePack
+
+PACK = ServicePack(
+    name="box",
+    hosts=("api.box.com", "upload.box.com",  # the API, and uploads (`/api/2.0/files/content`, upload sessions)
+           "dl.boxcloud.com"),               # where a download's 302 points
+    router="mock_services.box.router:router",
+    templates=Path(__file__).parent / "templates",
+    signature_tables=("box_files", "box_folders", "box_file_versions"),
+    users_table="box_users",
+    spec="Box's official Python SDK (PyPI boxsdk, box_sdk_gen's managers and schemas; spec/box_sdk.json)",
+)
