@@ -1,5 +1,5 @@
 """`detour suite run` on AgentDiff's early suite, with scripted agents that use real clients
-(slack_sdk, httpx on Linear's GraphQL) through the proxy, unaware of detour."""
+(slack_sdk, httpx on Linear's GraphQL, google-api-python-client, boxsdk) through the proxy, unaware of detour."""
 
 import json
 import os
@@ -61,6 +61,13 @@ def test_agentdiffs_calendar_sample_passes_with_a_scripted_agent(tmp_path, backe
     assert failed["test_39"][0] == [0]
     stuck = next(a for t in report["tests"] if t["id"] == "test_39" for a in t["assertions"] if not a["passed"])
     assert "unexpected changes to" in stuck["message"]
+
+
+@pytest.mark.parametrize("backend", ["auto", pytest.param("docker", marks=needs_docker)])
+def test_agentdiffs_box_sample_passes_with_a_scripted_agent(tmp_path, backend):
+    """Box's official SDK, unmodified, over 10 of AgentDiff's Box tasks: uploads, downloads of
+    the seed's real contents, versions, comments, hubs, moves and the trash."""
+    passes(tmp_path, "box_bench_sample.json", "box_bench_sample.py", 10, backend)
 
 
 def test_an_agent_that_does_nothing_fails_every_test(tmp_path):

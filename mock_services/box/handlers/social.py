@@ -63,10 +63,16 @@ def get_comment(call: Call) -> dict:
     return _comment(call, _comment_row(call))
 
 
+def _may_manage(call: Call, row: Row) -> None:
+    """A comment's author, or the file's owner or co-owner, may change or remove it."""
+    file_row = access.item(call, "file", row.get("file_id") or row["item_id"])
+    if row.get("created_by_id") != call.user and access.role_on(call, "file", file_row) not in ("owner", "co-owner"):
+        raise errors.forbidden()
+
+
 def update_comment(call: Call) -> dict:
     row = _comment_row(call)
-    if row.get("created_by_id") != call.user:
-        raise errors.forbidden()
+    _may_manage(call, row)
     message = (call.body or {}).get("message")
     if not isinstance(message, str) or not message.strip():
         raise errors.bad_request("message is required", name="message", reason="missing_parameter")
@@ -77,10 +83,7 @@ def update_comment(call: Call) -> dict:
 
 def delete_comment(call: Call) -> None:
     row = _comment_row(call)
-    if row.get("created_by_id") != call.user and access.role_on(
-            call, "file", access.item(call, "file", row["file_id"] if row.get("file_id") else row["item_id"])) \
-            not in ("owner", "co-owner"):
-        raise errors.forbidden()
+    _may_manage(call, row)
     call.state.delete("box_comments", row)
 
 
