@@ -169,6 +169,17 @@ def _schema_fields(tree: ast.Module) -> dict[str, dict]:
     return found
 
 
+def _unions(tree: ast.Module) -> dict[str, list[str]]:
+    """`Item = Union[FileFull, FolderMini, WebLink]`: a name that stands for one of several models."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript) \
+                and ast.unparse(node.value.value) == "Union" and isinstance(node.targets[0], ast.Name):
+            members = node.value.slice.elts if isinstance(node.value.slice, ast.Tuple) else [node.value.slice]
+            found[node.targets[0].id] = [ast.unparse(m) for m in members]
+    return found
+
+
 def _json_fields(name: str, parsed: dict[str, dict]) -> dict[str, str]:
     """A model's fields by their JSON names (renames are inherited, as the SDK merges them)."""
     renames: dict[str, str] = {}
@@ -184,9 +195,13 @@ def _json_fields(name: str, parsed: dict[str, dict]) -> dict[str, str]:
 def generate(root: Path) -> str:
     operations = [op for path in sorted((root / "managers").glob("*.py")) for op in _manager_operations(path)]
     parsed: dict[str, dict] = {}
+    unions: dict[str, list[str]] = {}
     for path in sorted((root / "schemas").rglob("*.py")):
-        parsed.update(_schema_fields(ast.parse(path.read_text())))
+        tree = ast.parse(path.read_text())
+        parsed.update(_schema_fields(tree))
+        unions.update(_unions(tree))
     schemas = {name: {"bases": data["bases"], "fields": _json_fields(name, parsed)} for name, data in parsed.items()}
+    schemas.update({name: {"union": members} for name, members in unions.items()})
     spec = {"generated_from": f"box_sdk_gen {metadata.version('boxsdk')} (PyPI boxsdk), managers and schemas",
             "name": "box", "version": "2.0", "servicePath": "", "batchPath": None, "parameters": {},
             "operations": sorted(operations, key=lambda o: o["id"]),

@@ -94,11 +94,11 @@ def restore(call: Call, row: Row, name: str | None, parent_id: str | None) -> Ro
         raise RestError(409, "parent_folder_deleted", "The parent folder is deleted")
     name = check_name(name) if name else row["name"]
     ensure_free(call, parent_id, name, row["type"])
+    when = row.get("trashed_at")  # what went to the trash with it comes back with it
     stack = [row]
     while stack:
         item = stack.pop()
-        trashed_with = item.get("trashed_at") == row.get("trashed_at")
-        if item is row or trashed_with:
+        if item is row or item.get("trashed_at") == when:
             item.update(item_status="active", trashed_at=None)
             call.state.update(TABLES[item["type"]], item)
         if item["type"] == "folder":

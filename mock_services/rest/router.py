@@ -136,8 +136,9 @@ class Engine:
 
     def __init__(self, api: RestApi) -> None:
         self.api = api
-        # Literal paths before placeholders: `users/me` is not the user `me`.
-        by_specificity = sorted(api.spec.operations, key=lambda o: o.path.count("{"))
+        # Literal paths before placeholders (`users/me` is not the user `me`); of the variants a
+        # description gives one route, the least demanding answers (the others' handlers agree).
+        by_specificity = sorted(api.spec.operations, key=lambda o: (o.path.count("{"), len(o.required())))
         self.routes = [(o, _pattern(o.path)) for o in by_specificity]
 
     def match(self, method: str, path: str) -> tuple[Operation, dict[str, str]]:

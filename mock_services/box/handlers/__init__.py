@@ -34,4 +34,11 @@ def _not_modeled(operation_id: str) -> Callable[[Call], None]:
 
 
 def handlers_for(spec: Spec) -> dict[str, Callable[[Call], object]]:
-    return {o.short_id: MODELED.get(o.short_id) or _not_modeled(o.id) for o in spec.operations}
+    """Operations that share a method and path are one endpoint on the wire (the SDK names
+    variants of it): a modeled sibling answers for all of them."""
+    by_route: dict[tuple[str, str], Callable[[Call], object]] = {}
+    for operation in spec.operations:
+        if operation.short_id in MODELED:
+            by_route.setdefault((operation.method, operation.path), MODELED[operation.short_id])
+    return {o.short_id: MODELED.get(o.short_id) or by_route.get((o.method, o.path)) or _not_modeled(o.id)
+            for o in spec.operations}

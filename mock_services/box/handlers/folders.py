@@ -42,9 +42,22 @@ def _order(call: Call) -> list[dict]:
     return [{"by": "type", "direction": "ASC"}, {"by": call.arg("sort", "name"), "direction": call.arg("direction", "ASC")}]
 
 
+def _listed(call: Call, folder: Row) -> list[Row]:
+    """A folder's items; a user's root holds what they own there and what others shared with them."""
+    if folder["id"] != ROOT:
+        return _sorted(call, tree.children(call, folder["id"]))
+    own = [r for r in tree.children(call, ROOT) if r.get("owned_by_id") == call.user]
+    shared = []
+    for collab in call.state.rows("box_collaborations", accessible_by_id=call.user):
+        row = call.state.first(access.TABLES[collab["item_type"]], id=collab["item_id"])
+        if row and row.get("item_status") == "active" and collab.get("status", "accepted") == "accepted":
+            shared.append(row)
+    return _sorted(call, own + [r for r in shared if r not in own])
+
+
 def get_folder(call: Call) -> dict:
     row, role = items.get(call, "folder", call.params["folder_id"])
-    listed = _sorted(call, tree.children(call, row["id"]))
+    listed = _listed(call, row)
     collection = {"total_count": len(listed), "entries": [mini(call, r) for r in listed[:100]], "offset": 0,
                   "limit": 100, "order": _order(call)}
     return select(folder_full(call, row, role, collection), "folder", fields_asked(call))
@@ -52,7 +65,7 @@ def get_folder(call: Call) -> dict:
 
 def folder_items(call: Call) -> dict:
     row, _ = items.get(call, "folder", call.params["folder_id"])
-    listed = _entries(call, _sorted(call, tree.children(call, row["id"])))
+    listed = _entries(call, _listed(call, row))
     return page(call, listed, order=_order(call))
 
 
