@@ -72,19 +72,22 @@ print(json.dumps(out))
 '''
 
 
+EXPECTED = {
+    "me": "Admin User", "root": ["agent-diff-research", "chado_tea_ceremony", "cryptozoology_raw"],
+    "sha1": True, "download": "second draft\n", "range": "second", "versions": [True],
+    "chunked": [len(bytes(range(256)) * (21_000_000 // 256)), True],
+    "found": "2001 crisis notes.txt", "slogan": True, "assigned": "Sarah Researcher", "shared": True,
+    "metadata": ["properties", "global"], "conflict": [409, "item_name_in_use", True],
+    "missing": [404, "not_found"]}
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_boxsdk_through_the_proxy(live_stack, backend):
     env = live_stack.env("box_default")
     result = live_stack.run(env, AGENT, ".py", backend=backend)
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
-    assert out == {
-        "me": "Admin User", "root": ["agent-diff-research", "chado_tea_ceremony", "cryptozoology_raw"],
-        "sha1": True, "download": "second draft\n", "range": "second", "versions": [True],
-        "chunked": [len(bytes(range(256)) * (21_000_000 // 256)), True],
-        "found": "2001 crisis notes.txt", "slogan": True, "assigned": "Sarah Researcher", "shared": True,
-        "metadata": ["properties", "global"], "conflict": [409, "item_name_in_use", True],
-        "missing": [404, "not_found"]}
+    assert out == EXPECTED
     assert {r.host for r in result.requests} == {"api.box.com", "upload.box.com", "dl.boxcloud.com"}
     assert {r.service for r in result.requests} == {"box"}
     added = [(row["__table__"], row.get("name") or row.get("message")) for row in result.diff.inserts]
@@ -92,6 +95,14 @@ def test_boxsdk_through_the_proxy(live_stack, backend):
     assert ("box_files", "big.bin") in added
     notes = [row for row in result.diff.inserts if row.get("name") == "notes.txt" and row["__table__"] == "box_files"]
     assert [(n["item_status"], n["version_number"]) for n in notes] == [("trashed", "2")]
+
+
+def test_boxsdk_in_rewrite_mode(live_stack):
+    """The fallback mode: the preludes rewrite Box's three hosts, the 302's included."""
+    env = live_stack.env("box_default")
+    result = live_stack.run(env, AGENT, ".py", mode="rewrite")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == EXPECTED
 
 
 NODE_AGENT = r'''
@@ -124,6 +135,7 @@ NODE_CLIENTS = Path(__file__).parents[1] / "node_clients" / "node_modules"
 def box_node_image():
     """detour/sandbox with the test's Node clients, derived as a user would."""
     import docker
+
     from sandbox.docker import connect_engine
     from sandbox.images.build import derive_image
     tag = derive_image(connect_engine(), None, NODE_CLIENTS.parent / "package.json", "detour-test/box-node:latest")

@@ -4,7 +4,9 @@ etags, the trash, contents kept per environment across restarts, budgets, and th
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import zipfile
 
 import pytest
 from fastapi.testclient import TestClient
@@ -121,3 +123,15 @@ def test_the_diff_shows_rows_as_agentdiff_names_them(box):
     assert len([r for r in diff.inserts if r["__table__"] == "box_file_versions"]) == 2
     renamed = [u for u in diff.updates if u["__table__"] == "box_folders"]
     assert [(u["before"]["name"], u["after"]["name"]) for u in renamed] == [("treatment_logs", "logs")]
+
+
+def test_a_zip_download_holds_the_folders_real_contents(box):
+    env = box.env()
+    made = box(env, "POST", "2.0/zip_downloads", json={"items": [{"type": "folder", "id": LOGS}],
+                                                     "download_file_name": "logs"})
+    assert made.status_code == 202
+    token = made.json()["download_url"].split("/d/1/")[1]
+    archive = zipfile.ZipFile(io.BytesIO(box.client.get(f"/api/env/{env}/services/box/d/1/{token}").content))
+    assert sorted(archive.namelist()) == ["treatment_logs/humidity_log_q3_2025.txt",
+                                          "treatment_logs/humidity_log_q4_2025.txt"]
+    assert b"BOOKS TREATED THIS QUARTER" in archive.read("treatment_logs/humidity_log_q3_2025.txt")

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from mock_services.box import errors
 from mock_services.box.handlers import (
+    extras,
     files,
     folders,
     hubs,
@@ -24,7 +25,8 @@ from mock_services.rest.router import Call
 from mock_services.rest.spec import Spec
 
 MODELED = {**folders.HANDLERS, **files.HANDLERS, **transfer.HANDLERS, **social.HANDLERS, **sharing.HANDLERS,
-           **people.HANDLERS, **search.HANDLERS, **metadata.HANDLERS, **hubs.HANDLERS, **misc.HANDLERS}
+           **people.HANDLERS, **search.HANDLERS, **metadata.HANDLERS, **hubs.HANDLERS, **misc.HANDLERS,
+           **extras.HANDLERS}
 
 
 def _not_modeled(operation_id: str) -> Callable[[Call], None]:
