@@ -24,9 +24,9 @@ if os.environ.get("CI"):
 # stack behind (tests/e2e/test_background_stack.py turns it on, and stops what it starts).
 os.environ["DETOUR_BACKGROUND"] = "off"
 
-from detour_core.paths import DATABASE_VARIABLE, HOME_VARIABLE, StatePaths
 from detour.runner import RunResult, run_in_environment
 from detour.stack import Stack, StackInfo
+from detour_core.paths import DATABASE_VARIABLE, HOME_VARIABLE, StatePaths
 from mock_services.store import EnvironmentStore
 from sandbox.base import Limits, Sandbox
 from sandbox.languages import command_for
@@ -143,3 +143,19 @@ def api_client(live_stack: LiveStack):
     import detour
     with detour.Client(home=live_stack.state.home, stack=live_stack.info) as client:
         yield client
+
+
+NODE_CLIENTS = Path(__file__).parent / "node_clients" / "node_modules"
+
+
+@pytest.fixture(scope="session")
+def node_clients_image() -> Iterator[str]:
+    """detour/sandbox with the official Node clients of tests/node_clients (googleapis,
+    box-node-sdk), derived once per session as a user would (`detour images build --npm`)."""
+    import docker
+
+    from sandbox.docker import connect_engine
+    from sandbox.images.build import derive_image
+    tag = derive_image(connect_engine(), None, NODE_CLIENTS.parent / "package.json", "detour-test/node-clients:latest")
+    yield tag
+    docker.from_env().images.remove(tag, force=True)

@@ -6,12 +6,11 @@ versions, comments, tasks, shared links, search and metadata; the diff shows wha
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 import detour
-from tests.conftest import BACKENDS, needs_docker, needs_namespaces
+from tests.conftest import BACKENDS, NODE_CLIENTS, needs_docker, needs_namespaces
 
 AGENT = r'''
 import hashlib, io, json
@@ -128,19 +127,6 @@ try {
 }
 console.log(JSON.stringify(out));
 '''
-NODE_CLIENTS = Path(__file__).parents[1] / "node_clients" / "node_modules"
-
-
-@pytest.fixture(scope="module")
-def box_node_image():
-    """detour/sandbox with the test's Node clients, derived as a user would."""
-    import docker
-
-    from sandbox.docker import connect_engine
-    from sandbox.images.build import derive_image
-    tag = derive_image(connect_engine(), None, NODE_CLIENTS.parent / "package.json", "detour-test/box-node:latest")
-    yield tag
-    docker.from_env().images.remove(tag, force=True)
 
 
 @pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces),
@@ -150,7 +136,7 @@ def test_box_node_sdk_through_the_proxy(live_stack, backend, tmp_path, request):
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
     program = tmp_path / "agent.mjs"
     program.write_text(NODE_AGENT)
-    runtime = {"image": request.getfixturevalue("box_node_image")} if backend == "docker" else \
+    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
         {"node_modules": NODE_CLIENTS}
     with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
         env = client.environments.create("box_default").env_id

@@ -6,12 +6,11 @@ and a token refresh against oauth2.googleapis.com; the diff shows what it did.""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 import detour
-from tests.conftest import BACKENDS, needs_docker, needs_namespaces
+from tests.conftest import BACKENDS, NODE_CLIENTS, needs_docker, needs_namespaces
 
 AGENT = r'''
 import json
@@ -116,18 +115,6 @@ try {
 }
 console.log(JSON.stringify(out));
 '''
-NODE_CLIENTS = Path(__file__).parents[1] / "node_clients" / "node_modules"
-
-
-@pytest.fixture(scope="module")
-def googleapis_image():
-    """detour/sandbox with googleapis, derived as a user would (`detour images build --npm`)."""
-    import docker
-    from sandbox.docker import connect_engine
-    from sandbox.images.build import derive_image
-    tag = derive_image(connect_engine(), None, NODE_CLIENTS.parent / "package.json", "detour-test/googleapis:latest")
-    yield tag
-    docker.from_env().images.remove(tag, force=True)
 
 
 @pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces),
@@ -138,7 +125,7 @@ def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path, request
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
     program = tmp_path / "agent.mjs"
     program.write_text(NODE_AGENT)
-    runtime = {"image": request.getfixturevalue("googleapis_image")} if backend == "docker" else \
+    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
         {"node_modules": NODE_CLIENTS}
     with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
         env = client.environments.create("calendar_default").env_id
