@@ -26,6 +26,9 @@ class ServicePack:
     users_table: str = "users"             # whose first row acts when nobody is named
     spec: str = ""                         # where its API surface comes from (the vendor's description)
     warm_up: str | None = None             # "module:function" a server runs at start, in the background
+    # Fields a row made by the API always has, given to seeded rows that lack them, so that a
+    # diff reads `false -> true`, not `(absent) -> true`.
+    row_defaults: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
 
     def primary_key(self, table: str) -> tuple[str, ...]:
         return self.primary_keys.get(table, DEFAULT_KEY)

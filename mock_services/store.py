@@ -192,10 +192,11 @@ class EnvironmentStore:
         info = EnvironmentInfo(env_id=env_id, template=template.name, service=template.service,
                                acting_user=acting_user or _default_user(template), created_at=created,
                                request_budget=request_budget, expires_at=created + ttl_s if ttl_s else None)
-        rows = ((table, row_key(template.service, table, row), json.dumps(row))
+        defaults = pack(template.service).row_defaults
+        rows = ((table, row_key(template.service, table, row), json.dumps({**defaults.get(table, {}), **row}))
                 for table, rows in template.tables.items() for row in rows)
         self.db.create(env_id, {k: json.dumps(v) for k, v in info.model_dump().items()}, rows,
-                       template_key=f"{template.name}:{template.digest}")
+                       template_key=f"{template.name}:{template.digest}:{json.dumps(defaults, sort_keys=True)}")
         return info
 
     def get(self, env_id: str) -> EnvironmentInfo:

@@ -31,5 +31,6 @@ PACK = ServicePack(
         "revoked_tokens": ("token_sha256",),
         "emoji": ("name",),
     },
+    row_defaults={"channels": {"is_archived": False}},
     spec="slack_sdk's WebClient methods (catalogue.py holds one row per method)",
 )

@@ -72,7 +72,9 @@ def bearer_token(request: Request, params: dict[str, Any]) -> str | None:
 
 
 def missing_arguments(method: catalogue.Method, params: dict[str, Any]) -> None:
-    missing = [arg for arg in method.required if params.get(arg) in (None, "")]
+    """An argument that is absent; an empty string is a value, as Slack reads it (`topic=""`
+    clears a topic, `name=""` is `invalid_name_required`)."""
+    missing = [arg for arg in method.required if params.get(arg) is None]
     if missing:
         raise SlackError("invalid_arguments", response_metadata={
             "messages": [f"[ERROR] missing required field: {arg}" for arg in missing]})

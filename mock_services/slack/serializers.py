@@ -123,11 +123,11 @@ def messages_json(state: EnvState, messages: list[Row]) -> list[dict]:
 
 
 def thread_json(replies: list[Row]) -> dict:
-    """What a thread's parent message shows of its replies."""
+    """What a thread's parent message shows of its replies (and its own ts as the thread's, as Slack does)."""
     if not replies:
         return {}
     users = list(dict.fromkeys(r.get("user_id") for r in replies if r.get("user_id")))
-    return {"reply_count": len(replies), "reply_users": users, "reply_users_count": len(users),
+    return {"thread_ts": replies[0]["parent_id"], "reply_count": len(replies), "reply_users": users, "reply_users_count": len(users),
             "latest_reply": max((r["message_id"] for r in replies), key=float)}
 
 

@@ -38,6 +38,8 @@ def test_update_and_delete_messages(slack):
 
 def test_threads_and_replies(slack):
     reply = slack("chat.postMessage", channel=GENERAL, text="in thread", thread_ts=AGENT_MSG)
+    root = slack("conversations.replies", channel=GENERAL, ts=AGENT_MSG)["messages"][0]
+    assert (root["ts"], root["thread_ts"], root["reply_count"]) == (AGENT_MSG, AGENT_MSG, 1)
     thread = slack("conversations.replies", channel=GENERAL, ts=AGENT_MSG)["messages"]
     assert [m["ts"] for m in thread] == [AGENT_MSG, reply["ts"]]
     assert thread[1]["thread_ts"] == AGENT_MSG
@@ -128,3 +130,18 @@ def test_search_needs_a_query(slack):
 @pytest.mark.parametrize("query", ["after:2023-11-09", "before:2023-11-09"])
 def test_search_date_bounds_exclude_the_named_day(slack, query):
     assert slack("search.messages", query=query)["messages"]["total"] == 0
+
+
+def test_an_empty_string_is_a_value_and_an_absent_argument_is_missing(slack):
+    slack("conversations.setTopic", channel=GENERAL, topic="For now")
+    cleared = slack("conversations.setTopic", channel=GENERAL, topic="")
+    assert cleared["ok"] and cleared["channel"]["topic"]["value"] == ""
+    assert slack("conversations.create", name="")["error"] == "invalid_name_required"
+    absent = slack("conversations.setTopic", channel=GENERAL)
+    assert absent["error"] == "invalid_arguments" and "topic" in absent["response_metadata"]["messages"][0]
+
+
+def test_a_seeded_channel_archives_from_false_to_true(slack):
+    assert slack("conversations.archive", channel=RANDOM)["ok"]
+    change = next(u for u in slack.diff().updates if u["__table__"] == "channels")
+    assert (change["before"]["is_archived"], change["after"]["is_archived"]) == (False, True)
