@@ -13,6 +13,7 @@ from detour_core.audit import AuditLog, AuditRecord
 from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
+from detour_core.secrets import SecretStore
 from detour.stack import StackInfo
 from mock_services.store import EnvironmentStore, StateDiff
 from sandbox.base import Execution, Limits, Mode, Sandbox, SandboxSpec
@@ -57,9 +58,11 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
     proxy = stack.access(env_id, secret_for(state, env_id))
     audit = AuditLog(state.audit_dir)
     start = audit.end(env_id)
+    placeholders = SecretStore(state.secrets_dir).placeholders(env_id)
     execution = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, mode=mode, trust=trust,
                                         limits=limits or Limits(), program=program, stdin=stdin,
-                                        task=task or {}, files=files, workspace=workspace))
+                                        task=task or {}, files=files, workspace=workspace,
+                                        placeholders=placeholders))
     requests, _ = audit.read(env_id, start)
     return RunResult(**execution.model_dump(), env_id=env_id, backend=sandbox.name, mode=mode,
                      requests=requests, diff=store.diff(env_id))

@@ -214,6 +214,7 @@ class Stack:
             "--set", f"detour_signing_key={self.state.signing_key}",
             "--set", f"detour_audit_dir={self.state.audit_dir}",
             "--set", f"detour_policies_dir={self.state.policies_dir}",
+            "--set", f"detour_secrets_dir={self.state.secrets_dir}",
             "--set", f"detour_policy={server_policy_file(self.state)}",
             "--set", f"detour_sandbox_addresses={SANDBOX_ADDRESSES}",
             "--set", f"detour_replicas_in_process={str(self.replicas_in_process).lower()}",

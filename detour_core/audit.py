@@ -60,6 +60,8 @@ class Verdict(BaseModel):
     service: str | None = None
     reason: str | None = None
     rule: str | None = None     # the policy rule that decided, as `rule N: deny POST host/path`
+    secrets: list[str] | None = None       # secrets whose values the proxy put in (names only)
+    placeholders: list[str] | None = None  # secrets whose placeholders went elsewhere, unswapped
 
 
 class AuditRecord(Verdict):

@@ -79,6 +79,11 @@ class StatePaths:
         return self.home / "policies"
 
     @property
+    def secrets_dir(self) -> Path:
+        """Secrets the proxy injects, <env_id>.json, 0600 (detour_core.secrets); never in a sandbox."""
+        return self.home / "secrets"
+
+    @property
     def signing_key(self) -> Path:
         """Signs environment credentials; read by the CLI and the proxy, never by a sandbox."""
         return self.home / "signing.key"

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from detour_core.credentials import new_env_id, validate_env_id
 from detour_core.paths import StatePaths
 from detour_core.policy import policy_file
+from detour_core.secrets import SecretStore
 from detour_core.registry import pack
 from mock_services.databases import Connection, database_for
 from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidTtl
@@ -218,9 +219,10 @@ class EnvironmentStore:
         self._remove(env_id)
 
     def _remove(self, env_id: str) -> None:
-        """The database and the environment's own network policy; its audit records stay."""
+        """The database, the environment's own network policy and secrets; its audit records stay."""
         self.db.remove(env_id)
         policy_file(self.state, env_id).unlink(missing_ok=True)
+        SecretStore(self.state.secrets_dir).forget(env_id)
 
     def expire(self) -> list[str]:
         """Delete the environments whose time to live is over (a server sweeps now and then;

@@ -3,10 +3,11 @@
 
     mitmdump -s proxy_addons/detour_proxy.py --set connection_strategy=lazy \
         --set detour_replica=127.0.0.1:8000 --set detour_signing_key=$DETOUR_HOME/signing.key \
-        --set detour_audit_dir=$DETOUR_HOME/audit --set detour_policies_dir=$DETOUR_HOME/policies
+        --set detour_audit_dir=$DETOUR_HOME/audit --set detour_policies_dir=$DETOUR_HOME/policies \
+        --set detour_secrets_dir=$DETOUR_HOME/secrets
 
 Order matters: the environment is known before its policy is, both before routing decides,
-and the limits look at what routing let through;
+the limits look at what routing let through, and secrets go into what may carry them;
 a routed request is answered in this process when the replicas live here, and the audit log
 records what the others decided.
 """
@@ -17,8 +18,9 @@ from proxy_addons.policies import Policies
 from proxy_addons.replicas_in_process import InProcessReplicas
 from proxy_addons.request_limits import RequestLimits
 from proxy_addons.routing import Router
+from proxy_addons.secret_injection import SecretInjector
 from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
-addons = [SharedPorts(), EnvAuth(), Policies(), Router(), RequestLimits(), InProcessReplicas(), UpstreamGuard(),
-          AuditRecorder()]
+addons = [SharedPorts(), EnvAuth(), Policies(), Router(), RequestLimits(), SecretInjector(), InProcessReplicas(),
+          UpstreamGuard(), AuditRecorder()]

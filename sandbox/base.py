@@ -70,6 +70,8 @@ class SandboxSpec(BaseModel):
     program: Path | None = Field(None, description="A file placed in the fresh work directory.")
     stdin: bytes = b""
     task: dict[str, str] = Field({}, description="What the agent is asked to do (DETOUR_PROMPT, ...).")
+    placeholders: dict[str, str] = Field({}, description="Variables that stand for secrets the proxy injects "
+                                                          "(detour_core.secrets): never the real values.")
     files: list[Path] = Field([], description="Host files the command names, visible read-only at their own path.")
     workspace: Path | None = Field(None, description="A host folder that is the work directory, kept across runs "
                                                      "(an executor's): the sandbox may write to it.")

@@ -5,11 +5,11 @@ The console entry point (detour/console.py) sends everything but a plain `run` h
 from __future__ import annotations
 
 # In the order `detour --help` lists them.
-from detour.cli import serve, stack, environments, runs, logs, doctor, authority  # noqa: I001
+from detour.cli import serve, stack, environments, secrets, runs, logs, doctor, authority  # noqa: I001
 from detour.cli.common import app, fail
 from detour_core.errors import DetourError
 
-__all__ = ["app", "main", "authority", "doctor", "environments", "logs", "runs", "serve", "stack"]
+__all__ = ["app", "main", "authority", "doctor", "environments", "logs", "runs", "secrets", "serve", "stack"]
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 names a test allows, with certificates from a CA the test makes (and one it does not trust).
 
     python -m tests.e2e.upstream FOLDER    # FOLDER: ca.pem, trusted.pem/key, untrusted.pem/key; logs to FOLDER/seen
+                                           # and each request's Authorization to FOLDER/authorizations
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def serve(folder: Path) -> None:
         def do_GET(self) -> None:
             with seen.open("a") as log:
                 log.write(f"{self.headers.get('Host')} {self.path}\n")
+            with (folder / "authorizations").open("a") as log:  # what a secret's owner would receive
+                log.write(json.dumps([self.path, self.headers.get("Authorization")]) + "\n")
             body = json.dumps({"host": self.headers.get("Host"), "path": self.path}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

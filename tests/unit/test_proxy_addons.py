@@ -60,8 +60,8 @@ def authenticated(chain, key, env_id="env-a", **kwargs):
     return flow
 
 
-ORDER = ["SharedPorts", "EnvAuth", "Policies", "Router", "RequestLimits", "InProcessReplicas", "UpstreamGuard",
-         "AuditRecorder"]
+ORDER = ["SharedPorts", "EnvAuth", "Policies", "Router", "RequestLimits", "SecretInjector", "InProcessReplicas",
+         "UpstreamGuard", "AuditRecorder"]
 
 
 def test_shipped_script_loads_the_addons_in_order(state):

@@ -1,0 +1,117 @@
+"""Secrets the sandbox never holds: a real value kept beside the environment (0600), and a
+placeholder of the same shape that the sandbox gets in its place. The proxy swaps the
+placeholder for the value only in requests to the secret's hosts, after the egress rules
+allowed them; anywhere else the placeholder stays a placeholder.
+
+    $DETOUR_HOME/secrets/<env_id>.json   {NAME: {"value", "placeholder", "hosts": [...]}}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import string
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from detour_core.credentials import validate_env_id
+from detour_core.errors import DetourError
+from detour_core.policy import host_pattern
+
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,8}[-_.])+")  # `sk-ant-`, `xoxb-`, `ghp_`: what clients check
+ALPHABET = string.ascii_letters + string.digits
+SHORTEST_RANDOM = 24  # a placeholder is never guessable from the value, nor the value from it
+
+
+class InvalidSecret(DetourError):
+    pass
+
+
+class Secret(BaseModel):
+    name: str
+    value: str
+    placeholder: str
+    hosts: list[str]
+
+    def covers(self, host: str) -> bool:
+        host = host.lower().rstrip(".")
+        return any(host == h or (h.startswith("*.") and host.endswith(h[1:])) for h in self.hosts)
+
+
+def placeholder_for(value: str) -> str:
+    """The value's prefix (where a client checks the shape), then random letters and digits to
+    the value's length (at least 24 of them)."""
+    prefix = (PREFIX.match(value) or [""])[0]
+    if len(prefix) > len(value) // 2:
+        prefix = ""
+    size = max(len(value) - len(prefix), SHORTEST_RANDOM)
+    while True:
+        made = prefix + "".join(secrets.choice(ALPHABET) for _ in range(size))
+        if value not in made and made not in value:
+            return made
+
+
+class SecretStore:
+    """An environment's secrets, in a file only detour's user reads."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder  # StatePaths.secrets_dir
+
+    def _file(self, env_id: str) -> Path:
+        return self.folder / f"{validate_env_id(env_id)}.json"
+
+    def all(self, env_id: str) -> dict[str, Secret]:
+        try:
+            data = json.loads(self._file(env_id).read_text())
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as e:
+            raise InvalidSecret(f"the secrets of {env_id} cannot be read: {e}") from None
+        return {name: Secret(name=name, **entry) for name, entry in data.items()}
+
+    def placeholders(self, env_id: str) -> dict[str, str]:
+        """What a sandbox of the environment gets: each secret's name and placeholder."""
+        return {name: secret.placeholder for name, secret in self.all(env_id).items()}
+
+    def set(self, env_id: str, name: str, value: str, hosts: list[str]) -> Secret:
+        if not NAME.fullmatch(name):
+            raise InvalidSecret(f"{name!r} is not a variable name (letters, digits and _, not first a digit)")
+        if not value:
+            raise InvalidSecret(f"the value of {name} is empty")
+        if not hosts:
+            raise InvalidSecret(f"{name} needs --host: the hosts its value may be sent to")
+        try:
+            checked = [host_pattern(h.strip()) for h in hosts if h.strip()]
+        except ValueError as e:
+            raise InvalidSecret(str(e)) from None
+        current = self.all(env_id)
+        kept = current.get(name)
+        placeholder = kept.placeholder if kept and kept.value == value else placeholder_for(value)
+        current[name] = Secret(name=name, value=value, placeholder=placeholder, hosts=checked)
+        self._write(env_id, current)
+        return current[name]
+
+    def remove(self, env_id: str, name: str) -> None:
+        current = self.all(env_id)
+        if name not in current:
+            raise InvalidSecret(f"{env_id} has no secret {name}")
+        del current[name]
+        self._write(env_id, current)
+
+    def forget(self, env_id: str) -> None:
+        """When the environment goes, its secrets go with it."""
+        self._file(env_id).unlink(missing_ok=True)
+
+    def _write(self, env_id: str, found: dict[str, Secret]) -> None:
+        """Written 0600 under another name and renamed: a reader never sees half a file."""
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = self._file(env_id)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            json.dump({n: s.model_dump(exclude={"name"}) for n, s in found.items()}, out)
+        tmp.replace(path)

@@ -1,0 +1,65 @@
+"""Secrets at the boundary without a running proxy: the placeholder's shape, the store, and the
+injector's swap (only to the secret's hosts, only what the rules allowed, put back after)."""
+
+import pytest
+from mitmproxy.test import taddons, tflow
+
+from detour_core.audit import Verdict
+from detour_core.secrets import InvalidSecret, SecretStore, placeholder_for
+from proxy_addons.env_auth import ENV_KEY
+from proxy_addons.secret_injection import SecretInjector
+from proxy_addons.verdict import METADATA_KEY
+
+VALUE = "sk-ant-api03-" + "x" * 40
+
+
+def test_a_placeholder_keeps_the_values_shape_and_nothing_of_it():
+    made = placeholder_for(VALUE)
+    assert made.startswith("sk-ant-api03-") and len(made) == len(VALUE) and "x" * 8 not in made
+    assert len(placeholder_for("short")) == 24 and placeholder_for("short") != placeholder_for("short")
+
+
+def test_the_store_keeps_values_0600_and_refuses_what_it_cannot_use(state):
+    store = SecretStore(state.secrets_dir)
+    kept = store.set("env-a", "API_KEY", VALUE, ["api.anthropic.com", "*.models.test"])
+    assert store.placeholders("env-a") == {"API_KEY": kept.placeholder}
+    assert store.set("env-a", "API_KEY", VALUE, ["api.anthropic.com"]).placeholder == kept.placeholder
+    assert (state.secrets_dir / "env-a.json").stat().st_mode & 0o777 == 0o600
+    for name, value, hosts in (("2X", "v", ["a.test"]), ("X", "", ["a.test"]), ("X", "v", []),
+                               ("X", "v", ["a.test/path"])):
+        with pytest.raises(InvalidSecret):
+            store.set("env-a", name, value, hosts)
+    assert list(store.all("env-a")) == ["API_KEY"]  # nothing stored was lost
+    store.remove("env-a", "API_KEY")
+    assert store.all("env-a") == {}
+
+
+def flow_to(host: str, decision: str, placeholder: str, env_id: str = "env-a"):
+    flow = tflow.tflow()
+    flow.request.host, flow.request.path = host, f"/v1?key={placeholder}"
+    flow.request.headers["x-api-key"] = placeholder
+    flow.request.text = f'{{"key": "{placeholder}"}}'
+    flow.metadata[ENV_KEY] = env_id
+    flow.metadata[METADATA_KEY] = Verdict(decision=decision, host=host, port=443, scheme="https", path="/v1")
+    return flow
+
+
+def test_the_injector_swaps_only_for_the_secrets_hosts_and_puts_it_back(state):
+    secret = SecretStore(state.secrets_dir).set("env-a", "API_KEY", VALUE, ["api.anthropic.com"])
+    injector = SecretInjector()
+    with taddons.context(injector) as tctx:
+        tctx.options.update(detour_secrets_dir=str(state.secrets_dir))
+        mine = flow_to("api.anthropic.com", "allowed", secret.placeholder)
+        injector.request(mine)
+        assert mine.request.headers["x-api-key"] == VALUE and VALUE in mine.request.path
+        assert VALUE in mine.request.text and mine.metadata[METADATA_KEY].secrets == ["API_KEY"]
+        injector.responseheaders(mine)
+        assert VALUE not in mine.request.text + mine.request.path + mine.request.headers["x-api-key"]
+        for host, decision in (("other.test", "allowed"), ("api.anthropic.com", "denied"), ("slack.com", "routed")):
+            other = flow_to(host, decision, secret.placeholder)
+            injector.request(other)
+            assert other.request.headers["x-api-key"] == secret.placeholder
+            assert other.metadata[METADATA_KEY].placeholders == ["API_KEY"] and other.metadata[METADATA_KEY].secrets is None
+        stranger = flow_to("api.anthropic.com", "allowed", secret.placeholder, env_id="env-b")
+        injector.request(stranger)
+        assert stranger.request.headers["x-api-key"] == secret.placeholder  # another environment's secret
