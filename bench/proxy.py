@@ -99,6 +99,25 @@ def bench_capture(state: StatePaths, info: StackInfo, store: EnvironmentStore) -
                 lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
 
 
+def bench_rules_and_secret(state: StatePaths, info: StackInfo, store: EnvironmentStore) -> None:
+    """auth.test through the proxy with 0, 10 and 100 rules before the one that matches (the
+    worst case: every rule read), and with a secret whose placeholder the proxy looks for."""
+    from detour_core.policy import Policy, Rule, policy_file, save_policy
+    from detour_core.secrets import SecretStore
+    bundle = str(CertificateAuthority(state).ensure().bundle)
+    cases = [(f"{n} rules", n, False) for n in (0, 10, 100)] + [("a secret", 0, True)]
+    for label, rules, secret in cases:
+        env_id = store.create("slack_default").env_id
+        save_policy(policy_file(state, env_id), Policy(rules=[Rule.parse(f"deny POST slack.com/api/nothing{i}")
+                                                              for i in range(rules)]))
+        if secret:
+            SecretStore(state.secrets_dir).set(env_id, "PARTNER_KEY", "sk-live-" + "0" * 40, ["api.partner.test"])
+        proxy = info.access(env_id, secret_for(state, env_id)).url()
+        for clients, each in ((1, 400), (8, 150)):
+            print(f"  {label:<10} c={clients}: " + load(
+                lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
+
+
 def soak(state: StatePaths, requests_total: int = 100_000, clients: int = 8) -> None:
     """Many requests through one proxy: its memory at the start (after a warm-up) and at the end."""
     import psutil

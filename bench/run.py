@@ -16,6 +16,7 @@ from bench.proxy import (
     bench_capture,
     bench_embedded_start,
     bench_proxy_hop,
+    bench_rules_and_secret,
     bench_two_nodes,
     soak,
 )
@@ -71,6 +72,8 @@ def main() -> None:
             bench_concurrent_containers(state, info)
             print("audit capture through the proxy: off, headers, bodies (auth.test, HTTPS keep-alive)")
             bench_capture(state, info, store)
+            print("egress rules and secrets through the proxy (auth.test, HTTPS keep-alive)")
+            bench_rules_and_secret(state, info, store)
             print("from inside a namespace sandbox: regular versus transparent")
             bench_transparent_vs_regular(state, info, env_id)
             print("one agent program, 50 replica calls: proxy mode versus rewrite mode")
