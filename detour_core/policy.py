@@ -31,6 +31,11 @@ CAPTURE_ORDER: tuple[Capture, ...] = ("off", "headers", "bodies")
 ALLOWED_PORTS = frozenset({80, 443})
 DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024  # above the largest upload a replica takes (Slack: 50 MB)
 MOST_REQUEST_BYTES = 1024 * 1024 * 1024  # the largest limit a policy may set (mitmproxy caps bodies at it)
+# One environment's share of the proxy that every environment uses; a policy may set its own.
+DEFAULT_MAX_CONNECTIONS = 256
+DEFAULT_MAX_RPS = 2000
+DEFAULT_MAX_BYTES_PER_SECOND = 256 * 1024 * 1024
+LIMITS = ("max_request_bytes", "max_connections", "max_requests_per_second", "max_bytes_per_second")
 
 
 class InvalidPolicy(DetourError):
@@ -122,6 +127,12 @@ class Policy(BaseModel):
     rules: list[Rule] = Field([], description="Ordered method and path rules; the first that matches decides.")
     max_request_bytes: int | None = Field(None, gt=0, le=MOST_REQUEST_BYTES,
                                           description="A request body's largest size (default 64 MiB).")
+    max_connections: int | None = Field(None, gt=0, description="Client connections open at once "
+                                                                 f"(default {DEFAULT_MAX_CONNECTIONS}).")
+    max_requests_per_second: int | None = Field(None, gt=0, description="Requests in any one second "
+                                                                         f"(default {DEFAULT_MAX_RPS}).")
+    max_bytes_per_second: int | None = Field(None, gt=0, description="Request body bytes in any one second "
+                                                                      "(default 256 MiB).")
 
     @field_validator("allow")
     @classmethod
@@ -146,7 +157,7 @@ class Policy(BaseModel):
         capture = max(self.capture, other.capture, key=CAPTURE_ORDER.index)
         return Policy(capture=capture, allow=[*self.allow, *other.allow], redact=[*self.redact, *other.redact],
                       body_limit=min(self.body_limit, other.body_limit), rules=[*self.rules, *other.rules],
-                      max_request_bytes=other.max_request_bytes or self.max_request_bytes)
+                      **{limit: getattr(other, limit) or getattr(self, limit) for limit in LIMITS})
 
     def rule_for(self, host: str, method: str, path: str) -> tuple[int, Rule] | None:
         """The first rule that matches (its number from 1, and it), or None. The server's rules

@@ -15,6 +15,7 @@ records what the others decided.
 from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.env_auth import EnvAuth
 from proxy_addons.policies import Policies
+from proxy_addons.rate_limits import RateLimits
 from proxy_addons.replicas_in_process import InProcessReplicas
 from proxy_addons.request_limits import RequestLimits
 from proxy_addons.routing import Router
@@ -22,5 +23,5 @@ from proxy_addons.secret_injection import SecretInjector
 from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
-addons = [SharedPorts(), EnvAuth(), Policies(), Router(), RequestLimits(), SecretInjector(), InProcessReplicas(),
-          UpstreamGuard(), AuditRecorder()]
+addons = [SharedPorts(), EnvAuth(), Policies(), Router(), RequestLimits(), RateLimits(), SecretInjector(),
+          InProcessReplicas(), UpstreamGuard(), AuditRecorder()]

@@ -45,3 +45,38 @@ def test_a_body_over_the_limit_is_refused_from_its_headers(live_stack, make_env,
                        ("denied", 413, 2000, "/api/chat.postMessage")]
     assert all("over the environment's limit of 1000" in r.reason for r in result.requests if r.status == 413)
     assert [row["message_text"] for row in result.diff.inserts] == ["still here"]
+
+
+FLOOD = """
+import json, httpx, time
+passed, limited, retry = 0, 0, None
+started = time.monotonic()
+with httpx.Client(timeout=30) as client:
+    for _ in range(60):
+        r = client.post("https://slack.com/api/auth.test", headers={"Authorization": "Bearer xoxb-1"})
+        passed += r.status_code == 200
+        if r.status_code == 429:
+            limited, retry = limited + 1, r.headers.get("Retry-After")
+print(json.dumps({"passed": passed, "limited": limited, "retry": retry, "seconds": time.monotonic() - started}))
+"""
+QUIET = """
+import json, httpx
+r = httpx.post("https://slack.com/api/auth.test", headers={"Authorization": "Bearer xoxb-1"}, timeout=30)
+print(json.dumps([r.status_code, r.json()["ok"]]))
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_requests_beyond_an_environments_rate_get_429_and_others_go_on(live_stack, make_env, backend):
+    noisy, quiet = make_env(), make_env()
+    save_policy(policy_file(live_stack.state, noisy), Policy(max_requests_per_second=10))
+    flooded = live_stack.run(noisy, FLOOD, ".py", backend=backend)
+    assert flooded.exit_code == 0, flooded.stderr
+    answer = json.loads(flooded.stdout)
+    assert answer["passed"] + answer["limited"] == 60 and answer["retry"] == "1"
+    assert answer["limited"] >= 1 and answer["passed"] <= 10 * (answer["seconds"] + 1)  # 10 in any one second
+    limited = [r for r in flooded.requests if r.status == 429]
+    assert limited and all(r.decision == "denied" and "more than 10 requests in one second" in r.reason
+                           for r in limited)
+    calm = live_stack.run(quiet, QUIET, ".py", backend=backend)
+    assert json.loads(calm.stdout) == [200, True]

@@ -60,8 +60,8 @@ def authenticated(chain, key, env_id="env-a", **kwargs):
     return flow
 
 
-ORDER = ["SharedPorts", "EnvAuth", "Policies", "Router", "RequestLimits", "SecretInjector", "InProcessReplicas",
-         "UpstreamGuard", "AuditRecorder"]
+ORDER = ["SharedPorts", "EnvAuth", "Policies", "Router", "RequestLimits", "RateLimits", "SecretInjector",
+         "InProcessReplicas", "UpstreamGuard", "AuditRecorder"]
 
 
 def test_shipped_script_loads_the_addons_in_order(state):
@@ -256,3 +256,30 @@ def test_the_stacks_proxy_runs_no_mitmdump_addon_it_does_not_need():
         return [type(a).__name__ for a in master.addons.chain if not type(a).__module__.startswith("proxy_addons")]
     assert asyncio.run(build()) == ["TermLog", "Core", "Block", "DisableH2C", "Proxyserver", "NextLayer",
                                     "TlsConfig", "ErrorCheck"]
+
+
+def test_rate_limits_count_per_environment_and_free_a_closed_connection(state):
+    from detour_core.audit import Verdict
+    from detour_core.policy import Policy
+    from proxy_addons.rate_limits import RateLimits
+    limits = RateLimits()
+
+    def flow(env_id, client=None, size="0"):
+        made = tflow.tflow()
+        made.request.headers["content-length"] = size
+        if client is not None:
+            made.client_conn = client
+        made.metadata.update({ENV_KEY: env_id, "detour.policy": Policy(max_connections=1, max_bytes_per_second=100),
+                              METADATA_KEY: Verdict(decision="routed", host="slack.com", port=443, scheme="https",
+                                                    path="/")})
+        limits.requestheaders(made)
+        return made
+    first = flow("env-a")
+    assert first.response is None and flow("env-a", first.client_conn).response is None  # the same connection
+    second = flow("env-a")
+    assert second.response.status_code == 429 and "connections" in second.metadata[METADATA_KEY].reason
+    assert flow("env-b").response is None  # another environment's count is its own
+    limits.client_disconnected(first.client_conn)
+    third = flow("env-a", size="90")
+    assert third.response is None
+    assert "bytes in one second" in flow("env-a", third.client_conn, size="20").metadata[METADATA_KEY].reason
