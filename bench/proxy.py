@@ -118,6 +118,38 @@ def bench_rules_and_secret(state: StatePaths, info: StackInfo, store: Environmen
                 lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
 
 
+def bench_noisy_neighbour(state: StatePaths, info: StackInfo, store: EnvironmentStore, flooders: int = 8) -> None:
+    """One environment's auth.test p50/p99 alone, then while another floods the proxy from
+    `flooders` connections (its policy: 50 requests a second; the rest answered 429)."""
+    import threading
+    from detour_core.policy import Policy, policy_file, save_policy
+    bundle = str(CertificateAuthority(state).ensure().bundle)
+    quiet, noisy = store.create("slack_default").env_id, store.create("slack_default").env_id
+    save_policy(policy_file(state, noisy), Policy(max_requests_per_second=50))
+    quiet_proxy, noisy_proxy = (info.access(e, secret_for(state, e)).url() for e in (quiet, noisy))
+    url = "https://slack.com/api/auth.test"
+    print("  quiet environment alone       c=1: " + load(lambda: httpx.Client(proxy=quiet_proxy, verify=bundle),
+                                                        url, 1, 300))
+    stop, refused = threading.Event(), []
+
+    def flood() -> None:
+        with httpx.Client(proxy=noisy_proxy, verify=bundle) as client:
+            while not stop.is_set():
+                refused.append(client.post(url, headers=AUTH).status_code == 429)
+    threads = [threading.Thread(target=flood) for _ in range(flooders)]
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(1)
+        print(f"  quiet, another floods (c={flooders}) c=1: " + load(
+            lambda: httpx.Client(proxy=quiet_proxy, verify=bundle), url, 1, 300))
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    print(f"  the flood: {len(refused)} requests, {sum(refused)} answered 429")
+
+
 def soak(state: StatePaths, requests_total: int = 100_000, clients: int = 8) -> None:
     """Many requests through one proxy: its memory at the start (after a warm-up) and at the end."""
     import psutil

@@ -15,6 +15,7 @@ from bench.calendar import bench_calendar_month
 from bench.proxy import (
     bench_capture,
     bench_embedded_start,
+    bench_noisy_neighbour,
     bench_proxy_hop,
     bench_rules_and_secret,
     bench_two_nodes,
@@ -74,6 +75,8 @@ def main() -> None:
             bench_capture(state, info, store)
             print("egress rules and secrets through the proxy (auth.test, HTTPS keep-alive)")
             bench_rules_and_secret(state, info, store)
+            print("noisy neighbour: one environment while another floods the proxy")
+            bench_noisy_neighbour(state, info, store)
             print("from inside a namespace sandbox: regular versus transparent")
             bench_transparent_vs_regular(state, info, env_id)
             print("one agent program, 50 replica calls: proxy mode versus rewrite mode")
