@@ -18,7 +18,7 @@ from graphql import GraphQLObjectType, GraphQLSchema, get_named_type
 from mock_services.linear import model
 from mock_services.graphql.context import GraphQLContext, ctx, new_id
 from mock_services.linear.model import now_iso
-from mock_services.graphql.errors import ApiError
+from mock_services.graphql.errors import ApiError, not_found
 from mock_services.linear.model import find
 from mock_services.store import Row
 
@@ -95,8 +95,16 @@ def set_archived(c: GraphQLContext, type_name: str, ref: str, archived: bool) ->
 
 
 def delete_row(c: GraphQLContext, type_name: str, ref: str) -> dict:
+    """Linear soft-deletes what can be archived (comments, relations, labels, ...): the row stays,
+    with `archivedAt`, out of lists but found by id; the rest goes."""
     row = find(c.state, type_name, ref)
-    c.state.delete(model.TABLES[type_name], row)
+    owner = c.schema.type_map.get(type_name)
+    if isinstance(owner, GraphQLObjectType) and "archivedAt" in owner.fields:
+        if row.get("archivedAt"):
+            raise not_found(type_name)  # deleted once already
+        c.state.update(model.TABLES[type_name], changed(row, {"archivedAt": now_iso()}))
+    else:
+        c.state.delete(model.TABLES[type_name], row)
     return delete_payload(row["id"])
 
 

@@ -81,7 +81,11 @@ def test_comments_update_and_delete(linear):
     assert edited["commentUpdate"]["comment"]["body"] == "edited" and edited["commentUpdate"]["comment"]["editedAt"]
     gone = data(linear(f'mutation {{ commentDelete(id: "{comment_id}") {{ success entityId }} }}'))["commentDelete"]
     assert gone == {"success": True, "entityId": comment_id}
-    assert [d["__table__"] for d in linear.diff().deletes] == ["comments"]
+    archived = [u for u in linear.diff().updates if u["__table__"] == "comments"]  # Linear soft-deletes it
+    assert linear.diff().deletes == [] and [a["after"]["archivedAt"] is not None for a in archived] == [True]
+    listed = data(linear('{ comments(filter: {issue: {number: {eq: 1}, team: {key: {eq: "ENG"}}}}) { nodes { id } } }'))
+    assert comment_id not in [n["id"] for n in listed["comments"]["nodes"]]
+    assert data(linear(f'{{ comment(id: "{comment_id}") {{ archivedAt }} }}'))["comment"]["archivedAt"]
     assert error(linear(f'mutation {{ commentDelete(id: "{comment_id}") {{ success }} }}')) == "Entity not found: Comment"
 
 
@@ -118,7 +122,8 @@ def test_issue_relations(linear):
     listed = data(linear('{ issue(id: "ENG-1") { relations { nodes { id } } } }'))["issue"]["relations"]["nodes"]
     assert listed == [{"id": relation["id"]}]
     assert data(linear(f'mutation {{ issueRelationDelete(id: "{relation["id"]}") {{ success }} }}'))["issueRelationDelete"]["success"]
-    assert linear.diff().inserts == []  # created and deleted again
+    assert [r["archivedAt"] is not None for r in linear.diff().inserts] == [True]  # created, then soft-deleted
+    assert data(linear(q))["issueRelationCreate"]["issueRelation"]["id"] != relation["id"]  # free to make again
 
 
 def test_a_team_created_without_a_key_gets_a_unique_one(linear):

@@ -15,7 +15,8 @@ def resolve_relation_create(_, info, input, **__):
     source, target = find(c.state, "Issue", input["issueId"]), find(c.state, "Issue", input["relatedIssueId"])
     if source["id"] == target["id"]:
         raise ApiError("Argument Validation Error: an issue cannot relate to itself")
-    if c.state.first("issue_relations", issueId=source["id"], relatedIssueId=target["id"], type=input["type"]):
+    existing = c.state.rows("issue_relations", issueId=source["id"], relatedIssueId=target["id"], type=input["type"])
+    if any(not r.get("archivedAt") for r in existing):  # a deleted one is archived, and does not count
         raise ApiError("This relation already exists")
     row = new_row(c, "IssueRelation", {"id": input.get("id"), "issueId": source["id"], "relatedIssueId": target["id"],
                                        "type": input["type"], "issueTitle": source.get("title"),
