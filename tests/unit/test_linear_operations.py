@@ -1,5 +1,6 @@
 """The Linear operations AgentDiff's benchmark uses, on linear_default, through the GraphQL endpoint."""
 
+import json
 import pytest
 from fastapi.testclient import TestClient
 
@@ -137,3 +138,14 @@ def test_root_singletons_and_lists_answer_data_and_lookups_stay_not_found(linear
     answer = data(linear("{ userSettings { id } templates { id } availableUsers { users { id } } }"))
     assert answer["templates"] == [] and answer["userSettings"] == {"id": ""}
     assert "Entity not found" in error(linear('{ document(id: "nope") { id } }'))
+
+
+def test_a_comments_body_data_follows_its_body(linear):
+    made = data(linear('mutation { commentCreate(input: {issueId: "ENG-1", body: "first"}) { comment { id bodyData } } }'))
+    comment = made["commentCreate"]["comment"]
+    assert json.loads(comment["bodyData"])["content"][0]["content"][0]["text"] == "first"
+    linear(f'mutation {{ commentUpdate(id: "{comment["id"]}", input: {{body: "second"}}) {{ success }} }}')
+    read = data(linear(f'{{ comment(id: "{comment["id"]}") {{ bodyData }} }}'))["comment"]["bodyData"]
+    assert json.loads(read)["content"][0]["content"][0]["text"] == "second"
+    row = next(r for r in linear.diff().inserts if r["__table__"] == "comments")
+    assert "bodyData" not in row  # one column, one fact

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ariadne import ObjectType
+
 from mock_services.graphql.context import ctx
 from mock_services.graphql.errors import ApiError
 from mock_services.linear.mutations import delete_row, entity_payload, new_row, require, update_row
@@ -13,7 +15,7 @@ from mock_services.linear.resolvers.roots import mutation
 
 
 def body_data(body: str) -> str:
-    """Linear keeps a comment's body as ProseMirror JSON beside the markdown."""
+    """A comment's body as Linear's ProseMirror JSON (one paragraph of its text)."""
     return json.dumps({"type": "doc", "content": [{"type": "paragraph", "content": [{"type": "text", "text": body}]}]})
 
 
@@ -27,7 +29,7 @@ def resolve_comment_create(_, info, input):
     issue = find(c.state, "Issue", input.get("issueId") or parent.get("issueId"))
     row = new_row(c, "Comment", {"id": input.get("id"), "issueId": issue["id"], "userId": c.viewer_id,
                                  "parentId": parent["id"] if parent else None, "body": body,
-                                 "bodyData": body_data(body), "reactionData": [], "editedAt": None,
+                                 "reactionData": [], "editedAt": None,
                                  "url": f"{issue.get('url', '')}#comment-{now_iso()}"})
     return entity_payload("comment", row)
 
@@ -37,8 +39,7 @@ def resolve_comment_update(_, info, id, input, **__):
     c = ctx(info)
     row = find(c.state, "Comment", id)
     body = require((input.get("body") or "").strip(), "body must not be empty")
-    return entity_payload("comment", update_row(c, "Comment", row, {"body": body, "bodyData": body_data(body),
-                                                                    "editedAt": now_iso()}))
+    return entity_payload("comment", update_row(c, "Comment", row, {"body": body, "editedAt": now_iso()}))
 
 
 @mutation.field("commentDelete")
@@ -46,4 +47,13 @@ def resolve_comment_delete(_, info, id):
     return delete_row(ctx(info), "Comment", id)
 
 
-OBJECTS: list = []
+comment = ObjectType("Comment")
+
+
+@comment.field("bodyData")
+def resolve_body_data(row, _info) -> str:
+    """Derived from the body on every read, so the two never disagree (and a diff shows one change)."""
+    return body_data(row.get("body") or "")
+
+
+OBJECTS = [comment]
