@@ -73,7 +73,7 @@ def channel_json(state: EnvState, channel: Row, user_id: str) -> dict:
     members = state.rows("channel_members", channel_id=channel["channel_id"])
     is_dm = bool(channel.get("is_dm"))
     private = bool(channel.get("is_private"))
-    return {
+    body = {
         "id": channel["channel_id"],
         "name": channel.get("channel_name", ""),
         "name_normalized": channel.get("channel_name", ""),
@@ -94,6 +94,9 @@ def channel_json(state: EnvState, channel: Row, user_id: str) -> dict:
         "topic": {"value": channel.get("topic_text") or "", "creator": "", "last_set": 0},
         "purpose": {"value": channel.get("purpose_text") or "", "creator": "", "last_set": 0},
     }
+    if is_dm:  # the other person of a DM (oneself in one's own)
+        body["user"] = next((m["user_id"] for m in members if m["user_id"] != user_id), user_id)
+    return body
 
 
 def workspace_domain(state: EnvState) -> str:

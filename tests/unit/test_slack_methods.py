@@ -145,3 +145,15 @@ def test_a_seeded_channel_archives_from_false_to_true(slack):
     assert slack("conversations.archive", channel=RANDOM)["ok"]
     change = next(u for u in slack.diff().updates if u["__table__"] == "channels")
     assert (change["before"]["is_archived"], change["after"]["is_archived"]) == (False, True)
+
+
+def test_dms_name_their_user_and_one_may_open_ones_own(slack):
+    me = slack("auth.test")["user_id"]
+    opened = slack("conversations.open", users=JOHN, return_im="true")
+    assert opened["channel"]["is_im"] and opened["channel"]["user"] == JOHN
+    assert slack("conversations.info", channel=opened["channel"]["id"])["channel"]["user"] == JOHN
+    listed = slack("conversations.list", types="im")["channels"]
+    assert {c["id"]: c["user"] for c in listed}[opened["channel"]["id"]] == JOHN
+    own = slack("conversations.open", users=me)
+    assert own["ok"] and slack("conversations.info", channel=own["channel"]["id"])["channel"]["user"] == me
+    assert slack("conversations.open", users=me)["already_open"]

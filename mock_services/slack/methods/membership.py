@@ -102,7 +102,7 @@ def conversation_with(call: SlackCall, others: set[str], create: bool = True) ->
     for user_id in others:
         call.other_user(user_id)
     wanted = set(others) | {call.user_id}
-    is_dm = len(others) == 1
+    is_dm = len(others) <= 1  # no one else: the caller's own DM with themself
     for channel in call.state.rows("channels", is_dm=is_dm, is_gc=not is_dm):
         members = {m["user_id"] for m in call.state.rows("channel_members", channel_id=channel["channel_id"])}
         if members == wanted:
@@ -124,14 +124,20 @@ def open_conversation(call: SlackCall) -> dict:
     args = call.args(OpenArgs)
     if args.channel:
         channel = call.member_channel(args.channel)
-        return {"channel": {"id": channel["channel_id"]}, "no_op": True, "already_open": True}
-    others = {u.strip() for u in (args.users or "").split(",") if u.strip()} - {call.user_id}
-    if not others:
+        return {"channel": _opened(call, channel, args.return_im), "no_op": True, "already_open": True}
+    listed = {u.strip() for u in (args.users or "").split(",") if u.strip()}
+    if not listed:
         raise SlackError("users_list_not_supplied")
-    channel, existed = conversation_with(call, others, create=not args.prevent_creation)
+    channel, existed = conversation_with(call, listed - {call.user_id}, create=not args.prevent_creation)
     if channel is None:
         raise SlackError("channel_not_found")
-    return {"channel": {"id": channel["channel_id"]}, **({"no_op": True, "already_open": True} if existed else {})}
+    return {"channel": _opened(call, channel, args.return_im),
+            **({"no_op": True, "already_open": True} if existed else {})}
+
+
+def _opened(call: SlackCall, channel: Row, full: bool) -> dict:
+    """`return_im=true` answers the whole conversation object, as Slack does; else its id."""
+    return channel_json(call.state, channel, call.user_id) if full else {"id": channel["channel_id"]}
 
 
 METHODS = {"conversations.join": join, "conversations.invite": invite, "conversations.kick": kick,
