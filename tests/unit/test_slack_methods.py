@@ -157,3 +157,10 @@ def test_dms_name_their_user_and_one_may_open_ones_own(slack):
     own = slack("conversations.open", users=me)
     assert own["ok"] and slack("conversations.info", channel=own["channel"]["id"])["channel"]["user"] == me
     assert slack("conversations.open", users=me)["already_open"]
+
+
+def test_a_reaction_must_be_a_known_emoji(slack):
+    for name in ("thumbsup", "+1", ":tada:", "white_check_mark", "wave::skin-tone-3"):
+        assert slack("reactions.add", channel=GENERAL, timestamp=AGENT_MSG, name=name)["ok"], name
+    assert slack("reactions.add", channel=GENERAL, timestamp=AGENT_MSG, name="not_an_emoji_at_all")["error"] \
+        == "invalid_name"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
+import emoji
 from pydantic import BaseModel
 
 from mock_services.slack.call import SlackCall
@@ -12,6 +14,24 @@ from mock_services.slack.pagination import paged
 from mock_services.slack.serializers import message_json
 
 EMOJI_NAME = re.compile(r"^[a-z0-9_+\-']{1,100}$")
+SKIN_TONE = re.compile(r"::skin-tone-[2-6]$")
+
+
+@cache
+def standard_names() -> frozenset[str]:
+    """Unicode's emoji by their short names and aliases (the `emoji` package's table, which
+    holds Slack's and GitHub's shortcodes: `thumbsup`, `+1`, `tada`, `white_check_mark`)."""
+    found = set()
+    for data in emoji.EMOJI_DATA.values():
+        found.add(data["en"].strip(":").lower())
+        found.update(a.strip(":").lower() for a in data.get("alias", []))
+    return frozenset(found)
+
+
+def known_emoji(call: SlackCall, name: str) -> bool:
+    """A standard emoji (with or without a skin tone) or one the workspace added."""
+    bare = SKIN_TONE.sub("", name)
+    return bare in standard_names() or call.state.first("emoji", name=bare) is not None
 
 
 class AddArgs(BaseModel):
@@ -38,7 +58,7 @@ class ListArgs(BaseModel):
 def add(call: SlackCall) -> dict:
     args = call.args(AddArgs)
     name = args.name.strip(":")
-    if not EMOJI_NAME.fullmatch(name):
+    if not EMOJI_NAME.fullmatch(SKIN_TONE.sub("", name)) or not known_emoji(call, name):
         raise SlackError("invalid_name")
     channel = call.channel(args.channel)
     if channel.get("is_archived"):
