@@ -121,7 +121,8 @@ def messages_json(state: EnvState, messages: list[Row]) -> list[dict]:
     for m in state.rows_in("messages", "parent_id", ids):
         if m["parent_id"] != m["message_id"]:
             replies.setdefault(m["parent_id"], []).append(m)
-    return [render_message(state, m, reactions.get(m["message_id"], {}), pins.get(m["message_id"], []))
+    team = workspace_team(state).get("team_id") if messages else None
+    return [render_message(state, m, reactions.get(m["message_id"], {}), pins.get(m["message_id"], []), team)
             | thread_json(replies.get(m["message_id"], [])) for m in messages]
 
 
@@ -134,18 +135,23 @@ def thread_json(replies: list[Row]) -> dict:
             "latest_reply": max((r["message_id"] for r in replies), key=float)}
 
 
-def render_message(state: EnvState, message: Row, reactions: dict[str, list[str]], pinned_to: list[str]) -> dict:
+def render_message(state: EnvState, message: Row, reactions: dict[str, list[str]], pinned_to: list[str],
+                   team: str | None = None) -> dict:
     body: dict = {
         "type": message.get("type") or "message",
         "user": message.get("user_id"),
         "text": message.get("message_text", ""),
         "ts": message["message_id"],
     }
+    if team:
+        body["team"] = team
     if message.get("subtype"):
         body["subtype"] = message["subtype"]
     for rich in ("blocks", "attachments"):
         if isinstance(message.get(rich), list):
             body[rich] = message[rich]
+    if isinstance(message.get("metadata"), dict):
+        body["metadata"] = message["metadata"]
     if message.get("parent_id"):
         body["thread_ts"] = message["parent_id"]
     if message.get("file_ids"):

@@ -164,3 +164,14 @@ def test_a_reaction_must_be_a_known_emoji(slack):
         assert slack("reactions.add", channel=GENERAL, timestamp=AGENT_MSG, name=name)["ok"], name
     assert slack("reactions.add", channel=GENERAL, timestamp=AGENT_MSG, name="not_an_emoji_at_all")["error"] \
         == "invalid_name"
+
+
+def test_messages_carry_their_team_and_metadata(slack):
+    meta = '{"event_type": "task_created", "event_payload": {"id": "T-1"}}'
+    posted = slack("chat.postMessage", channel=GENERAL, text="with metadata", metadata=meta)
+    assert posted["message"]["metadata"] == {"event_type": "task_created", "event_payload": {"id": "T-1"}}
+    assert posted["message"]["team"] == slack("auth.test")["team_id"]
+    history = slack("conversations.history", channel=GENERAL, limit=1)["messages"][0]
+    assert history["metadata"]["event_type"] == "task_created" and history["team"]
+    assert slack("chat.postMessage", channel=GENERAL, text="x", metadata='{"event_type": 1}')["error"] \
+        == "invalid_metadata_format"

@@ -25,6 +25,7 @@ class PostMessageArgs(BaseModel):
     attachments: Any = None
     thread_ts: str | None = None
     reply_broadcast: bool = False
+    metadata: Any = None
 
 
 class UpdateArgs(BaseModel):
@@ -98,6 +99,21 @@ def rich_content(blocks: Any, attachments: Any) -> dict:
     return stored
 
 
+def checked_metadata(value: Any) -> dict:
+    """Message metadata: `{"event_type": str, "event_payload": {...}}`, as JSON text or an object."""
+    if value in (None, ""):
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise SlackError("invalid_metadata_format") from None
+    if not isinstance(value, dict) or not isinstance(value.get("event_type"), str) \
+            or not isinstance(value.get("event_payload"), dict):
+        raise SlackError("invalid_metadata_format")
+    return {"metadata": {"event_type": value["event_type"], "event_payload": value["event_payload"]}}
+
+
 def checked_thread(call: SlackCall, channel: Row, thread_ts: str | None) -> None:
     if thread_ts and not call.state.first("messages", message_id=thread_ts, channel_id=channel["channel_id"]):
         raise SlackError("thread_not_found")
@@ -120,7 +136,8 @@ def post_message(call: SlackCall) -> dict:
     checked_thread(call, channel, args.thread_ts)
     broadcast = {"subtype": "thread_broadcast"} if args.thread_ts and args.reply_broadcast else {}
     message = insert_message(call.state, channel["channel_id"], call.user_id, text, args.thread_ts,
-                             **rich_content(args.blocks, args.attachments), **broadcast)
+                             **rich_content(args.blocks, args.attachments), **checked_metadata(args.metadata),
+                             **broadcast)
     return {"channel": channel["channel_id"], "ts": message["message_id"],
             "message": message_json(call.state, message)}
 
