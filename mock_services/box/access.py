@@ -36,14 +36,24 @@ def issue_token(user_id: str) -> str:
     return f"{TOKEN_PREFIX}{user_id}.{secrets.token_urlsafe(12)}"
 
 
-def identify(state: EnvState, token: str | None) -> str:
+def identify(state: EnvState, token: str | None, headers: dict[str, str]) -> str:
     """The token's user where it names one of the environment's users, else the acting user
-    (a developer token of any text acts as the environment's user, as AgentDiff's does)."""
+    (a developer token of any text acts as the environment's user, as AgentDiff's does); an
+    admin's `As-User` header acts as that user instead."""
+    user = state.info.acting_user
     if token and token.startswith(TOKEN_PREFIX):
         named = token[len(TOKEN_PREFIX):].rpartition(".")[0]
         if state.first("box_users", id=named):
-            return named
-    return state.info.acting_user
+            user = named
+    wanted = headers.get("as-user")
+    if not wanted:
+        return user
+    if (state.first("box_users", id=user) or {}).get("role") not in ("admin", "coadmin"):
+        raise errors.forbidden("As-User is for admins")
+    if state.first("box_users", id=wanted) is None:
+        raise errors.bad_request("As-User names no user of this enterprise", name="As-User",
+                                 reason="invalid_parameter")
+    return wanted
 
 
 def _groups_of(call: Call) -> set[str]:

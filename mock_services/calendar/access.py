@@ -28,7 +28,7 @@ def user_email(call: Call, user_id: str | None = None) -> str:
     return call.memo[key]
 
 
-def identify(state: EnvState, token: str | None) -> str:
+def identify(state: EnvState, token: str | None, _headers: dict[str, str]) -> str:
     """The token's user where it names one of the environment's users, else the acting user."""
     named = token_user(token)
     if named and state.first("calendar_users", id=named):

@@ -62,7 +62,7 @@ class RestApi:
     spec: Spec
     handlers: dict[str, Handler]                     # by short operation id (`events.list`)
     error_body: Callable[[RestError], dict]          # the vendor's error shape
-    identify: Callable[[EnvState, str | None], str]  # token -> the acting user's id (or RestError)
+    identify: Callable[[EnvState, str | None, dict[str, str]], str]  # token, headers -> the acting user (or RestError)
     rate_limited: Callable[[int], RestError]         # the vendor's answer beyond the request budget
     extra: list[Callable[[APIRouter, Engine], None]] = field(default_factory=list)  # routes beyond the table
     partial_responses: bool = True  # Google's `fields` selects from every answer; other vendors' handlers read it
@@ -174,7 +174,7 @@ class Engine:
                 try:
                     with state.savepoint():
                         call = Call(state, operation, params, body, headers, bearer(headers, params))
-                        call.user = self.api.identify(state, call.token)
+                        call.user = self.api.identify(state, call.token, headers)
                         return self.api.handlers[operation.short_id](call), call
                 except RestError as failed:
                     failure = failed

@@ -135,3 +135,12 @@ def test_a_zip_download_holds_the_folders_real_contents(box):
     assert sorted(archive.namelist()) == ["treatment_logs/humidity_log_q3_2025.txt",
                                           "treatment_logs/humidity_log_q4_2025.txt"]
     assert b"BOOKS TREATED THIS QUARTER" in archive.read("treatment_logs/humidity_log_q3_2025.txt")
+
+
+def test_an_admin_acts_as_another_user_with_as_user(box):
+    env = box.env()
+    assert box(env, "GET", "2.0/users/me", headers={"As-User": SARAH}).json()["id"] == SARAH
+    assert box(env, "GET", f"2.0/folders/{LAB}", headers={"As-User": SARAH}).status_code == 404  # as Sarah sees it
+    refused = box(env, "GET", "2.0/users/me", SARAH, headers={"As-User": ADMIN})
+    assert (refused.status_code, refused.json()["code"]) == (403, "access_denied_insufficient_permissions")
+    assert box(env, "GET", "2.0/users/me", headers={"As-User": "1"}).status_code == 400
