@@ -4,6 +4,7 @@ placeholder for the value only in requests to the secret's hosts, after the egre
 allowed them; anywhere else the placeholder stays a placeholder.
 
     $DETOUR_HOME/secrets/<env_id>.json   {NAME: {"value", "placeholder", "hosts": [...]}}
+    $DETOUR_HOME/secrets/_server.json    the same, for every environment (`detour serve --secret`)
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,8}[-_.])+")  # `sk-ant-`, `xoxb-`, `ghp_`: what clients check
 ALPHABET = string.ascii_letters + string.digits
 SHORTEST_RANDOM = 24  # a placeholder is never guessable from the value, nor the value from it
+SERVER = "_server"    # the running server's secrets, which every environment has (its own win)
 
 
 class InvalidSecret(DetourError):
@@ -62,9 +64,9 @@ class SecretStore:
         self.folder = folder  # StatePaths.secrets_dir
 
     def _file(self, env_id: str) -> Path:
-        return self.folder / f"{validate_env_id(env_id)}.json"
+        return self.folder / f"{env_id if env_id == SERVER else validate_env_id(env_id)}.json"
 
-    def all(self, env_id: str) -> dict[str, Secret]:
+    def _own(self, env_id: str) -> dict[str, Secret]:
         try:
             data = json.loads(self._file(env_id).read_text())
         except FileNotFoundError:
@@ -73,11 +75,16 @@ class SecretStore:
             raise InvalidSecret(f"the secrets of {env_id} cannot be read: {e}") from None
         return {name: Secret(name=name, **entry) for name, entry in data.items()}
 
+    def all(self, env_id: str) -> dict[str, Secret]:
+        """The environment's secrets and the server's (the environment's own win a name)."""
+        return {**self._own(SERVER), **self._own(env_id)}
+
     def placeholders(self, env_id: str) -> dict[str, str]:
         """What a sandbox of the environment gets: each secret's name and placeholder."""
         return {name: secret.placeholder for name, secret in self.all(env_id).items()}
 
     def set(self, env_id: str, name: str, value: str, hosts: list[str]) -> Secret:
+        """`env_id` SERVER keeps it for every environment."""
         if not NAME.fullmatch(name):
             raise InvalidSecret(f"{name!r} is not a variable name (letters, digits and _, not first a digit)")
         if not value:
@@ -88,7 +95,7 @@ class SecretStore:
             checked = [host_pattern(h.strip()) for h in hosts if h.strip()]
         except ValueError as e:
             raise InvalidSecret(str(e)) from None
-        current = self.all(env_id)
+        current = self._own(env_id)
         kept = current.get(name)
         placeholder = kept.placeholder if kept and kept.value == value else placeholder_for(value)
         current[name] = Secret(name=name, value=value, placeholder=placeholder, hosts=checked)
@@ -96,7 +103,7 @@ class SecretStore:
         return current[name]
 
     def remove(self, env_id: str, name: str) -> None:
-        current = self.all(env_id)
+        current = self._own(env_id)
         if name not in current:
             raise InvalidSecret(f"{env_id} has no secret {name}")
         del current[name]

@@ -14,11 +14,18 @@ from pathlib import Path
 
 from mitmproxy import ctx, http
 
-from detour_core.secrets import InvalidSecret, Secret, SecretStore
+from detour_core.secrets import SERVER, InvalidSecret, Secret, SecretStore
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.verdict import METADATA_KEY
 
 SWAPPED_KEY = "detour.secrets_swapped"
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
 
 
 def _body(request: http.Request) -> str | None:
@@ -46,7 +53,7 @@ def swap(request: http.Request, old: str, new: str) -> bool:
 
 class SecretInjector:
     def __init__(self) -> None:
-        self.cache: dict[Path, tuple[float, dict[str, Secret]]] = {}
+        self.cache: dict[str, tuple[tuple, dict[str, Secret]]] = {}
 
     def load(self, loader) -> None:
         loader.add_option("detour_secrets_dir", str, "", "Folder of <env_id>.json secrets (detour_core.secrets).")
@@ -54,19 +61,17 @@ class SecretInjector:
     def secrets_of(self, env_id: str) -> dict[str, Secret]:
         """Read again when the file changes, so `detour env secret set` applies to the next request."""
         folder = Path(ctx.options.detour_secrets_dir)
-        path = folder / f"{env_id}.json"
-        try:
-            mtime = path.stat().st_mtime
-        except OSError:
+        stamp = tuple(_mtime(folder / f"{name}.json") for name in (env_id, SERVER))
+        if stamp == (None, None):
             return {}
-        cached = self.cache.get(path)
-        if cached is None or cached[0] != mtime:
+        cached = self.cache.get(env_id)
+        if cached is None or cached[0] != stamp:
             try:
                 found = SecretStore(folder).all(env_id)
             except (InvalidSecret, ValueError) as e:
                 ctx.log.warn(f"detour: ignoring the secrets of {env_id}: {e}")
                 found = {}
-            cached = self.cache[path] = (mtime, found)
+            cached = self.cache[env_id] = (stamp, found)
         return cached[1]
 
     def request(self, flow: http.HTTPFlow) -> None:

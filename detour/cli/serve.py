@@ -11,6 +11,7 @@ from typing import Annotated, Literal, Optional
 import typer
 
 from certs.authority import CertificateAuthority
+from detour_core.secrets import SERVER, SecretStore
 from detour import background
 from detour.cli.common import AllowOpt, CaptureOpt, PolicyOpt, RuleOpt, app, fail, host_port, policy_from, state
 from detour.stack import PARTS, Stack, running_stack
@@ -18,6 +19,19 @@ from detour_core.credentials import api_key
 from detour_core.paths import StatePaths
 
 StackPart = Literal["all", "proxy", "replicas"]
+
+
+def server_secrets(paths, given: list[str]) -> None:
+    """The server's secrets are this server's: written at start, none left from an earlier one."""
+    store = SecretStore(paths.secrets_dir)
+    store.forget(SERVER)
+    for entry in given:
+        name, equals, hosts = entry.partition("=")
+        if not equals or not hosts:
+            raise fail(f"--secret takes NAME=HOST[,HOST], not {entry!r}")
+        if name not in os.environ:
+            raise fail(f"--secret {name}: the variable {name} is not set for detour serve")
+        store.set(SERVER, name, os.environ[name], hosts.split(","))
 
 
 @app.command()
@@ -31,6 +45,9 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
                                                        "default: one per core.")] = os.cpu_count() or 1,
           policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
           rule: RuleOpt = None,
+          secret: Annotated[Optional[list[str]], typer.Option(
+              help="NAME=HOST[,HOST]: every environment's runs get a placeholder in NAME; the proxy puts in the "
+                   "value of this process's variable NAME for those hosts.")] = None,
           idle_exit: Annotated[Optional[float], typer.Option(
               help="Leave after this many seconds in which no command used the stack (a background stack).")] = None,
           database: Annotated[Optional[str], typer.Option(
@@ -45,6 +62,7 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
     whole = only == "all"  # only a whole stack is one that `detour run` can use (stack.json)
     if whole and running_stack(paths):
         raise fail(f"a stack is already running for {paths.home} (see {paths.stack_file})")
+    server_secrets(paths, secret or [])
     replica_host = None
     if replicas:
         replica_host, replica_port = host_port(replicas, "--replicas")

@@ -1,7 +1,10 @@
 """Secrets at the boundary without a running proxy: the placeholder's shape, the store, and the
 injector's swap (only to the secret's hosts, only what the rules allowed, put back after)."""
 
+import json
+
 import pytest
+import typer
 from mitmproxy.test import taddons, tflow
 
 from detour_core.audit import Verdict
@@ -63,3 +66,32 @@ def test_the_injector_swaps_only_for_the_secrets_hosts_and_puts_it_back(state):
         stranger = flow_to("api.anthropic.com", "allowed", secret.placeholder, env_id="env-b")
         injector.request(stranger)
         assert stranger.request.headers["x-api-key"] == secret.placeholder  # another environment's secret
+
+
+def test_the_servers_secrets_reach_every_environment_and_its_own_win(state):
+    from detour_core.secrets import SERVER
+    store = SecretStore(state.secrets_dir)
+    shared = store.set(SERVER, "MODEL_KEY", "sk-shared-" + "s" * 30, ["api.models.test"])
+    own = store.set("env-a", "MODEL_KEY", "sk-own-" + "o" * 30, ["api.models.test"])
+    assert store.placeholders("env-a") == {"MODEL_KEY": own.placeholder}
+    assert store.placeholders("env-b") == {"MODEL_KEY": shared.placeholder}
+    assert list(json.loads((state.secrets_dir / "env-a.json").read_text())) == ["MODEL_KEY"]  # not the server's
+    injector = SecretInjector()
+    with taddons.context(injector) as tctx:
+        tctx.options.update(detour_secrets_dir=str(state.secrets_dir))
+        flow = flow_to("api.models.test", "allowed", shared.placeholder, env_id="env-b")
+        injector.request(flow)
+        assert flow.request.headers["x-api-key"] == "sk-shared-" + "s" * 30
+
+
+def test_serve_takes_its_secrets_from_its_own_environment(state, monkeypatch):
+    from detour.cli.serve import server_secrets
+    from detour_core.secrets import SERVER
+    monkeypatch.setenv("PARTNER_KEY", "pk-" + "p" * 30)
+    server_secrets(state, ["PARTNER_KEY=api.partner.test,*.partner.test"])
+    assert SecretStore(state.secrets_dir).all("env-z")["PARTNER_KEY"].hosts == ["api.partner.test", "*.partner.test"]
+    for bad in ("PARTNER_KEY", "UNSET_KEY=api.partner.test"):
+        with pytest.raises(typer.Exit):
+            server_secrets(state, [bad])
+    server_secrets(state, [])  # a server without --secret leaves none of an earlier one's
+    assert not (state.secrets_dir / f"{SERVER}.json").exists()
