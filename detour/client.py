@@ -50,10 +50,12 @@ class Environments:
 
     def create(self, template: str = DEFAULT_TEMPLATE, env_id: str | None = None,
                acting_user: str | None = None, ttl_s: float | None = None,
-               request_budget: RequestBudget | None = None, policy: Policy | None = None) -> EnvironmentInfo:
-        """`policy`: the environment's own network policy, beside the server's."""
+               request_budget: RequestBudget | None = None, policy: Policy | None = None,
+               require_issued_tokens: bool = False) -> EnvironmentInfo:
+        """`policy`: the environment's own network policy, beside the server's;
+        `require_issued_tokens`: refuse the tokens the environment did not issue (see `tokens`)."""
         info = self.store.create(template, env_id=env_id, acting_user=acting_user, ttl_s=ttl_s,
-                                 request_budget=request_budget)
+                                 request_budget=request_budget, require_issued_tokens=require_issued_tokens)
         if policy is not None and policy != Policy():
             save_policy(policy_file(self.state, info.env_id), policy)
         return info
@@ -63,6 +65,10 @@ class Environments:
 
     def list(self) -> list[EnvironmentInfo]:
         return self.store.list()
+
+    def tokens(self, env_id: str) -> dict[str, str]:
+        """The token the environment issued each of its users (a program acts as whoever's it holds)."""
+        return self.store.credentials(env_id).tokens
 
     def diff(self, env_id: str) -> StateDiff:
         return self.store.diff(env_id)

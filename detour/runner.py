@@ -59,10 +59,11 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
     audit = AuditLog(state.audit_dir)
     start = audit.end(env_id)
     placeholders = SecretStore(state.secrets_dir).placeholders(env_id)
+    credentials = store.credentials(env_id).variables
     execution = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, mode=mode, trust=trust,
                                         limits=limits or Limits(), program=program, stdin=stdin,
                                         task=task or {}, files=files, workspace=workspace,
-                                        placeholders=placeholders))
+                                        credentials=credentials, placeholders=placeholders))
     requests, _ = audit.read(env_id, start)
     return RunResult(**execution.model_dump(), env_id=env_id, backend=sandbox.name, mode=mode,
                      requests=requests, diff=store.diff(env_id))

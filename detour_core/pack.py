@@ -6,11 +6,18 @@ code (the router, a warm-up) by dotted reference and imports none of it, so it s
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_KEY = ("id",)
+
+
+def resolve(reference: str) -> object:
+    """A pack's "module:attribute" reference (descriptors name code, they do not import it)."""
+    module, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,8 @@ class ServicePack:
     # Fields a row made by the API always has, given to seeded rows that lack them, so that a
     # diff reads `false -> true`, not `(absent) -> true`.
     row_defaults: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    # "module:function" (state) -> mock_services.issued_tokens.Credentials: the tokens it issues
+    credentials: str | None = None
 
     def primary_key(self, table: str) -> tuple[str, ...]:
         return self.primary_keys.get(table, DEFAULT_KEY)

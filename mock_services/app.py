@@ -6,14 +6,13 @@ The proxy loads this app into its own process to answer routed requests; the sta
 
 from __future__ import annotations
 
-import importlib
 import threading
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from detour_core.paths import StatePaths
-from detour_core.pack import ServicePack
+from detour_core.pack import ServicePack, resolve
 from detour_core.registry import packs
 from detour_core.errors import DetourError, EnvironmentExists, EnvironmentNotFound
 from mock_services.store import EnvironmentStore
@@ -25,12 +24,6 @@ async def detour_error_handler(_: Request, error: DetourError) -> JSONResponse:
     """The one place the environment layer's errors become HTTP errors (400 unless listed)."""
     status = next((ERROR_STATUS[kind] for kind in type(error).__mro__ if kind in ERROR_STATUS), 400)
     return JSONResponse({"detail": str(error)}, status_code=status)
-
-
-def resolve(reference: str) -> object:
-    """A pack's "module:attribute" reference (descriptors name code, they do not import it)."""
-    module, _, attribute = reference.partition(":")
-    return getattr(importlib.import_module(module), attribute)
 
 
 def pack_router(pack: ServicePack) -> APIRouter:

@@ -20,9 +20,11 @@ from detour_core.credentials import new_env_id, validate_env_id
 from detour_core.paths import StatePaths
 from detour_core.policy import policy_file
 from detour_core.secrets import SecretStore
+from detour_core.pack import resolve
 from detour_core.registry import pack
 from mock_services.databases import Connection, database_for
 from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidTtl
+from mock_services.issued_tokens import SALT_KEY, Credentials, new_salt
 from mock_services.request_budget import RequestBudget
 from mock_services.templates import Template, load_template
 
@@ -37,6 +39,7 @@ class EnvironmentInfo(BaseModel):
     created_at: float
     request_budget: RequestBudget | None = None
     expires_at: float | None = None  # after it, the environment is gone (AgentDiff's ttlSeconds)
+    require_issued_tokens: bool = False  # then a token the environment did not issue is refused
 
     @property
     def expired(self) -> bool:
@@ -182,7 +185,7 @@ class EnvironmentStore:
 
     def create(self, template_name: str, env_id: str | None = None, acting_user: str | None = None,
                template_dirs: tuple[Path, ...] = (), request_budget: RequestBudget | None = None,
-               ttl_s: float | None = None) -> EnvironmentInfo:
+               ttl_s: float | None = None, require_issued_tokens: bool = False) -> EnvironmentInfo:
         if ttl_s is not None and ttl_s <= 0:
             raise InvalidTtl(f"a time to live is a positive number of seconds, not {ttl_s}")
         template = load_template(self.state, template_name, template_dirs)
@@ -192,11 +195,13 @@ class EnvironmentStore:
         created = time.time()
         info = EnvironmentInfo(env_id=env_id, template=template.name, service=template.service,
                                acting_user=acting_user or _default_user(template), created_at=created,
-                               request_budget=request_budget, expires_at=created + ttl_s if ttl_s else None)
+                               request_budget=request_budget, expires_at=created + ttl_s if ttl_s else None,
+                               require_issued_tokens=require_issued_tokens)
         defaults = pack(template.service).row_defaults
         rows = ((table, row_key(template.service, table, row), json.dumps({**defaults.get(table, {}), **row}))
                 for table, rows in template.tables.items() for row in rows)
-        self.db.create(env_id, {k: json.dumps(v) for k, v in info.model_dump().items()}, rows,
+        meta = {k: json.dumps(v) for k, v in info.model_dump().items()} | {SALT_KEY: json.dumps(new_salt())}
+        self.db.create(env_id, meta, rows,
                        template_key=f"{template.name}:{template.digest}:{json.dumps(defaults, sort_keys=True)}")
         return info
 
@@ -238,6 +243,13 @@ class EnvironmentStore:
         """Keep the rows as they are now, for diff(env_id, since=run)."""
         with self.open(env_id, write=True) as state:
             state.snapshot(run)
+
+    def credentials(self, env_id: str) -> Credentials:
+        """The tokens the environment issues its users, and the variables its sandboxes get (the
+        acting user's); none for a service whose pack issues none."""
+        with self.open(env_id) as state:
+            hook = pack(state.service).credentials
+            return resolve(hook)(state) if hook else Credentials({}, {})
 
     def set_request_budget(self, env_id: str, budget: RequestBudget | None) -> EnvironmentInfo:
         with self.open(env_id, write=True) as state:

@@ -70,6 +70,8 @@ class SandboxSpec(BaseModel):
     program: Path | None = Field(None, description="A file placed in the fresh work directory.")
     stdin: bytes = b""
     task: dict[str, str] = Field({}, description="What the agent is asked to do (DETOUR_PROMPT, ...).")
+    credentials: dict[str, str] = Field({}, description="The replicas' tokens for the environment's acting user "
+                                                        "(SLACK_BOT_TOKEN, ...): issued by it, worth nothing outside it.")
     placeholders: dict[str, str] = Field({}, description="Variables that stand for secrets the proxy injects "
                                                           "(detour_core.secrets): never the real values.")
     files: list[Path] = Field([], description="Host files the command names, visible read-only at their own path.")

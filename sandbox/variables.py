@@ -70,4 +70,4 @@ def sandbox_environment(spec: SandboxSpec, trust: TrustFiles, runtime: Runtime,
         env |= proxy_variables(spec.proxy.url(proxy_host))
     elif spec.proxy:
         env |= rewrite_variables(spec.proxy, spec.proxy.gateway(proxy_host), runtime)
-    return env | spec.placeholders | spec.task
+    return env | spec.credentials | spec.placeholders | spec.task

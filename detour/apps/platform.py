@@ -22,6 +22,7 @@ class EnvironmentCreate(BaseModel):
     acting_user: str | None = None
     request_budget: RequestBudget | None = None
     ttl_s: float | None = None
+    require_issued_tokens: bool = False
 
 
 class EnvironmentsPublic(BaseModel):
@@ -37,7 +38,8 @@ def health() -> dict:
 @router.post("/environments", status_code=201)
 def create_environment(body: EnvironmentCreate, store: StoreDep) -> EnvironmentInfo:
     return store.create(body.template, env_id=body.env_id, acting_user=body.acting_user,
-                        request_budget=body.request_budget, ttl_s=body.ttl_s)
+                        request_budget=body.request_budget, ttl_s=body.ttl_s,
+                        require_issued_tokens=body.require_issued_tokens)
 
 
 @router.get("/environments")
@@ -49,6 +51,12 @@ def list_environments(store: StoreDep) -> EnvironmentsPublic:
 @router.get("/environments/{env_id}")
 def get_environment(env_id: str, store: StoreDep) -> EnvironmentInfo:
     return store.get(env_id)
+
+
+@router.get("/environments/{env_id}/tokens")
+def issued_tokens(env_id: str, store: StoreDep) -> dict[str, str]:
+    """The token the environment issued each of its users."""
+    return store.credentials(env_id).tokens
 
 
 @router.put("/environments/{env_id}/request-budget")

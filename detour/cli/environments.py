@@ -31,6 +31,8 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
                request_budget: Annotated[Optional[str], typer.Option(
                    help="N/SECONDS: requests beyond N per window get the API's rate-limit answer.")] = None,
                ttl: Annotated[Optional[float], typer.Option(help="Seconds until the environment is deleted.")] = None,
+               require_issued_tokens: Annotated[bool, typer.Option(
+                   help="Refuse tokens the environment did not issue (see `detour env tokens`), as the service would.")] = False,
                policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
                rule: RuleOpt = None, as_json: JsonOpt = False) -> None:
     """Create an environment and print its proxy credentials."""
@@ -41,7 +43,7 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
         raise fail(str(e)) from None
     dt = client()
     info = dt.environments.create(template, env_id=env_id, acting_user=user, request_budget=budget, ttl_s=ttl,
-                                  policy=own_policy)
+                                  policy=own_policy, require_issued_tokens=require_issued_tokens)
     secret = secret_for(dt.state, info.env_id)
     stack = running_stack(dt.state)
     proxy = stack.access(info.env_id, secret).url() if stack else None
@@ -51,6 +53,17 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
     typer.echo(f"{info.env_id}  template={info.template} service={info.service} user={info.acting_user}")
     typer.echo(f"secret: {secret}")
     typer.echo(f"proxy:  {proxy or '(no stack running: start one with `detour serve`)'}")
+
+
+@env_app.command("tokens")
+def env_tokens(env_id: str, as_json: JsonOpt = False) -> None:
+    """The token the environment issued each user; a run gets its acting user's (SLACK_TOKEN, ...)."""
+    tokens = client().environments.tokens(env_id)
+    if as_json:
+        typer.echo(json.dumps(tokens))
+        return
+    for user_id, token in tokens.items():
+        typer.echo(f"{user_id}  {token}")
 
 
 @env_app.command("vars")

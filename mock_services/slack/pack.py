@@ -10,6 +10,7 @@ PACK = ServicePack(
            "files.slack.com"),  # upload URLs of files.getUploadURLExternal, files' url_private
     router="mock_services.slack.router:router",
     templates=Path(__file__).parent / "templates",
+    credentials="mock_services.slack.tokens:credentials",
     signature_tables=("messages", "channels"),
     primary_keys={
         "teams": ("team_id",),

@@ -29,6 +29,7 @@ from mock_services.slack.methods import METHODS
 from mock_services.slack.methods.auth import check_token
 from mock_services.slack.methods.files import MAX_UPLOAD_BYTES, file_content, receive_upload
 from mock_services.slack.methods.scheduled import deliver_due_messages
+from mock_services.slack.tokens import identify
 from mock_services.store import EnvironmentStore, EnvState
 
 router = APIRouter(prefix="/api/env/{env_id}/services/slack", tags=["slack"])
@@ -59,7 +60,8 @@ async def read_params(request: Request) -> dict[str, Any]:
             form = await request.form()
         except Exception:  # starlette's parsers raise several types for one cause: a bad body
             raise SlackError("invalid_form_data") from None
-        params.update({k: v for k, v in form.items() if isinstance(v, str)})
+        # a file part (users.setPhoto's image, files.remote.add's preview) arrives as its bytes
+        params.update({k: v if isinstance(v, str) else await v.read() for k, v in form.items()})
     return params
 
 
@@ -101,7 +103,8 @@ def within_budget(state: EnvState) -> None:
 
 
 def run_method(state: EnvState, method: catalogue.Method, token: str | None, params: dict[str, Any]) -> dict:
-    call = SlackCall(state, state.info.acting_user, params, token)
+    user_id, issued = identify(state, token) if method.name not in catalogue.NO_TOKEN else (state.info.acting_user, False)
+    call = SlackCall(state, user_id, params, token, issued)
     if method.name not in catalogue.NO_TOKEN:
         check_token(call)
     missing_arguments(method, params)

@@ -64,8 +64,9 @@ def profile_json(user: Row, team_id: str) -> dict:
     profile["real_name_normalized"] = profile["real_name"]
     profile["display_name_normalized"] = profile["display_name"]
     profile["team"] = user.get("team_id") or team_id
-    avatar = hashlib.md5(str(user.get("user_id", "")).encode()).hexdigest()
+    avatar = user.get("photo_sha1") or hashlib.md5(str(user.get("user_id", "")).encode()).hexdigest()
     profile |= {f"image_{size}": f"https://avatars.slack-edge.com/{avatar}_{size}.png" for size in AVATAR_SIZES}
+    profile["is_custom_image"] = bool(user.get("photo_sha1"))
     return profile
 
 
@@ -122,7 +123,8 @@ def messages_json(state: EnvState, messages: list[Row]) -> list[dict]:
         if m["parent_id"] != m["message_id"]:
             replies.setdefault(m["parent_id"], []).append(m)
     team = workspace_team(state).get("team_id") if messages else None
-    return [render_message(state, m, reactions.get(m["message_id"], {}), pins.get(m["message_id"], []), team)
+    bots = frozenset(u["user_id"] for u in state.rows("users") if u.get("is_bot")) if messages else frozenset()
+    return [render_message(state, m, reactions.get(m["message_id"], {}), pins.get(m["message_id"], []), team, bots)
             | thread_json(replies.get(m["message_id"], [])) for m in messages]
 
 
@@ -135,14 +137,21 @@ def thread_json(replies: list[Row]) -> dict:
             "latest_reply": max((r["message_id"] for r in replies), key=float)}
 
 
+def bot_id(user_id: str) -> str:
+    """A bot user's bot id: Slack gives bots a B… id beside their U… user id."""
+    return "B" + user_id[1:]
+
+
 def render_message(state: EnvState, message: Row, reactions: dict[str, list[str]], pinned_to: list[str],
-                   team: str | None = None) -> dict:
+                   team: str | None = None, bots: frozenset[str] = frozenset()) -> dict:
     body: dict = {
         "type": message.get("type") or "message",
         "user": message.get("user_id"),
         "text": message.get("message_text", ""),
         "ts": message["message_id"],
     }
+    if message.get("user_id") in bots:
+        body["bot_id"] = bot_id(message["user_id"])
     if team:
         body["team"] = team
     if message.get("subtype"):
@@ -180,7 +189,15 @@ def file_json(state: EnvState, file: Row) -> dict:
         "permalink": f"https://{workspace_domain(state)}.slack.com/files/{file.get('user_id')}/{file['file_id']}/"
                      f"{file.get('name') or 'file'}",
         **shared_in(state, file.get("channel_ids", [])), "comments_count": 0, "alt_txt": file.get("alt_txt"),
+        **(remote_fields(file) if file.get("external_id") else {}),
     }
+
+
+def remote_fields(file: Row) -> dict:
+    """What a remote file (files.remote.add) carries beyond a hosted one's fields."""
+    return {"mode": "external", "is_external": True, "external_type": "app", "external_id": file["external_id"],
+            "external_url": file.get("external_url", ""), "pretty_type": "Remote", "editable": False,
+            "has_rich_preview": bool(file.get("has_preview"))}
 
 
 def shared_in(state: EnvState, channel_ids: list[str]) -> dict[str, list[str]]:

@@ -1,50 +1,38 @@
 """The Slack method catalogue against slack_sdk's own method list, and every method answered in Slack's shape."""
 
-import inspect
-import re
-
 import pytest
 from fastapi.testclient import TestClient
-from slack_sdk import WebClient
 
 from detour.apps.server import create_app
-from mock_services.slack.catalogue import CATALOGUE, RETIRED_FAMILIES, UNSUPPORTED_FAMILIES
+from mock_services.slack import generate_spec
+from mock_services.slack.catalogue import (CATALOGUE, REFERENCE_OVER_SDK, RETIRED_FAMILIES, SPEC,
+                                          UNSUPPORTED_FAMILIES)
 from mock_services.slack.methods import METHODS
 from mock_services.store import EnvironmentStore
 
 LEFT_OUT = (*UNSUPPORTED_FAMILIES, *RETIRED_FAMILIES)
 
-# Where slack_sdk's signature and Slack's reference disagree on what is required, the
-# reference wins: the app-level token of apps.connections.open travels as the token itself;
-# conversations.canvases.create may start empty; discoverableContacts.lookup needs an email;
-# users.getPresence without a user is the caller's own.
-REFERENCE_OVER_SDK = {"apps.connections.open": (), "conversations.canvases.create": ("channel_id",),
-                      "users.discoverableContacts.lookup": ("email",), "users.getPresence": ()}
+
+def test_the_spec_is_what_the_generator_reads_from_the_installed_slack_sdk():
+    assert generate_spec.spec()["methods"] == SPEC, "run: python -m mock_services.slack.generate_spec " \
+                                                     "mock_services/slack/spec/slack_sdk.json"
 
 
-def sdk_methods() -> dict[str, tuple[str, ...]]:
-    """slack_sdk's WebClient: each API method it calls, with the keyword arguments it requires."""
-    found = {}
-    for _, function in inspect.getmembers(WebClient, inspect.isfunction):
-        match = re.search(r'api_call\(\s*"([A-Za-z0-9.]+)"', inspect.getsource(function))
-        if match:
-            params = inspect.signature(function).parameters.values()
-            found[match.group(1)] = tuple(p.name for p in params
-                                          if p.kind == p.KEYWORD_ONLY and p.default is p.empty)
-    return found
+def test_the_generator_finds_a_method_whose_call_has_a_comment_before_its_name():
+    assert {"files.remote.add", "files.remote.update"} <= set(SPEC)
+    assert SPEC["users.setPhoto"]["file_parts"] == ["image"]
 
 
 def test_the_catalogue_is_slack_sdks_method_list_less_the_families_answered_whole():
-    sdk = {name for name in sdk_methods() if not name.startswith(LEFT_OUT)}
+    sdk = {name for name in SPEC if not name.startswith(LEFT_OUT)}
     assert len(sdk) > 150
     assert sorted(sdk - set(CATALOGUE)) == [], "methods slack_sdk knows that the catalogue lacks"
     assert sorted(set(CATALOGUE) - sdk) == [], "catalogue rows slack_sdk does not know"
 
 
-def test_required_arguments_match_the_sdk_where_the_reference_agrees():
-    sdk = sdk_methods()
+def test_required_arguments_are_the_sdks_where_the_reference_agrees():
     for name, method in CATALOGUE.items():
-        assert method.required == REFERENCE_OVER_SDK.get(name, sdk[name]), name
+        assert method.required == REFERENCE_OVER_SDK.get(name, tuple(SPEC[name]["required"])), name
 
 
 def test_state_rows_and_handlers_are_the_same_set():
@@ -71,7 +59,7 @@ PLAUSIBLE = {"channel": "C01ABCD1234", "channel_id": "C01ABCD1234", "user": "U02
              "email": "john@example.com", "query": "team", "name": "catalogue-check", "text": "hi",
              "time": "in 5 minutes", "post_at": "4102444800", "num_minutes": "5", "presence": "away",
              "filename": "a.txt", "length": "2", "title": "t", "type": "link", "topic": "t", "purpose": "p",
-             "files": '[{"id": "F0000000000"}]'}
+             "files": '[{"id": "F0000000000"}]', "external_id": "ext-1", "external_url": "https://example.com/d"}
 
 
 @pytest.mark.parametrize("name", sorted(CATALOGUE))

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from mock_services.slack.call import SlackCall
 from mock_services.slack.methods import (auth, bookmarks, channel_admin, chat, conversations, files, membership,
-                                         pins, presence, profile, reactions, reminders, scheduled, search, stars,
-                                         team, usergroups, users)
+                                         pins, presence, profile, reactions, reminders, remote_files, scheduled,
+                                         search, stars, team, usergroups, users)
 
 Handler = Callable[[SlackCall], dict]
 
@@ -24,6 +24,7 @@ METHODS: dict[str, Handler] = {
     **profile.METHODS,
     **reactions.METHODS,
     **reminders.METHODS,
+    **remote_files.METHODS,
     **scheduled.METHODS,
     **search.METHODS,
     **stars.METHODS,

@@ -1,7 +1,7 @@
 """auth.*, api.test and openid.connect.userInfo: who the token is, and revoking it.
 
-Any non-blank token names the environment's acting user (sandboxes hold no real Slack
-tokens); a token revoked with auth.revoke is refused from then on, as on Slack.
+A token the environment issued names its user; any other non-blank one names the environment's
+acting user (slack/tokens.py). A token revoked with auth.revoke is refused from then on, as on Slack.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import now
-from mock_services.slack.serializers import workspace_domain, workspace_team
+from mock_services.slack.serializers import bot_id, workspace_domain, workspace_team
 
 
 class RevokeArgs(BaseModel):
@@ -46,6 +46,7 @@ def auth_test(call: SlackCall) -> dict:
         "team_id": team.get("team_id", ""),
         "user_id": user["user_id"],
         "is_enterprise_install": False,
+        **({"bot_id": bot_id(user["user_id"])} if user.get("is_bot") else {}),
     }
 
 

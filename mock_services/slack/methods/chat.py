@@ -12,7 +12,7 @@ from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import new_ts
 from mock_services.slack.methods.membership import conversation_with
-from mock_services.slack.serializers import message_json, workspace_domain
+from mock_services.slack.serializers import ADMIN_ROLES, message_json, workspace_domain, workspace_roles
 from mock_services.store import EnvState, Row
 
 MAX_TEXT = 40_000
@@ -162,12 +162,20 @@ def post_ephemeral(call: SlackCall) -> dict:
     return {"message_ts": new_ts(call.state)}
 
 
+def may_delete_others(call: SlackCall) -> bool:
+    """Slack lets a workspace admin or owner delete others' messages with a user token."""
+    return not call.user.get("is_bot") and (
+        bool(call.user.get("is_admin")) or workspace_roles(call.state).get(call.user_id) in ADMIN_ROLES)
+
+
 def update(call: SlackCall) -> dict:
-    """Members may edit any message of the conversation, as in AgentDiff's replica (whose suites
-    edit others' messages); real Slack allows only the author."""
+    """Only the author edits a message, as on Slack, for a caller with an issued token; with any
+    other token any member may, as in AgentDiff's replica (whose suites edit others' messages)."""
     args = call.args(UpdateArgs)
     channel = call.member_channel(args.channel)
     message = call.message(channel, args.ts)
+    if call.issued and message.get("user_id") != call.user_id:
+        raise SlackError("cant_update_message")
     text = checked_text(args.text, args.blocks)
     if channel.get("is_archived"):
         raise SlackError("is_archived")
@@ -177,11 +185,13 @@ def update(call: SlackCall) -> dict:
 
 
 def delete(call: SlackCall) -> dict:
-    """Any member of the conversation may delete a message, as in AgentDiff's replica (whose
-    suites delete others' messages); real Slack reserves that for admins."""
+    """With an issued token, Slack's rule: the author, or an admin with a user token; with any
+    other token any member may, as in AgentDiff's replica (whose suites delete others' messages)."""
     args = call.args(DeleteArgs)
     channel = call.member_channel(args.channel)
     message = call.message(channel, args.ts)
+    if call.issued and message.get("user_id") != call.user_id and not may_delete_others(call):
+        raise SlackError("cant_delete_message")
     for table in ("message_reactions", "pins", "stars"):
         for row in call.state.rows(table, message_id=message["message_id"]):
             call.state.delete(table, row)

@@ -1,7 +1,9 @@
-"""users.profile.get/set, users.identity and users.lookupByEmail: who a user is."""
+"""users.profile.get/set, users.setPhoto/deletePhoto, users.identity and users.lookupByEmail: who a
+user is."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -25,6 +27,17 @@ class SetArgs(BaseModel):
     profile: Any = None
     name: str | None = None
     value: Any = None
+
+
+class PhotoArgs(BaseModel):
+    image: bytes | str
+    crop_x: int | None = None
+    crop_y: int | None = None
+    crop_w: int | None = None
+
+
+# What an image file starts with, for the formats Slack takes for a profile photo.
+IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
 
 
 class EmailArgs(BaseModel):
@@ -86,6 +99,26 @@ def set_profile(call: SlackCall) -> dict:
     return {"profile": profile_json(call.state.update("users", updated), workspace_team_id(call.state))}
 
 
+def image_bytes(part: bytes | str) -> bytes:
+    """A multipart part that must be a PNG, JPEG or GIF image, else Slack's `bad_image`."""
+    data = part.encode() if isinstance(part, str) else part
+    if not data.startswith(IMAGE_MAGIC):
+        raise SlackError("bad_image")
+    return data
+
+
+def set_photo(call: SlackCall) -> dict:
+    """The photo is the multipart part `image`; the profile's image URLs then name its hash."""
+    data = image_bytes(call.args(PhotoArgs).image)
+    call.state.update("users", {**call.user, "photo_sha1": hashlib.sha1(data).hexdigest()})
+    return {}
+
+
+def delete_photo(call: SlackCall) -> dict:
+    call.state.update("users", {**call.user, "photo_sha1": None})
+    return {}
+
+
 def identity(call: SlackCall) -> dict:
     user = call.user
     team = workspace_team(call.state)
@@ -104,4 +137,4 @@ def lookup_by_email(call: SlackCall) -> dict:
 
 
 METHODS = {"users.profile.get": get_profile, "users.profile.set": set_profile, "users.identity": identity,
-           "users.lookupByEmail": lookup_by_email}
+           "users.lookupByEmail": lookup_by_email, "users.setPhoto": set_photo, "users.deletePhoto": delete_photo}

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from mock_services.slack.call import SlackCall, id_list
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import now
-from mock_services.slack.serializers import workspace_domain, workspace_team
+from mock_services.slack.serializers import bot_id, workspace_domain, workspace_team
 from mock_services.store import Row
 
 
@@ -51,13 +51,8 @@ def emoji_list(call: SlackCall) -> dict:
     return {"emoji": {e["name"]: e.get("url", "") for e in call.state.rows("emoji")}, "cache_ts": f"{now()}.000000"}
 
 
-def bot_id(user: Row) -> str:
-    """A bot user's bot id: Slack gives bots a B… id beside their U… user id."""
-    return "B" + user["user_id"][1:]
-
-
 def bot_json(user: Row) -> dict:
-    return {"id": bot_id(user), "deleted": bool(user.get("is_deleted")), "name": user.get("username", ""),
+    return {"id": bot_id(user["user_id"]), "deleted": bool(user.get("is_deleted")), "name": user.get("username", ""),
             "updated": 0, "app_id": "A" + user["user_id"][1:], "user_id": user["user_id"],
             "icons": {"image_36": "", "image_48": "", "image_72": ""}}
 
@@ -65,7 +60,8 @@ def bot_json(user: Row) -> dict:
 def bots_info(call: SlackCall) -> dict:
     wanted = call.args(BotArgs).bot
     for user in call.state.rows("users"):
-        if user.get("is_bot") and (bot_id(user) == wanted or (wanted is None and user["user_id"] == call.user_id)):
+        mine = wanted is None and user["user_id"] == call.user_id
+        if user.get("is_bot") and (bot_id(user["user_id"]) == wanted or mine):
             return {"bot": bot_json(user)}
     raise SlackError("bot_not_found")
 

@@ -1,0 +1,43 @@
+"""Who a Slack token is: an issued one names its user (a bot token for a bot user, a user token
+for a person); any other token acts as the environment's user, as AgentDiff's replica does,
+unless the environment requires issued tokens, where it is `invalid_auth`, as on Slack.
+
+The difference carries into permissions: a caller with an issued token meets Slack's rules
+(only the author edits a message; only the author, or an admin with a user token, deletes
+one), while an unissued token keeps AgentDiff's looser ones, which its suites rely on.
+"""
+
+from __future__ import annotations
+
+from mock_services.issued_tokens import SALT_KEY, Credentials, holder, issue
+from mock_services.slack.errors import SlackError
+from mock_services.store import EnvState, Row
+
+BOT_PREFIX, USER_PREFIX = "xoxb-", "xoxp-"
+
+
+def token_for(state: EnvState, user: Row) -> str | None:
+    return issue(state.meta(SALT_KEY), BOT_PREFIX if user.get("is_bot") else USER_PREFIX, user["user_id"])
+
+
+def identify(state: EnvState, token: str | None) -> tuple[str, bool]:
+    """(the acting user's id, whether the token was issued)."""
+    named = holder(state.meta(SALT_KEY), (BOT_PREFIX, USER_PREFIX), token)
+    user = state.first("users", user_id=named) if named else None
+    if user is not None and token == token_for(state, user):
+        return user["user_id"], True
+    if state.info.require_issued_tokens:
+        raise SlackError("invalid_auth")
+    return state.info.acting_user, False
+
+
+def credentials(state: EnvState) -> Credentials:
+    """Every user's token; a sandbox gets the acting user's as SLACK_TOKEN and as SLACK_BOT_TOKEN
+    (a bot user) or SLACK_USER_TOKEN (a person)."""
+    tokens = {u["user_id"]: t for u in state.rows("users") if (t := token_for(state, u))}
+    acting = state.first("users", user_id=state.info.acting_user)
+    own = tokens.get(state.info.acting_user)
+    if acting is None or own is None:
+        return Credentials(tokens, {})
+    kind = "SLACK_BOT_TOKEN" if acting.get("is_bot") else "SLACK_USER_TOKEN"
+    return Credentials(tokens, {"SLACK_TOKEN": own, kind: own})
