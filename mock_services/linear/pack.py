@@ -13,4 +13,5 @@ PACK = ServicePack(
     primary_keys={"issue_label_issue_association": ("issue_id", "issue_label_id")},
     spec="@linear/sdk's type declarations (schema/generate.py writes schema/linear.graphql)",
     warm_up="mock_services.linear.router:schema",  # the whole schema: about half a second
+    credentials="mock_services.linear.keys:credentials",
 )

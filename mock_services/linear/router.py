@@ -18,6 +18,7 @@ from detour_core.errors import EnvironmentNotFound
 from mock_services.graphql.context import GraphQLContext
 from mock_services.linear.model import MODEL
 from mock_services.linear.errors import format_error
+from mock_services.linear.keys import identify
 from mock_services.graphql.limits import MAX_BODY_BYTES, QueryShape, parse_query
 from mock_services.graphql.default_resolver import install
 from mock_services.linear.mutations import bind_mutations
@@ -68,13 +69,16 @@ class _RollBack(Exception):
         self.result = result
 
 
-def execute(store: EnvironmentStore, env_id: str, data: dict) -> dict:
+def execute(store: EnvironmentStore, env_id: str, data: dict, authorization: str) -> dict:
     try:
         with store.open(env_id, write=True) as state:
             if state.service != "linear":
                 return {"errors": [{"message": "This environment has no Linear state",
                                     "extensions": {"type": "invalid input"}}]}
-            context = GraphQLContext(state, state.info.acting_user, schema(), MODEL)
+            viewer = identify(state, authorization)
+            if viewer is None:
+                return {"errors": [AUTH_REQUIRED]}
+            context = GraphQLContext(state, viewer, schema(), MODEL)
             _, result = graphql_sync(schema(), data, context_value=context, error_formatter=format_error,
                                      logger="mock_services.linear", query_parser=parse_query,
                                      validation_rules=[QueryShape])
@@ -87,7 +91,8 @@ def execute(store: EnvironmentStore, env_id: str, data: dict) -> dict:
 
 @router.post("/graphql")
 async def graphql(env_id: str, request: Request, store: StoreDep) -> JSONResponse:
-    if not request.headers.get("authorization", "").strip():
+    authorization = request.headers.get("authorization", "").strip()
+    if not authorization:
         return JSONResponse({"errors": [AUTH_REQUIRED]}, status_code=400)
     body = await request.body()
     if len(body) > MAX_BODY_BYTES:
@@ -99,7 +104,7 @@ async def graphql(env_id: str, request: Request, store: StoreDep) -> JSONRespons
     if not isinstance(data, dict) or not isinstance(data.get("query"), str):
         return errors(400, "Expected a JSON object with a 'query' string", "invalid input")
     try:
-        result = await run_call(request, execute, store, env_id, data)
+        result = await run_call(request, execute, store, env_id, data, authorization)
     except EnvironmentNotFound as e:
         return errors(404, str(e), "entity not found")
     except InvalidEnvId as e:

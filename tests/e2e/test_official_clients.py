@@ -187,3 +187,36 @@ def test_linear_sdk_reads_an_unknown_id_as_its_invalid_input_error(live_stack, m
     assert result.exit_code == 0, result.stderr[-1500:]
     out = json.loads(result.stdout)
     assert out["invalid"] is True and "Entity not found" in out["message"]
+
+
+LINEAR_SDK_ISSUED_KEY = """
+import { LinearClient, LinearErrorType } from "@linear/sdk";
+const linear = new LinearClient({ apiKey: process.env.LINEAR_API_KEY });
+const me = await linear.viewer;
+let refused;
+try {
+  await new LinearClient({ apiKey: "lin_api_made_up" }).viewer;
+} catch (e) {
+  refused = e.type === LinearErrorType.AuthenticationError;
+}
+const eng = (await linear.teams()).nodes.find((t) => t.key === "ENG");
+const batch = await linear.createIssueBatch({ issues: [{ teamId: eng.id, title: "one" }, { teamId: eng.id, title: "two" }] });
+const design = await (await linear.createTeam({ name: "Design" })).team;
+const [first] = await batch.issues;
+await linear.updateIssue(first.id, { teamId: design.id });
+const moved = await linear.issue(first.id);
+console.log(JSON.stringify({ me: me.name, refused, batch: (await batch.issues).map((i) => i.identifier),
+  moved: [moved.identifier, moved.previousIdentifiers, (await moved.team).key, (await moved.state).name] }));
+"""
+
+
+@pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces)])
+def test_linear_sdk_with_the_key_the_environment_issued(live_stack, backend):
+    """An environment that requires issued keys: the run's LINEAR_API_KEY is its user's, any other
+    key is @linear/sdk's AuthenticationError; batch creation and a move to another team."""
+    env = live_stack.store.create("linear_default", require_issued_tokens=True).env_id
+    result = live_stack.run(env, LINEAR_SDK_ISSUED_KEY, ".mjs", backend=backend)
+    assert result.exit_code == 0, result.stderr[-1500:]
+    out = json.loads(result.stdout)
+    assert out == {"me": "AI Agent", "refused": True, "batch": ["ENG-5", "ENG-6"],
+                   "moved": ["DES-1", ["ENG-5"], "DES", "Backlog"]}

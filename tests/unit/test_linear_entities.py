@@ -12,7 +12,7 @@ ENG, PROD = "ad608998-915c-4bad-bcd9-85ebfccccee8", "58c03c85-7b0c-466d-9a4c-120
 AGENT, JOHN, SARAH = ("2790a7ee-fde0-4537-9588-e233aa5a68d1", "2dcc8dc2-ca19-475d-9882-3ba5e911e7ec",
                       "03b0809e-713e-44ee-95de-b7a198b135ac")
 URGENT, UX = "6c2b0d3c-3d6d-4d91-9a77-b93b59b8d5a0", "f9c5b7c8-3909-4f8b-bc25-73e1b56a9c0c"
-DONE = "4334c4ee-405c-4d2c-bf25-4dcb7a8c0512"
+DONE, IN_PROGRESS = "4334c4ee-405c-4d2c-bf25-4dcb7a8c0512", "6963a682-5967-477a-9afc-0b8a5b70b070"
 
 
 @pytest.fixture
@@ -225,3 +225,29 @@ def test_cycles_know_whether_they_are_active(linear):
     assert active["cycles"]["nodes"] == [{"id": current, "isActive": True, "isPast": False, "isFuture": False}]
     phases = data(linear("{ cycles { nodes { id isPast isFuture } } }"))["cycles"]["nodes"]
     assert {c["id"] for c in phases if c["isPast"]} == {past} and {c["id"] for c in phases if c["isFuture"]} == {future}
+
+
+def test_batch_create_and_a_move_to_another_team(linear):
+    made = data(linear("mutation($i: IssueBatchCreateInput!) { issueBatchCreate(input: $i) "
+                       "{ success issues { id identifier state { name } } } }",
+                       i={"issues": [{"teamId": ENG, "title": "one"}, {"teamId": ENG, "title": "two"}]}))
+    first, second = made["issueBatchCreate"]["issues"]
+    assert int(second["identifier"].split("-")[1]) == int(first["identifier"].split("-")[1]) + 1
+    assert linear("mutation($i: IssueBatchCreateInput!) { issueBatchCreate(input: $i) { success } }",
+                  i={"issues": []})["errors"]
+    team = data(linear('mutation { teamCreate(input: {name: "Design"}) { team { id key states { nodes { id name } } } } }'))
+    design = team["teamCreate"]["team"]
+    assert {s["name"] for s in design["states"]["nodes"]} == {"Backlog", "Todo", "In Progress", "Done", "Canceled"}
+    started = data(linear("mutation($id: String!) { issueUpdate(id: $id, input: {stateId: $s}) { success } }"
+                          .replace("$s", f'"{IN_PROGRESS}"'), id=first["id"]))
+    assert started["issueUpdate"]["success"]
+    query = ("mutation($id: String!, $t: String!) { issueUpdate(id: $id, input: {teamId: $t}) "
+             "{ issue { identifier previousIdentifiers team { key } state { name type } branchName } } }")
+    moved = data(linear(query, id=first["id"], t=design["id"]))["issueUpdate"]["issue"]
+    assert moved["identifier"] == f"{design['key']}-1" and moved["team"]["key"] == design["key"]
+    assert moved["previousIdentifiers"] == [first["identifier"]]
+    assert moved["state"] == {"name": "In Progress", "type": "started"}, "the new team's state of the same type"
+    assert moved["branchName"].startswith(f"{design['key'].lower()}-1-")
+    wrong = linear("mutation($id: String!) { issueUpdate(id: $id, input: {stateId: $s}) { success } }"
+                   .replace("$s", f'"{DONE}"'), id=first["id"])
+    assert "another team" in wrong["errors"][0]["message"]

@@ -1,5 +1,5 @@
-"""Issues: create, update (labels, parent, project, cycle, estimate, due date), batch update,
-labels, subscribers, and the history entry every change writes."""
+"""Issues: create and batch create, update (labels, parent, project, cycle, estimate, due date,
+another team), batch update, labels, subscribers, and the history entry every change writes."""
 
 from __future__ import annotations
 
@@ -116,40 +116,76 @@ def plain_changes(c: GraphQLContext, input: dict, issue_id: str | None) -> dict:
     return changes
 
 
-@mutation.field("issueCreate")
-def resolve_issue_create(_, info, input):
-    c = ctx(info)
-    title = require((input.get("title") or "").strip(), "title must not be empty")
-    team = find(c.state, "Team", input["teamId"])
-    state = find(c.state, "WorkflowState", input["stateId"]) if input.get("stateId") else default_state(c, team["id"])
+def numbered(c: GraphQLContext, team: Row, title: str) -> dict:
+    """The next number of the team, and what follows from it: identifier, branch name, URL."""
     number = int(team.get("issueCount") or 0) + 1
     c.state.update("teams", {**team, "issueCount": number})
     identifier = f"{team['key']}-{number}"
     org = c.state.first("organizations") or {}
+    return {"identifier": identifier, "number": float(number), "teamId": team["id"],
+            "branchName": f"{identifier.lower()}-{slug(title)}",
+            "url": f"https://linear.app/{org.get('urlKey', 'workspace')}/issue/{identifier}"}
+
+
+def create_issue(c: GraphQLContext, input: dict) -> Row:
+    title = require((input.get("title") or "").strip(), "title must not be empty")
+    team = find(c.state, "Team", input["teamId"])
+    state = find(c.state, "WorkflowState", input["stateId"]) if input.get("stateId") else default_state(c, team["id"])
+    if state.get("teamId") != team["id"]:
+        raise ApiError("Argument Validation Error: the state belongs to another team")
     changes = plain_changes(c, input, None)
     row = new_row(c, "Issue", {
-        "id": input.get("id"), "identifier": identifier, "number": float(number), "teamId": team["id"],
+        "id": input.get("id"), **numbered(c, team, title), "previousIdentifiers": [],
         "stateId": state["id"], "creatorId": c.viewer_id, **priority_fields(input.get("priority") or 0),
         "estimate": None, "dueDate": None, "assigneeId": None, "parentId": None, "labelIds": [],
-        **changes, "title": title,
-        "branchName": f"{identifier.lower()}-{slug(title)}",
-        "url": f"https://linear.app/{org.get('urlKey', 'workspace')}/issue/{identifier}"})
+        **changes, "title": title})
     labels = set_labels(c, row, input.get("labelIds") or [])
     row = c.state.update("issues", {**row, "labelIds": labels})
     for user_id in [c.viewer_id, *(input.get("subscriberIds") or [])]:
         subscribe(c, row, user_id)
     record_history(c, None, row, added=labels)
-    return entity_payload("issue", row)
+    return row
+
+
+@mutation.field("issueCreate")
+def resolve_issue_create(_, info, input):
+    return entity_payload("issue", create_issue(ctx(info), input))
+
+
+@mutation.field("issueBatchCreate")
+def resolve_issue_batch_create(_, info, input):
+    c = ctx(info)
+    wanted = input["issues"]
+    if not wanted or len(wanted) > MAX_BATCH:
+        raise ApiError(f"Argument Validation Error: between 1 and {MAX_BATCH} issues at once")
+    return {"success": True, "lastSyncId": sync_id(), "issues": [create_issue(c, one) for one in wanted]}
+
+
+def moved(c: GraphQLContext, row: Row, team_id: str, state_id: str | None) -> dict:
+    """To another team, as Linear moves an issue: the team's next identifier (the old one kept in
+    previousIdentifiers) and the given state, else the team's state of the same type."""
+    team = c.state.first("teams", id=team_id)
+    if state_id is None:
+        kind = (c.state.first("workflow_states", id=row.get("stateId")) or {}).get("type")
+        same = sorted((s for s in c.state.rows("workflow_states", teamId=team["id"])
+                       if s.get("type") == kind and not s.get("archivedAt")), key=lambda s: s.get("position") or 0)
+        state_id = same[0]["id"] if same else default_state(c, team["id"])["id"]
+    return {**numbered(c, team, row.get("title") or ""), "stateId": state_id,
+            "previousIdentifiers": [*(row.get("previousIdentifiers") or []), row["identifier"]]}
 
 
 def apply_update(c: GraphQLContext, row: Row, input: dict) -> Row:
     """One issue's update: only the fields given change (null clears)."""
     changes = plain_changes(c, input, row["id"])
+    team_id = (find(c.state, "Team", require(input["teamId"], "teamId must not be null"))["id"]
+               if "teamId" in input else row["teamId"])
     if "stateId" in input:
         state = find(c.state, "WorkflowState", require(input["stateId"], "stateId must not be null"))
-        if state.get("teamId") != row["teamId"]:
+        if state.get("teamId") != team_id:
             raise ApiError("Argument Validation Error: the state belongs to another team")
         changes["stateId"] = state["id"]
+    if team_id != row["teamId"]:
+        changes |= moved(c, row, team_id, changes.get("stateId"))
     before_labels = label_ids(row, c)
     labels = list(before_labels)
     if input.get("labelIds") is not None:
