@@ -12,7 +12,7 @@ TEST_NODE_STAMP := $(TEST_NODE)/node_modules/.installed
 RUNTIME := sandbox/runtime
 RUNTIME_STAMP := $(RUNTIME)/venv/.installed
 
-.PHONY: demo test bench images provision clean
+.PHONY: demo test fidelity bench images provision clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "detour needs Python >= 3.12, but $(PYTHON) is " + sys.version.split()[0] + ": install 3.12 (pyenv reads .python-version) or run make PYTHON=python3.12")'
@@ -48,6 +48,10 @@ test: $(RUNTIME_STAMP) provision $(NODE_STAMP) $(TEST_NODE_STAMP)
 	# The store, replicas, DSL and platform API again, with environments in Postgres (no
 	# Docker engine needed: the first run's engine is gone by now).
 	DETOUR_REQUIRE_DOCKER= DETOUR_TEST_DATABASE=postgres $(BIN)/pytest tests/unit
+
+# The replicas against the vendors' references, a score per family (also part of `make test`).
+fidelity: $(RUNTIME_STAMP) provision $(NODE_STAMP)
+	$(BIN)/pytest -s tests/fidelity
 
 # detour/sandbox, detour/proxy and detour/replicas (needs a Docker engine; no registry).
 images: $(STAMP) $(NODE_STAMP)

@@ -110,8 +110,10 @@ def image_bytes(part: bytes | str) -> bytes:
 def set_photo(call: SlackCall) -> dict:
     """The photo is the multipart part `image`; the profile's image URLs then name its hash."""
     data = image_bytes(call.args(PhotoArgs).image)
-    call.state.update("users", {**call.user, "photo_sha1": hashlib.sha1(data).hexdigest()})
-    return {}
+    user = call.state.update("users", {**call.user, "photo_sha1": hashlib.sha1(data).hexdigest()})
+    profile = profile_json(user, workspace_team_id(call.state))
+    return {"profile": {"avatar_hash": user["photo_sha1"][:12],
+                        **{k: v for k, v in profile.items() if k.startswith("image_")}}}
 
 
 def delete_photo(call: SlackCall) -> dict:
