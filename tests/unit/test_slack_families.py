@@ -333,3 +333,21 @@ def test_users_carry_the_workspace_role_the_seed_gives_and_slacks_profile_fields
     assert all(robert["profile"][f"image_{n}"].startswith("https://") for n in (24, 32, 48, 72, 192, 512))
     listed = client.post(f"/api/env/{env}/services/slack/api/users.list", headers={"Authorization": "Bearer xoxb-1"}).json()
     assert [m["id"] for m in listed["members"] if m["is_admin"]] == [ROBERT, "U07MORGANFREE"]
+
+
+def test_search_pages_by_cursor_highlights_and_answers_slacks_match_objects(slack):
+    for n in range(3):
+        slack("chat.postMessage", channel=GENERAL, text=f"Quarterly report part {n}")
+    first = slack("search.messages", query="quarterly", count=2, cursor="*", highlight="true")
+    assert first["messages"]["total"] == 3 and len(first["messages"]["matches"]) == 2
+    match = first["messages"]["matches"][0]
+    assert match["text"].startswith("\ue000Quarterly\ue001 report")
+    assert match["channel"]["id"] == GENERAL and match["channel"]["is_channel"] is True
+    assert match["permalink"].startswith("https://test-workspace.slack.com/archives/") and match["iid"]
+    assert {"reactions", "reply_count"}.isdisjoint(match), "a search match is not a history message"
+    rest = slack("search.messages", query="quarterly", count=2, cursor=first["response_metadata"]["next_cursor"])
+    assert [m["text"] for m in rest["messages"]["matches"]] == ["Quarterly report part 0"]
+    assert rest["response_metadata"]["next_cursor"] == ""
+    paged = slack("search.messages", query="quarterly", count=2, page=2)["messages"]
+    assert paged["pagination"] == {"total_count": 3, "page": 2, "per_page": 2, "page_count": 2, "first": 3, "last": 3}
+    assert slack("search.messages", query="quarterly", cursor="not-a-cursor")["error"] == "invalid_cursor"
