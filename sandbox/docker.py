@@ -12,7 +12,9 @@ agent script), reach it over stdin as copies in the work directory, not as mount
 
 from __future__ import annotations
 
+import atexit
 import io
+import json
 import os
 import signal
 import socket
@@ -32,7 +34,8 @@ from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
 from detour_core.registry import replicated_hosts
 from sandbox import cgroups
-from sandbox.base import Execution, KilledReason, LimitsVia, Sandbox, SandboxSpec, TrustFiles
+from sandbox.base import Execution, KilledReason, Limits, LimitsVia, Sandbox, SandboxSpec, TrustFiles
+from sandbox.docker_pool import ContainerPool
 from sandbox.variables import sandbox_environment
 from sandbox.runtimes import PRELUDES, SYSTEM_PATH, Runtime
 from sandbox.images.build import IMAGES, WGETRC
@@ -56,6 +59,7 @@ CPUS = 1.0  # a sandbox gets one core's worth of CPU time per second
 LABEL = "detour.sandbox"
 OWNER_LABEL = "detour.owner"
 STREAMS = {1: "stdout", 2: "stderr"}
+POOL_VARIABLE = "DETOUR_DOCKER_POOL"  # containers kept started ahead per image (default: none)
 
 
 class DockerUnavailable(DetourError):
@@ -131,8 +135,11 @@ def container_argv(argv: list[str], shipped: dict[str, Path]) -> list[str]:
     return [str(HOME / shipped[word]) if word in shipped else word for word in argv]
 
 
-def payload(spec: SandboxSpec, shipped: dict[str, Path]) -> bytes:
-    """The run's files as a tar, framed for the entrypoint; the program's stdin follows."""
+def payload(spec: SandboxSpec, shipped: dict[str, Path], host_ip: str, runtime: Runtime) -> bytes:
+    """The run for the entrypoint: its command and variables, then its files as a tar, each
+    framed; the program's stdin follows. None of it is in the container's configuration (a
+    pool makes containers before it knows whose run they are)."""
+    run = {"argv": container_argv(spec.argv, shipped), "env": container_environment(spec, host_ip, runtime)}
     files = {Path(spec.program.name): spec.program} if spec.program else {}
     files |= {inside: Path(word) for word, inside in shipped.items()}
     archive = io.BytesIO()
@@ -143,19 +150,19 @@ def payload(spec: SandboxSpec, shipped: dict[str, Path]) -> bytes:
             info.mode = 0o644
             with source.open("rb") as f:
                 tar.addfile(info, f)
-    return frame(archive.getvalue()) + spec.stdin
+    return frame(json.dumps(run).encode()) + frame(archive.getvalue()) + spec.stdin
 
 
-def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str, image: SandboxImage = DETOUR_IMAGE) -> dict:
+def host_config(client: docker.DockerClient, limits: Limits, workspace: Path | None, trust: TrustFiles,
+                host_ip: str, image: SandboxImage = DETOUR_IMAGE) -> dict:
     """The isolation: no network but detour's (added after start), a read-only root, no
     capabilities, limits, and the CA's public files. Names resolve as in a namespace sandbox."""
-    limits = spec.limits
     disk = f"size={limits.disk_mb}m"
     return client.api.create_host_config(
         network_mode="none", read_only=True, init=True,
         dns=[host_ip], dns_opt=["timeout:2", "attempts:2"], extra_hosts={host: host_ip for host in replicated_hosts()},
         tmpfs={"/tmp": f"{disk},mode=1777"} | (
-            {} if spec.workspace else {str(HOME): f"{disk},uid={AGENT_UID},gid={AGENT_UID},mode=0700"}),
+            {} if workspace else {str(HOME): f"{disk},uid={AGENT_UID},gid={AGENT_UID},mode=0700"}),
         cap_drop=["ALL"], security_opt=["no-new-privileges"],
         mem_limit=limits.memory_mb * MB, memswap_limit=limits.memory_mb * MB,
         pids_limit=limits.processes, nano_cpus=int(CPUS * 1e9),
@@ -163,8 +170,8 @@ def host_config(client: docker.DockerClient, spec: SandboxSpec, host_ip: str, im
                  Ulimit(name="fsize", soft=limits.file_size_mb * MB, hard=limits.file_size_mb * MB),
                  Ulimit(name="core", soft=0, hard=0)],
         binds={str(host): {"bind": str(inside), "mode": "ro"} for host, inside in
-               ((spec.trust.cert, IMAGE_TRUST.cert), (spec.trust.bundle, IMAGE_TRUST.bundle), *image.brings)} | (
-            {str(spec.workspace): {"bind": str(HOME), "mode": "rw"}} if spec.workspace else {}))
+               ((trust.cert, IMAGE_TRUST.cert), (trust.bundle, IMAGE_TRUST.bundle), *image.brings)} | (
+            {str(workspace): {"bind": str(HOME), "mode": "rw"}} if workspace else {}))
 
 
 class ContainerRun:
@@ -183,8 +190,10 @@ class ContainerRun:
         self.status: int | None = None
         self.sock = self.api.attach_socket(cid, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
 
-    def start(self) -> int:
-        self.api.start(self.cid)
+    def start(self, started: bool = False) -> int:
+        """`started`: the container runs already, waiting in its entrypoint (a pool's)."""
+        if not started:
+            self.api.start(self.cid)
         self.capture.follow(self._read)
         threading.Thread(target=self._write, args=(self.stdin,), daemon=True).start()
         threading.Thread(target=self._wait, daemon=True).start()
@@ -238,32 +247,65 @@ class ContainerRun:
         self.sock.close()
 
 
+@dataclass
+class Waiting:
+    """A container waiting in its entrypoint for its run, with the network it will get."""
+    network: SandboxNetwork
+    cid: str
+    started: bool
+
+
 class DockerSandbox(Sandbox):
     name = "docker"
 
-    def __init__(self, state: StatePaths, client: docker.DockerClient | None = None, image: str | None = None) -> None:
+    def __init__(self, state: StatePaths, client: docker.DockerClient | None = None, image: str | None = None,
+                 pool: int | None = None, trust: TrustFiles | None = None) -> None:
+        """`pool`: how many containers to keep started ahead (default DETOUR_DOCKER_POOL, else
+        none): a run with the default limits and no workspace takes one, never used before.
+        `trust`: the CA files they mount (the state's); without it the pool starts at the first run."""
         self.state = state
         self.client = client or connect()
         self.image = foreign_image(self.client, image) if image and image != IMAGE else DETOUR_IMAGE
         self.runtime = self.image.runtime
         self.limits_via: LimitsVia = f"cgroup v{self.client.info().get('CgroupVersion', '1')}"  # type: ignore[assignment]
+        self.pool_size = pool if pool is not None else int(os.environ.get(POOL_VARIABLE) or 0)
+        self.pool: ContainerPool | None = None
+        self.trust = trust
+        if trust:
+            self._open_pool(trust)
+
+    def _open_pool(self, trust: TrustFiles) -> None:
+        if self.pool or self.pool_size <= 0:
+            return
+        self.trust = trust
+        self.pool = ContainerPool(lambda: self._waiting(Limits(), None, trust, start=True), self.pool_size,
+                                  self._discard)
+        atexit.register(self.close)  # and `detour doctor` finds those of a process killed
+
+    def close(self) -> None:
+        """Remove the containers made ahead (and their networks)."""
+        if self.pool:
+            self.pool.close()
 
     def run(self, spec: SandboxSpec) -> Execution:
         if spec.proxy is None:
             raise ValueError("the docker backend needs a stack to route through")
+        self._open_pool(spec.trust)
         with ExitStack() as cleanup:
-            network = SandboxNetwork.claim()
-            cleanup.callback(teardown, network.sid)
-            network.register(spec.proxy.env_id)  # before the program can send anything
-            shipped = host_files(spec.argv, self.state.home)
-            if spec.workspace:
+            poolable = spec.limits == Limits() and not spec.workspace and spec.trust == self.trust
+            pooled = self.pool.take() if self.pool and poolable else None
+            if pooled is None and spec.workspace:
                 prepare_workspace(spec.model_copy(update={"program": None}), AGENT_UID)  # the program comes by tar
-            cid = self._create(spec, network, shipped)
-            cleanup.callback(self._remove, cid)  # runs before teardown: the netns goes with it
+            ready = pooled or self._waiting(spec.limits, spec.workspace, spec.trust, start=False)
+            cleanup.callback(teardown, ready.network.sid)
+            cleanup.callback(self._remove, ready.cid)  # runs before teardown: the netns goes with it
+            ready.network.register(spec.proxy.env_id)  # before the program can send anything
+            shipped = host_files(spec.argv, self.state.home)
             started = time.monotonic()
-            run = ContainerRun(self.client, cid, spec, self.limits_via, payload(spec, shipped))
+            run = ContainerRun(self.client, ready.cid, spec, self.limits_via,
+                               payload(spec, shipped, ready.network.host_ip, self.runtime))
             cleanup.callback(run.close)
-            network.build(spec.proxy, spec.mode, run.start())
+            ready.network.build(spec.proxy, spec.mode, run.start(started=ready.started))
             killed = run.watch(started)
             run.stop()
             stdout, stderr = run.capture.finish()
@@ -272,21 +314,29 @@ class DockerSandbox(Sandbox):
                              stdout=stdout, stderr=stderr, timed_out=killed == "timeout", killed_reason=killed,
                              duration_ms=round((time.monotonic() - started) * 1000, 1), limits_via=self.limits_via)
 
-    def _create(self, spec: SandboxSpec, network: SandboxNetwork, shipped: dict[str, Path]) -> str:
-        """A container that waits in its entrypoint for its files and its network."""
-        return self.client.api.create_container(
-            self.image.tag, command=container_argv(spec.argv, shipped), entrypoint=ENTRY, user=str(AGENT_UID),
-            environment=container_environment(spec, network.host_ip, self.runtime), working_dir=str(HOME),
-            hostname="sandbox",
-            stdin_open=True, use_config_proxy=False, name=f"detour-{network.sid}",
-            labels={LABEL: network.sid, OWNER_LABEL: str(os.getpid())},
-            host_config=host_config(self.client, spec, network.host_ip, self.image))["Id"]
+    def _waiting(self, limits: Limits, workspace: Path | None, trust: TrustFiles, start: bool) -> Waiting:
+        """A container that waits in its entrypoint for its run and its network; `start`: started now."""
+        network = SandboxNetwork.claim()
+        try:
+            cid = self.client.api.create_container(
+                self.image.tag, entrypoint=ENTRY, user=str(AGENT_UID), working_dir=str(HOME), hostname="sandbox",
+                stdin_open=True, use_config_proxy=False, name=f"detour-{network.sid}",
+                labels={LABEL: network.sid, OWNER_LABEL: str(os.getpid())},
+                host_config=host_config(self.client, limits, workspace, trust, network.host_ip, self.image))["Id"]
+            if start:
+                self.client.api.start(cid)
+        except BaseException:
+            teardown(network.sid)
+            remove(self.client, f"detour-{network.sid}", missing_ok=True)
+            raise
+        return Waiting(network, cid, start)
 
     def _remove(self, cid: str) -> None:
-        try:
-            self.client.api.remove_container(cid, force=True)
-        except docker.errors.NotFound:
-            pass
+        remove(self.client, cid, missing_ok=True)
+
+    def _discard(self, waiting: Waiting) -> None:
+        self._remove(waiting.cid)
+        teardown(waiting.network.sid)
 
 
 def leftovers(client: docker.DockerClient) -> list[str]:
@@ -299,5 +349,9 @@ def leftovers(client: docker.DockerClient) -> list[str]:
     return stale
 
 
-def remove(client: docker.DockerClient, name: str) -> None:
-    client.api.remove_container(name, force=True)
+def remove(client: docker.DockerClient, name: str, missing_ok: bool = False) -> None:
+    try:
+        client.api.remove_container(name, force=True)
+    except docker.errors.NotFound:
+        if not missing_ok:
+            raise

@@ -2,11 +2,13 @@
 
 The container starts with no network at all; detour moves a veth into it and adds the
 default route last, so the program never runs before its only way out is in place. The
-run's files (the program) arrive first on stdin as a length-prefixed tar, so nothing of
-the host is mounted; the rest of stdin is the program's own.
+run arrives first on stdin, as two length-prefixed frames: its command and variables (JSON),
+then its files (the program) as a tar, so nothing of the host is mounted and a container
+made ahead (a pool's) learns only then whose run it is; the rest of stdin is the program's own.
 """
 
 import io
+import json
 import os
 import sys
 import tarfile
@@ -42,14 +44,30 @@ def read_exactly(size: int) -> bytes:
     return b"".join(chunks)
 
 
-def unpack_files() -> None:
+def read_frame() -> bytes:
     try:
         if read_exactly(len(MAGIC)) != MAGIC:
             raise ValueError
         size = int(read_exactly(LENGTH_DIGITS))
     except (ValueError, SystemExit):
         sys.exit("detour: this entrypoint is for the docker backend (no payload on stdin)")
-    payload = read_exactly(size)
+    return read_exactly(size)
+
+
+def read_run():
+    """The command and the variables of the run."""
+    try:
+        run = json.loads(read_frame())
+        argv, env = run["argv"], run["env"]
+    except (ValueError, KeyError, TypeError):
+        sys.exit("detour: the run's command did not arrive")
+    if not argv or not all(isinstance(a, str) for a in argv) or not isinstance(env, dict):
+        sys.exit("detour: the run's command did not arrive")
+    return argv, {str(k): str(v) for k, v in env.items()}
+
+
+def unpack_files() -> None:
+    payload = read_frame()
     with tarfile.open(fileobj=io.BytesIO(payload)) as tar:
         if hasattr(tarfile, "data_filter"):
             tar.extractall(os.getcwd(), filter="data")
@@ -73,9 +91,10 @@ def frame(payload: bytes) -> bytes:
 
 
 def main() -> None:
+    argv, env = read_run()
     unpack_files()
     wait_for_network()
-    os.execvp(sys.argv[1], sys.argv[1:])
+    os.execvpe(argv[0], argv, env)
 
 
 if __name__ == "__main__":

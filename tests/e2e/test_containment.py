@@ -7,11 +7,13 @@ import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 import time
 from pathlib import Path
 
 import pytest
 
+from certs.authority import CertificateAuthority
 from detour_core.audit import AuditLog
 from detour_core.paths import StatePaths
 from detour.runner import run_in_environment
@@ -96,9 +98,14 @@ done
     log = tmp_path / "canary.log"
     stack = Stack(state)
     with forwarding(), namespace() as inet, linked(inet, "10.214.2.1", "10.214.2.2"), \
-            canary(inet, log, "--tcp", "0.0.0.0:443", "--tcp", "0.0.0.0:80"), stack as info:
+            canary(inet, log, "--tcp", "0.0.0.0:443", "--tcp", "0.0.0.0:80"), stack as info, ExitStack() as cleanup:
         with ThreadPoolExecutor(1) as pool:
-            sandbox = NamespaceSandbox(state) if backend == "namespace" else DockerSandbox(state)
+            # the docker run takes a container its pool made ahead (the path most runs take then)
+            trust = CertificateAuthority(state).ensure().trust_files()
+            sandbox = NamespaceSandbox(state) if backend == "namespace" else DockerSandbox(state, pool=1, trust=trust)
+            if backend == "docker":
+                cleanup.callback(sandbox.close)
+                assert sandbox.pool.wait_full(120)
             running = pool.submit(run_in_environment, state, info, env, sandbox, ["/bin/bash", "loop.sh"],
                                   program=program)
             # Two rounds logged: the first round's answers reached curl before the second began (the

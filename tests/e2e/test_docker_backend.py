@@ -19,7 +19,9 @@ import pytest
 
 from sandbox import netns
 from sandbox.base import Limits
-from sandbox.docker import IMAGE_TRUST, LABEL
+from certs.authority import CertificateAuthority
+from detour.runner import run_in_environment
+from sandbox.docker import IMAGE_TRUST, LABEL, DockerSandbox
 from tests.conftest import needs_docker
 
 pytestmark = needs_docker
@@ -91,7 +93,6 @@ print(r.json()["message"]["text"])
     marks = {env: f"m-{uuid.uuid4().hex[:8]}" for env in envs}
 
     def one(env):
-        from detour.runner import run_in_environment
         from sandbox.languages import command_for
         return run_in_environment(live_stack.state, live_stack.info, env, sandbox,
                                   command_for(program, sandbox.runtime), program=program, task={"MARK": marks[env]})
@@ -158,3 +159,54 @@ def test_a_command_naming_a_host_script_runs_a_copy_of_it(tmp_path):
     done = subprocess.run([DETOUR, "run", "--backend", "docker", "--", "python3", str(agent), "x", str(key)],
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and f"{key} is inside detour's state" in done.stderr and "PRIVATE KEY" not in done.stdout
+
+
+def pooled(state, size: int) -> DockerSandbox:
+    return DockerSandbox(state, pool=size, trust=CertificateAuthority(state).ensure().trust_files())
+
+
+FRESH = """
+test -e /tmp/used && echo used || echo fresh
+touch /tmp/used
+curl -s --noproxy '*' -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer x' https://slack.com/api/auth.test
+"""
+
+
+def test_a_pool_hands_out_fresh_containers_once_and_leaves_nothing_behind(live_stack, make_env, engine):
+    """Containers made ahead: each run gets one never used before (its /tmp is new), captured as
+    any run is, and removed after; what waits when the pool closes goes with its networks."""
+    before = netns.known_sandboxes()
+    sandbox = pooled(live_stack.state, 2)
+    try:
+        assert sandbox.pool.wait_full(120)
+        waiting = {c.id for c in sandbox_containers(engine)}
+        assert len(waiting) == 2 and all(c.status == "running" for c in sandbox_containers(engine))
+        program = live_stack.scripts / "fresh.sh"
+        program.write_text(FRESH)
+        envs = [make_env() for _ in range(4)]
+        for env in envs:
+            result = run_in_environment(live_stack.state, live_stack.info, env, sandbox, ["/bin/bash", "fresh.sh"],
+                                        program=program)
+            assert (result.exit_code, result.stdout) == (0, "fresh\n200"), result.stderr
+            assert [r.env_id for r in result.requests] == [env]
+        assert waiting.isdisjoint(c.id for c in sandbox_containers(engine)), "a used container was kept"
+    finally:
+        sandbox.close()
+    assert sandbox_containers(engine) == []
+    assert netns.known_sandboxes() <= before
+
+
+def test_a_run_with_its_own_limits_gets_a_container_made_for_it(live_stack, make_env, engine):
+    sandbox = pooled(live_stack.state, 1)
+    try:
+        assert sandbox.pool.wait_full(120)
+        waiting = {c.id for c in sandbox_containers(engine)}
+        program = live_stack.scripts / "limits.sh"
+        program.write_text("cat /sys/fs/cgroup/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids/pids.max")
+        result = run_in_environment(live_stack.state, live_stack.info, make_env(), sandbox, ["/bin/bash", "limits.sh"],
+                                    program=program, limits=Limits(processes=17))
+        assert (result.exit_code, result.stdout.strip()) == (0, "17"), result.stderr
+        assert waiting <= {c.id for c in sandbox_containers(engine)}, "the pooled one was not spent on it"
+    finally:
+        sandbox.close()
+    assert sandbox_containers(engine) == []

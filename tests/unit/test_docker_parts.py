@@ -2,6 +2,7 @@
 the variables a container gets, the image names compose.yaml uses, apt's mirror."""
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -27,36 +28,50 @@ def spec(tmp_path: Path, **fields) -> SandboxSpec:
     return SandboxSpec(**{"argv": ["true"], "proxy": ACCESS, "trust": IMAGE_TRUST} | fields)
 
 
-def test_the_entrypoint_unpacks_the_program_and_leaves_stdin_to_it(tmp_path):
+def sent(tmp_path, **fields) -> bytes:
+    return payload(spec(tmp_path, **fields), {}, "10.213.0.1", IMAGE_RUNTIME)
+
+
+def test_the_entrypoint_reads_the_run_unpacks_the_program_and_leaves_stdin_to_it(tmp_path):
     """entry.py as the container runs it (minus the network wait), fed what payload() sends."""
     program = tmp_path / "agent.py"
     program.write_text("print('hi')\n")
     work = tmp_path / "work"
     work.mkdir()
-    run = "import sys; from sandbox.images import entry; entry.unpack_files(); print(sys.stdin.read(), end='')"
-    done = subprocess.run([sys.executable, "-c", run], input=payload(spec(tmp_path, program=program, stdin=b"rest"), {}),
+    run = ("import sys; from sandbox.images import entry; argv, env = entry.read_run(); entry.unpack_files(); "
+           "print(argv, env['HTTPS_PROXY'], sys.stdin.read(), end='')")
+    done = subprocess.run([sys.executable, "-c", run], input=sent(tmp_path, program=program, stdin=b"rest"),
                           cwd=work, capture_output=True, env=os.environ | {"PYTHONPATH": str(REPO)})
     assert done.returncode == 0, done.stderr
-    assert done.stdout == b"rest"
+    assert done.stdout == b"['true'] http://env-1:s3cret@10.213.0.1:8080 rest"
     assert (work / "agent.py").read_text() == "print('hi')\n"
 
 
 def test_the_entrypoint_refuses_a_missing_or_cut_payload(tmp_path):
-    for data, message in ((b"plain stdin", b"no payload"), (entry.frame(b"x" * 100)[:-10], b"cut short")):
-        run = "from sandbox.images import entry; entry.unpack_files()"
+    for data, message in ((b"plain stdin", b"no payload"), (entry.frame(b"x" * 100)[:-10], b"cut short"),
+                          (entry.frame(b'{"argv": []}'), b"command did not arrive")):
+        run = "from sandbox.images import entry; entry.read_run(); entry.unpack_files()"
         done = subprocess.run([sys.executable, "-c", run], input=data, cwd=tmp_path, capture_output=True,
                               env=os.environ | {"PYTHONPATH": str(REPO)})
         assert done.returncode == 1 and message in done.stderr
 
 
-def test_the_payload_holds_only_the_program(tmp_path):
+def frames(data: bytes) -> list[bytes]:
+    found = []
+    while data:
+        size = int(data[len(entry.MAGIC):len(entry.MAGIC) + entry.LENGTH_DIGITS])
+        start = len(entry.MAGIC) + entry.LENGTH_DIGITS
+        found.append(data[start:start + size])
+        data = data[start + size:]
+    return found
+
+
+def test_the_payload_holds_the_run_and_only_the_program(tmp_path):
     program = tmp_path / "agent.sh"
     program.write_text("echo hi\n")
-    data = payload(spec(tmp_path, program=program), {})
-    size = int(data[len(entry.MAGIC):len(entry.MAGIC) + entry.LENGTH_DIGITS])
-    body = data[len(entry.MAGIC) + entry.LENGTH_DIGITS:]
-    assert len(body) == size
-    with tarfile.open(fileobj=io.BytesIO(body)) as tar:
+    run, files = frames(sent(tmp_path, program=program))
+    assert json.loads(run)["argv"] == ["true"] and json.loads(run)["env"]["HOME"] == str(HOME)
+    with tarfile.open(fileobj=io.BytesIO(files)) as tar:
         assert [(m.name, m.uid, m.mode) for m in tar.getmembers()] == [("agent.sh", 0, 0o644)]
 
 
@@ -107,7 +122,9 @@ def test_host_files_a_command_names_are_copied_in_but_never_detours_state(tmp_pa
     assert shipped == {str(agent): Path(".detour-files/1/agent.py")}
     assert container_argv(argv, shipped) == ["python3", "/home/agent/.detour-files/1/agent.py",
                                              str(home / "ca" / "detour-ca.key"), "/bin/sh", "--flag"]
-    with tarfile.open(fileobj=io.BytesIO(payload(spec(tmp_path, argv=argv), shipped)[20:])) as tar:
+    run, files = frames(payload(spec(tmp_path, argv=argv), shipped, "10.213.0.1", IMAGE_RUNTIME))
+    assert json.loads(run)["argv"] == container_argv(argv, shipped)
+    with tarfile.open(fileobj=io.BytesIO(files)) as tar:
         assert tar.getnames() == [".detour-files/1/agent.py"]
 
 
@@ -128,7 +145,8 @@ def test_the_entrypoint_unpacks_on_a_python_without_extraction_filters(tmp_path)
     no_filters = "import tarfile; del tarfile.data_filter; from sandbox.images import entry; entry.unpack_files()"
     work = tmp_path / "work"
     work.mkdir()
-    done = subprocess.run([sys.executable, "-c", no_filters], input=payload(spec(tmp_path, program=program), {}),
+    files = frames(sent(tmp_path, program=program))[1]  # the files' frame alone: unpack_files() reads it
+    done = subprocess.run([sys.executable, "-c", no_filters], input=entry.frame(files),
                           cwd=work, capture_output=True, env=os.environ | {"PYTHONPATH": str(REPO)})
     assert done.returncode == 0, done.stderr
     assert (work / "agent.py").read_text() == "print('hi')\n"
