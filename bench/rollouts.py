@@ -1,25 +1,54 @@
 """The loop RL and regression users run, as one figure: an environment from a template, a
 sandbox, a 20-call agent program, the diff, the environment's deletion; several workers at
-once. Rollouts per second (and per core), p50 and p99 of one rollout, per backend."""
+once. Rollouts per second (and per core), p50 and p99 of one rollout, per backend; and the same
+loop through AgentDiff's own SDK (`init_env`, `start_run`, `PythonExecutorProxy`, `diff_run`,
+`delete_env`) against detour's AgentDiff API, in the same run."""
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
+import subprocess
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench.sandboxes import calls_program
+from bench.sandboxes import agentdiff_python, calls_program
 from bench.stats import percentile
 from detour.client import Client
 from detour.stack import StackInfo
+from detour_core.credentials import api_key
 from detour_core.paths import StatePaths
 from sandbox.namespace import requirements_missing
 
 WORKERS = 4
 EACH = 5
+SDK_ROLLOUTS = """
+import json, sys, time
+from concurrent.futures import ThreadPoolExecutor
+from agent_diff import AgentDiff, PythonExecutorProxy
+
+url, workers, each, code = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+client = AgentDiff(base_url=url)
+
+def rollout(_):
+    started = time.perf_counter()
+    env = client.init_env(templateService="slack", templateName="slack_bench_v2")
+    run = client.start_run(envId=env.environmentId)
+    done = PythonExecutorProxy(env.environmentId, base_url=url).execute(code)
+    assert done["status"] == "success", done
+    assert len(client.diff_run(runId=run.runId).diff["inserts"]) == 20
+    client.delete_env(env.environmentId)
+    return (time.perf_counter() - started) * 1000
+
+rollout(0)
+started = time.perf_counter()
+with ThreadPoolExecutor(workers) as pool:
+    times = list(pool.map(rollout, range(workers * each)))
+print(json.dumps({"elapsed": time.perf_counter() - started, "times": times}))
+"""
 
 
 def rollout(client: Client, program: Path, template: str) -> float:
@@ -30,6 +59,26 @@ def rollout(client: Client, program: Path, template: str) -> float:
     assert len(client.environments.diff(env).inserts) == 20
     client.environments.delete(env)
     return (time.perf_counter() - started) * 1000
+
+
+def report(label: str, elapsed: float, times: list[float]) -> None:
+    rate = len(times) / elapsed
+    print(f"  {label:<38} {rate:5.1f} rollouts/s ({rate / (os.cpu_count() or 1):4.1f} per core)"
+          f"   p50 {statistics.median(times):6.0f} ms   p99 {percentile(times, 99):6.0f} ms   "
+          f"({WORKERS} workers, n={len(times)}; goal: 10/s on namespace)")
+
+
+def bench_sdk_rollouts(state: StatePaths, info: StackInfo, program: Path) -> None:
+    """AgentDiff's loop with its own executor (a bare subprocess that rewrites URLs, no isolation)."""
+    python = agentdiff_python()
+    done = subprocess.run([str(python), "-c", SDK_ROLLOUTS, info.replica_url, str(WORKERS), str(EACH),
+                           program.read_text()], capture_output=True, text=True,
+                          env={"PATH": f"{python.parent}:/usr/bin:/bin", "AGENT_DIFF_API_KEY": api_key(state)})
+    if done.returncode:
+        print(f"  AgentDiff SDK rollouts failed: {done.stderr.strip().splitlines()[-1:]}")
+        return
+    found = json.loads(done.stdout)
+    report("AgentDiff SDK, PythonExecutorProxy:", found["elapsed"], found["times"])
 
 
 def bench_rollouts(state: StatePaths, info: StackInfo) -> None:
@@ -45,7 +94,5 @@ def bench_rollouts(state: StatePaths, info: StackInfo) -> None:
                     with ThreadPoolExecutor(WORKERS) as pool:
                         times = list(pool.map(lambda _: rollout(client, program, template), range(WORKERS * EACH)))
                     elapsed = time.perf_counter() - started
-                rate = len(times) / elapsed
-                print(f"  {backend:<9} {template}: {rate:5.1f} rollouts/s ({rate / (os.cpu_count() or 1):4.1f} per core)"
-                      f"   p50 {statistics.median(times):6.0f} ms   p99 {percentile(times, 99):6.0f} ms   "
-                      f"({WORKERS} workers, n={len(times)}; goal: 10/s on namespace)")
+                report(f"detour, {backend}, {template}:", elapsed, times)
+        bench_sdk_rollouts(state, info, program)
