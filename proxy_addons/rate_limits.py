@@ -2,7 +2,10 @@
 one second, and request body bytes in any one second (policy `max_connections`,
 `max_requests_per_second`, `max_bytes_per_second`; defaults in detour_core.policy). A request
 beyond them is answered 429 with `Retry-After` before it reaches a replica or a host, and its
-record says which limit it met; other environments go on as before.
+record says which limit it met; other environments go on as before. A request over the rate is
+answered when the environment's window next has room (at most a second later), not at once:
+a program that ignores `Retry-After` then waits instead of spending the proxy's CPU, which every
+other environment shares, on refusals (held answers cost no CPU, only a pending flow).
 
 Counts are per proxy process: with several workers (SO_REUSEPORT) an environment may get up
 to a worker's share in each.
@@ -10,6 +13,7 @@ to a worker's share in each.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import defaultdict, deque
 
@@ -49,12 +53,19 @@ class RateLimits:
         window.append((now, size))
         return None
 
-    def requestheaders(self, flow: http.HTTPFlow) -> None:
+    def _until_room(self, env_id: str) -> float:
+        """Seconds until the environment's oldest request of the window leaves it."""
+        window = self.recent[env_id]
+        return min(WINDOW_S, max(0.0, window[0][0] + WINDOW_S - time.monotonic())) if window else 0.0
+
+    async def requestheaders(self, flow: http.HTTPFlow) -> None:
         env_id, verdict = flow.metadata.get(ENV_KEY), flow.metadata.get(METADATA_KEY)
         if flow.response or not env_id or verdict is None or verdict.decision == "denied":
             return
         reason = self._exceeded(flow, env_id, flow.metadata.get(POLICY_KEY) or Policy())
         if reason:
+            if "connections" not in reason:
+                await asyncio.sleep(self._until_room(env_id))
             verdict.decision, verdict.service = "denied", None
             verdict.reason = f"rate limit: {reason}"
             flow.response = json_response(429, "denied", {"error": "rate_limited", "reason": verdict.reason},

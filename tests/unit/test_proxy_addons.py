@@ -258,7 +258,7 @@ def test_the_stacks_proxy_runs_no_mitmdump_addon_it_does_not_need():
                                     "TlsConfig", "ErrorCheck"]
 
 
-def test_rate_limits_count_per_environment_and_free_a_closed_connection(state):
+def test_rate_limits_count_per_environment_and_free_a_closed_connection(state, monkeypatch):
     from detour_core.audit import Verdict
     from detour_core.policy import Policy
     from proxy_addons.rate_limits import RateLimits
@@ -272,7 +272,7 @@ def test_rate_limits_count_per_environment_and_free_a_closed_connection(state):
         made.metadata.update({ENV_KEY: env_id, "detour.policy": Policy(max_connections=1, max_bytes_per_second=100),
                               METADATA_KEY: Verdict(decision="routed", host="slack.com", port=443, scheme="https",
                                                     path="/")})
-        limits.requestheaders(made)
+        asyncio.run(limits.requestheaders(made))
         return made
     first = flow("env-a")
     assert first.response is None and flow("env-a", first.client_conn).response is None  # the same connection
@@ -282,4 +282,10 @@ def test_rate_limits_count_per_environment_and_free_a_closed_connection(state):
     limits.client_disconnected(first.client_conn)
     third = flow("env-a", size="90")
     assert third.response is None
+    waited = []
+
+    async def sleep(seconds):
+        waited.append(seconds)
+    monkeypatch.setattr("proxy_addons.rate_limits.asyncio.sleep", sleep)
     assert "bytes in one second" in flow("env-a", third.client_conn, size="20").metadata[METADATA_KEY].reason
+    assert len(waited) == 1 and 0.5 < waited[0] <= 1.0, "over the rate, the answer waits until the window has room"
