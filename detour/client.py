@@ -25,6 +25,7 @@ from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
 from detour_core.policy import Policy, policy_file, save_policy
+from detour_core.secrets import SecretStore
 from detour import background
 from detour.run_options import DEFAULT_TEMPLATE
 from detour.runner import RunResult, run_in_environment
@@ -56,6 +57,12 @@ class Environments:
         `require_issued_tokens`: refuse the tokens the environment did not issue (see `tokens`)."""
         info = self.store.create(template, env_id=env_id, acting_user=acting_user, ttl_s=ttl_s,
                                  request_budget=request_budget, require_issued_tokens=require_issued_tokens)
+        if policy is not None and policy.secrets:
+            try:
+                SecretStore(self.state.secrets_dir).take(info.env_id, policy.secrets)
+            except DetourError:
+                self.store.delete(info.env_id)  # a policy that cannot be applied makes no environment
+                raise
         if policy is not None and policy != Policy():
             save_policy(policy_file(self.state, info.env_id), policy)
         return info

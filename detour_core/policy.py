@@ -16,10 +16,11 @@ from __future__ import annotations
 import fnmatch
 import ipaddress
 import json
+import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from detour_core.credentials import validate_env_id
 from detour_core.errors import DetourError
@@ -119,6 +120,32 @@ class Rule(BaseModel):
                 and fnmatch.fnmatchcase(path.split("?", 1)[0], self.path))
 
 
+class SecretSource(BaseModel):
+    """A secret a policy file asks for: where its value is read when the policy is applied (the
+    value itself never is in a policy), and the hosts it may go to (detour_core.secrets)."""
+    name: str
+    hosts: list[str] = Field(min_length=1)
+    from_env: str | None = Field(None, description="A variable of the process that applies the policy.")
+    file: Path | None = Field(None, description="A file holding the value.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SecretSource:
+        if (self.file is None) == (self.from_env is None):
+            raise ValueError("a secret takes its value from_env or from a file: one of them")
+        return self
+
+    def value(self) -> str:
+        """Read now; a clear error where the source is missing."""
+        if self.from_env is not None:
+            if self.from_env not in os.environ:
+                raise InvalidPolicy(f"secret {self.name}: the variable {self.from_env} is not set")
+            return os.environ[self.from_env]
+        try:
+            return Path(self.file).read_text().rstrip("\n")  # type: ignore[arg-type]
+        except OSError as e:
+            raise InvalidPolicy(f"secret {self.name}: cannot read {self.file}: {e}") from None
+
+
 class Policy(BaseModel):
     capture: Capture = "off"
     allow: list[str] = Field([], description="Host names, or *.domain for subdomains, passed through to the real host.")
@@ -133,6 +160,8 @@ class Policy(BaseModel):
                                                                          f"(default {DEFAULT_MAX_RPS}).")
     max_bytes_per_second: int | None = Field(None, gt=0, description="Request body bytes in any one second "
                                                                       "(default 256 MiB).")
+    secrets: list[SecretSource] = Field([], description="Secrets stored when the policy is applied (their "
+                                                        "sources, never their values).")
 
     @field_validator("allow")
     @classmethod

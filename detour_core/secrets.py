@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from detour_core.credentials import validate_env_id
 from detour_core.errors import DetourError
-from detour_core.policy import host_pattern
+from detour_core.policy import SecretSource, host_pattern
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,8}[-_.])+")  # `sk-ant-`, `xoxb-`, `ghp_`: what clients check
@@ -101,6 +101,12 @@ class SecretStore:
         current[name] = Secret(name=name, value=value, placeholder=placeholder, hosts=checked)
         self._write(env_id, current)
         return current[name]
+
+    def take(self, env_id: str, sources: list[SecretSource]) -> None:
+        """A policy file's secrets, each read from its source now (all read before any is kept)."""
+        values = [(source, source.value()) for source in sources]
+        for source, value in values:
+            self.set(env_id, source.name, value, source.hosts)
 
     def remove(self, env_id: str, name: str) -> None:
         current = self._own(env_id)

@@ -13,6 +13,7 @@ from detour.run_options import DEFAULT_TEMPLATE
 from detour.stack import running_stack
 from detour_core.credentials import secret_for
 from detour_core.policy import Policy, load_policy, policy_file, save_policy
+from detour_core.secrets import SecretStore
 from mock_services.request_budget import RequestBudget
 from sandbox.base import ProxyAccess, SandboxSpec
 
@@ -93,6 +94,7 @@ def env_policy(env_id: str, policy: PolicyOpt = None, allow: AllowOpt = None, ca
     current = Policy() if reset or not path.exists() else load_policy(path)
     updated = policy_from(policy, allow, capture, base=current, rules=rule)
     if updated != current or reset:
+        SecretStore(paths.secrets_dir).take(env_id, updated.secrets)
         save_policy(path, updated)
     typer.echo(updated.model_dump_json(indent=2))
 

@@ -11,6 +11,7 @@ from typing import Annotated, Literal, Optional
 import typer
 
 from certs.authority import CertificateAuthority
+from detour_core.policy import Policy
 from detour_core.secrets import SERVER, SecretStore
 from detour import background
 from detour.cli.common import AllowOpt, CaptureOpt, PolicyOpt, RuleOpt, app, fail, host_port, policy_from, state
@@ -21,10 +22,12 @@ from detour_core.paths import StatePaths
 StackPart = Literal["all", "proxy", "replicas"]
 
 
-def server_secrets(paths, given: list[str]) -> None:
-    """The server's secrets are this server's: written at start, none left from an earlier one."""
+def server_secrets(paths, given: list[str], policy: Policy) -> None:
+    """The server's secrets are this server's: written at start (its policy's, then --secret's),
+    none left from an earlier one."""
     store = SecretStore(paths.secrets_dir)
     store.forget(SERVER)
+    store.take(SERVER, policy.secrets)
     for entry in given:
         name, equals, hosts = entry.partition("=")
         if not equals or not hosts:
@@ -62,7 +65,7 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
     whole = only == "all"  # only a whole stack is one that `detour run` can use (stack.json)
     if whole and running_stack(paths):
         raise fail(f"a stack is already running for {paths.home} (see {paths.stack_file})")
-    server_secrets(paths, secret or [])
+    server_secrets(paths, secret or [], server_policy)
     replica_host = None
     if replicas:
         replica_host, replica_port = host_port(replicas, "--replicas")

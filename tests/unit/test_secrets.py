@@ -8,6 +8,7 @@ import typer
 from mitmproxy.test import taddons, tflow
 
 from detour_core.audit import Verdict
+from detour_core.policy import Policy
 from detour_core.secrets import InvalidSecret, SecretStore, placeholder_for
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.secret_injection import SecretInjector
@@ -88,10 +89,36 @@ def test_serve_takes_its_secrets_from_its_own_environment(state, monkeypatch):
     from detour.cli.serve import server_secrets
     from detour_core.secrets import SERVER
     monkeypatch.setenv("PARTNER_KEY", "pk-" + "p" * 30)
-    server_secrets(state, ["PARTNER_KEY=api.partner.test,*.partner.test"])
+    server_secrets(state, ["PARTNER_KEY=api.partner.test,*.partner.test"], Policy())
     assert SecretStore(state.secrets_dir).all("env-z")["PARTNER_KEY"].hosts == ["api.partner.test", "*.partner.test"]
     for bad in ("PARTNER_KEY", "UNSET_KEY=api.partner.test"):
         with pytest.raises(typer.Exit):
-            server_secrets(state, [bad])
-    server_secrets(state, [])  # a server without --secret leaves none of an earlier one's
+            server_secrets(state, [bad], Policy())
+    server_secrets(state, [], Policy())  # a server without --secret leaves none of an earlier one's
     assert not (state.secrets_dir / f"{SERVER}.json").exists()
+
+
+def test_a_policy_file_names_where_a_secrets_value_comes_from_never_the_value(state, tmp_path, monkeypatch):
+    """Applied, a policy's secrets are read from their sources into the store; the policy kept
+    under $DETOUR_HOME names the source only. One that cannot be read makes no environment."""
+    import detour
+    from detour_core.policy import InvalidPolicy, load_policy, policy_file
+    monkeypatch.setenv("MODEL_KEY", "sk-ant-" + "m" * 40)
+    (tmp_path / "partner").write_text("pk-" + "p" * 30 + "\n")
+    policy = Policy(allow=["api.models.test"], secrets=[
+        {"name": "MODEL_KEY", "hosts": ["api.models.test"], "from_env": "MODEL_KEY"},
+        {"name": "PARTNER_KEY", "hosts": ["api.partner.test"], "file": str(tmp_path / "partner")}])
+    with detour.Client(home=state.home) as client:
+        env = client.environments.create("slack_default", policy=policy).env_id
+        kept = SecretStore(state.secrets_dir).all(env)
+        assert (kept["MODEL_KEY"].value, kept["PARTNER_KEY"].value) == ("sk-ant-" + "m" * 40, "pk-" + "p" * 30)
+        assert "sk-ant-" not in policy_file(state, env).read_text()
+        assert load_policy(policy_file(state, env)).secrets[0].from_env == "MODEL_KEY"
+        before = client.environments.list()
+        missing = Policy(secrets=[{"name": "GONE", "hosts": ["api.models.test"], "from_env": "NOT_SET_HERE"}])
+        with pytest.raises(InvalidPolicy, match="NOT_SET_HERE is not set"):
+            client.environments.create("slack_default", policy=missing)
+        assert client.environments.list() == before
+    for both_or_neither in ({"from_env": "A", "file": "/x"}, {}):
+        with pytest.raises(ValueError, match="one of them"):
+            Policy(secrets=[{"name": "X", "hosts": ["api.models.test"], **both_or_neither}])
