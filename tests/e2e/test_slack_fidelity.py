@@ -1,6 +1,8 @@
 """Slack as Slack answers it, through the proxy with slack_sdk, unmodified, on an environment
 that requires the tokens it issues: the sandbox's own token names its bot, others' messages are
-refused as Slack refuses them, and the fields and arguments Slack's reference gives."""
+refused as Slack refuses them, and the fields and arguments Slack's reference gives (roles and
+profile images, a thread's root, a created channel, search paging and highlights, remote files,
+multipart photos, empty strings as values)."""
 
 import json
 
@@ -46,6 +48,19 @@ slack.files_remote_remove(external_id="doc-9")
 slack.users_setPhoto(image=b"\\x89PNG\\r\\n\\x1a\\n" + bytes(32))
 out["photo"] = slack.users_profile_get()["profile"]["is_custom_image"]
 out["bad_photo"] = error(slack.users_setPhoto, image=b"plain text")
+robert = slack.users_info(user="U03ROBERT23")["user"]
+out["robert"] = [robert["is_admin"], robert["is_owner"], robert["is_email_confirmed"],
+                 sorted(k for k in robert["profile"] if k.startswith("image_"))]
+reply = slack.chat_postMessage(channel="C01ABCD1234", text="in the thread", thread_ts=posted["ts"])
+root = slack.conversations_replies(channel="C01ABCD1234", ts=posted["ts"])["messages"][0]
+out["root"] = [root["thread_ts"] == posted["ts"], root["reply_count"]]
+made = slack.conversations_create(name="fidelity-made")["channel"]
+out["created"] = sorted(k for k in ("created", "creator", "is_channel", "is_member", "topic", "purpose",
+                                    "is_archived", "name_normalized") if k in made)
+slack.chat_postMessage(channel="C01ABCD1234", text="hello there")
+found = slack.search_messages(query="hello", count=1, cursor="*", highlight=True)
+out["search"] = ["\ue000" in found["messages"]["matches"][0]["text"], bool(found["response_metadata"]["next_cursor"]),
+                 found["messages"]["pagination"]["per_page"]]
 print(json.dumps(out))
 """
 
@@ -55,6 +70,10 @@ EXPECTED = {
     "own_edit": "hello again", "emoji": "invalid_name", "self_dm": [True, "U01AGENBOT9"],
     "empty_name": "invalid_name_required", "topic": "", "remote": ["external", ["C01ABCD1234"], True],
     "photo": True, "bad_photo": "bad_image",
+    "robert": [True, False, True, ["image_192", "image_24", "image_32", "image_48", "image_512", "image_72"]],
+    "root": [True, 1], "created": ["created", "creator", "is_archived", "is_channel", "is_member", "name_normalized",
+                                   "purpose", "topic"],
+    "search": [True, True, 1],
 }
 
 
