@@ -1,7 +1,9 @@
-"""What the fidelity suite asks of the Linear replica: every query document `@linear/sdk` ships
-(the operations its LinearClient sends), with the variables they require filled from the seed
-(`linear_default`): an entity's id where the root field returns one the seed has, typical text
-and numbers otherwise. Documents whose required input names no seeded entity are counted apart.
+"""What the fidelity suite asks of the Linear replica: every query and mutation document
+`@linear/sdk` ships (the operations its LinearClient sends), with the variables they require
+filled from the seed (`linear_default`): an entity's id where one is named (`id`, `teamId`, ...)
+and the seed has one, the required fields of an input object, an enum's first value, typical
+text and numbers otherwise. Documents that name an entity the seed has none of are counted apart.
+Mutations come after the queries, those that remove last.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 import json
 import re
 
-from graphql import get_named_type, parse
+from graphql import (GraphQLEnumType, GraphQLInputObjectType, GraphQLList, Undefined, get_named_type, is_non_null_type,
+                     parse)
 from graphql.language import OperationDefinitionNode
 
 from mock_services.linear.model import TABLES
@@ -58,16 +61,71 @@ def variables_for(field: str, definitions: list, ids: dict[str, str]) -> dict | 
     return found
 
 
+class Unsendable(Exception):
+    """The input names an entity the seed has none of."""
+
+
+VERBS = re.compile(r"(Create|Update|Delete|Archive|Unarchive|Unlink|Link|Add|Remove|Reset|Move|Rotate|Restore|"
+                   r"Subscribe|Unsubscribe|Mark\w*|Set\w*)$")
+REMOVES = ("Delete", "Archive", "Remove", "Unlink")
+
+
+def entity_id(name: str, ids: dict[str, str]) -> str:
+    owner = name[:-2][:1].upper() + name[:-2][1:]
+    if owner not in ids:
+        raise Unsendable(owner)
+    return ids[owner]
+
+
+def input_value(name: str, kind, ids: dict[str, str], depth: int = 0):
+    """A value of an input type: its required fields only, ids from the seed."""
+    inner = kind.of_type if is_non_null_type(kind) else kind
+    if isinstance(inner, GraphQLList):
+        return [input_value(name, inner.of_type, ids, depth)]
+    if ID_NAMES.match(name) and getattr(inner, "name", "") in ("String", "ID"):
+        return entity_id(name, ids)
+    if isinstance(inner, GraphQLEnumType):
+        return next(iter(inner.values))
+    if isinstance(inner, GraphQLInputObjectType):
+        if depth > 3:
+            raise Unsendable(inner.name)
+        return {field: input_value(field, spec.type, ids, depth + 1) for field, spec in inner.fields.items()
+                if is_non_null_type(spec.type) and spec.default_value is Undefined}
+    if inner.name in TYPICAL:
+        return TYPICAL[inner.name]
+    raise Unsendable(inner.name)
+
+
+def mutation_variables(field: str, definitions: list, ids: dict[str, str]) -> dict:
+    """The required variables of a mutation; `id` is the entity the mutation's name starts with."""
+    arguments = schema().mutation_type.fields[field].args
+    found = {}
+    for definition in definitions:
+        name = definition.variable.name.value
+        if definition.type.kind != "non_null_type":
+            continue
+        if name == "id":
+            found[name] = entity_id(VERBS.sub("", field) + "Id", ids)
+        else:
+            found[name] = input_value(name, arguments[name].type, ids)
+    return found
+
+
 def plan(documents: dict[str, str]) -> tuple[list[list], list[str]]:
-    """([name, document, variables] for each query the seed can answer, the names it cannot)."""
-    ids, steps, left = seed_ids(), [], []
+    """([name, document, variables] for each document the seed can serve, queries first and
+    removing mutations last; the names of those it cannot)."""
+    ids, queries, mutations, left = seed_ids(), [], [], []
     for name, document in sorted(documents.items()):
         kind, field, definitions = root_field(document)
-        if kind != "query":
-            continue
-        variables = variables_for(field, definitions, ids)
-        if variables is None:
+        try:
+            if kind == "query":
+                variables = variables_for(field, definitions, ids)
+                if variables is None:
+                    raise Unsendable(field)
+                queries.append([name, document, variables])
+            elif kind == "mutation":
+                mutations.append([name, document, mutation_variables(field, definitions, ids)])
+        except Unsendable:
             left.append(name)
-        else:
-            steps.append([name, document, variables])
-    return steps, left
+    mutations.sort(key=lambda step: any(verb in step[0] for verb in REMOVES))
+    return queries + mutations, left
