@@ -118,10 +118,33 @@ def bench_rules_and_secret(state: StatePaths, info: StackInfo, store: Environmen
                 lambda: httpx.Client(proxy=proxy, verify=bundle), "https://slack.com/api/auth.test", clients, each))
 
 
+FLOOD = """
+import sys, threading, httpx
+proxy, bundle, url, flooders = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+stop, answers = threading.Event(), []
+
+def flood():
+    with httpx.Client(proxy=proxy, verify=bundle) as client:
+        while not stop.is_set():
+            answers.append(client.post(url, headers={"Authorization": "Bearer xoxb-flood"}).status_code)
+
+threads = [threading.Thread(target=flood) for _ in range(flooders)]
+for thread in threads:
+    thread.start()
+sys.stdin.read()  # until the bench closes it
+stop.set()
+for thread in threads:
+    thread.join()
+print(len(answers), answers.count(429))
+"""
+
+
 def bench_noisy_neighbour(state: StatePaths, info: StackInfo, store: EnvironmentStore, flooders: int = 8) -> None:
     """One environment's auth.test p50/p99 alone, then while another floods the proxy from
-    `flooders` connections (its policy: 50 requests a second; the rest answered 429)."""
-    import threading
+    `flooders` connections of a process of its own (its policy: 50 requests a second; the rest
+    answered 429), so that the two clients do not share one interpreter's lock."""
+    import subprocess
+    import sys
     from detour_core.policy import Policy, policy_file, save_policy
     bundle = str(CertificateAuthority(state).ensure().bundle)
     quiet, noisy = store.create("slack_default").env_id, store.create("slack_default").env_id
@@ -130,24 +153,15 @@ def bench_noisy_neighbour(state: StatePaths, info: StackInfo, store: Environment
     url = "https://slack.com/api/auth.test"
     print("  quiet environment alone       c=1: " + load(lambda: httpx.Client(proxy=quiet_proxy, verify=bundle),
                                                         url, 1, 300))
-    stop, refused = threading.Event(), []
-
-    def flood() -> None:
-        with httpx.Client(proxy=noisy_proxy, verify=bundle) as client:
-            while not stop.is_set():
-                refused.append(client.post(url, headers=AUTH).status_code == 429)
-    threads = [threading.Thread(target=flood) for _ in range(flooders)]
-    for thread in threads:
-        thread.start()
+    flood = subprocess.Popen([sys.executable, "-c", FLOOD, noisy_proxy, bundle, url, str(flooders)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         time.sleep(1)
         print(f"  quiet, another floods (c={flooders}) c=1: " + load(
             lambda: httpx.Client(proxy=quiet_proxy, verify=bundle), url, 1, 300))
     finally:
-        stop.set()
-        for thread in threads:
-            thread.join()
-    print(f"  the flood: {len(refused)} requests, {sum(refused)} answered 429")
+        sent, refused = flood.communicate(timeout=60)[0].split()
+    print(f"  the flood: {sent} requests, {refused} answered 429")
 
 
 def soak(state: StatePaths, requests_total: int = 100_000, clients: int = 8) -> None:

@@ -28,6 +28,7 @@ from bench.replicas import (
     bench_postgres_creation,
     bench_slack_mixed,
 )
+from bench.box import bench_box_transfer
 from bench.rollouts import bench_rollouts
 from bench.sandboxes import (
     bench_background_run,
@@ -53,12 +54,14 @@ def main() -> None:
         bench_postgres_creation(state)
         bench_diff_after_changes(store)
         env_id = store.create("slack_default").env_id
-        with Stack(state) as info:
+        stack = Stack(state)
+        with stack as info:
             state.stack_file.write_text(info.model_dump_json())
-            print("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month")
+            print("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month, Box transfers")
             bench_slack_mixed(info, store)
             bench_linear_issue_list(info, store)
             bench_calendar_month(info, store)
+            bench_box_transfer(state, stack, store)
             if "--replicas-only" in sys.argv:
                 return
             print("detour run wall time")
