@@ -6,8 +6,10 @@ the same transparent capture and the same rejections apply, and the image's entr
 (sandbox/images/entry.py) waits for that network before it runs anything. The container
 runs as a non-root user on a read-only root with tmpfs for /tmp and the work directory,
 with no capabilities, no new privileges, and memory, CPU and pids limits; of the host it
-mounts only the CA's public files (and an executor's workspace, as its work directory). The program, and any host file the command names (an
-agent script), reach it over stdin as copies in the work directory, not as mounts.
+mounts only the CA's public files (and an executor's workspace, as its work directory). The
+run's command and variables, the program, and any host file the command names (an agent
+script) reach it over stdin, the files as copies in the work directory, not as mounts; so a
+container made ahead (sandbox/docker_pool.py) learns only then whose run it is.
 """
 
 from __future__ import annotations
