@@ -1,7 +1,8 @@
 """A Docker engine for one test session, so that `make test` runs the docker tests on a fresh
 machine: the engine that answers, else one started here (as root, on a data root of its own
 where images persist between sessions) and stopped when the tests end. detour's images are
-built, or refreshed from the current code, before the tests start.
+built, or refreshed from the current code, before the tests start. What the started engine
+made on the host (its iptables tables, its `docker0` bridge) goes with it.
 
 Usage: python -m tests.engine COMMAND...  (the Makefile's `test` target)
 """
@@ -17,6 +18,10 @@ from pathlib import Path
 
 import docker
 import docker.errors
+
+from sandbox.netns import TABLE_PREFIX
+
+SANDBOX_LINK_PREFIX = "dt"  # sandbox veths (sandbox/netns.py's SandboxNetwork.host_veth)
 
 DATA_ROOT = Path("/var/lib/detour-test-docker")
 PIDFILE = Path("/run/detour-test-dockerd.pid")
@@ -59,6 +64,25 @@ def start() -> subprocess.Popen | None:
     return engine
 
 
+def host_network() -> tuple[set[str], set[str]]:
+    """The host's nftables tables ("family name") and network links, to see what an engine adds."""
+    listed = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True).stdout if shutil.which("nft") else ""
+    tables = {line.removeprefix("table ").strip() for line in listed.splitlines() if line.startswith("table ")}
+    return tables, {link.name for link in Path("/sys/class/net").iterdir()}
+
+
+def remove_added(before: tuple[set[str], set[str]]) -> None:
+    """The tables and links that appeared since `before` (the stopped engine's), leaving any
+    sandbox's (another session's runs clean up their own)."""
+    tables, links = host_network()
+    for table in sorted(tables - before[0]):
+        if not table.split()[-1].startswith(TABLE_PREFIX):
+            subprocess.run(["nft", "delete", "table", *table.split()], capture_output=True)
+    for link in sorted(links - before[1]):
+        if not link.startswith(SANDBOX_LINK_PREFIX):
+            subprocess.run(["ip", "link", "delete", link], capture_output=True)
+
+
 def stop(engine: subprocess.Popen) -> None:
     engine.terminate()
     try:
@@ -71,6 +95,7 @@ def stop(engine: subprocess.Popen) -> None:
 def main(command: list[str]) -> int:
     if not command:
         sys.exit("usage: python -m tests.engine COMMAND...")
+    before = host_network()
     engine = start()
     try:
         if answers() and subprocess.run([DETOUR, "images", "build"]).returncode != 0:
@@ -79,6 +104,7 @@ def main(command: list[str]) -> int:
     finally:
         if engine:
             stop(engine)
+            remove_added(before)
 
 
 if __name__ == "__main__":
