@@ -6,8 +6,8 @@ from __future__ import annotations
 from urllib.parse import parse_qsl
 
 from mock_services.box import access, errors, tree
-from mock_services.box.access import EDIT, SEE, TABLES
-from mock_services.box.handlers import items
+from mock_services.box.access import EDIT, TABLES
+from mock_services.box.handlers import items, trashed
 from mock_services.box.handlers.copying import add_version, copy_file
 from mock_services.box.handlers.paging import offset_page
 from mock_services.box.resources import current_version_id, now, select, user_mini
@@ -40,27 +40,7 @@ def copy(call: Call) -> dict:
     return items.answer(call, copied)
 
 
-def _trashed(call: Call, needs: str = SEE) -> Row:
-    row = access.item(call, "file", call.params["file_id"], needs, trashed_ok=True)
-    if row.get("item_status") != "trashed":
-        raise errors.not_found("file")
-    return row
-
-
-def trashed_file(call: Call) -> dict:
-    return items.answer(call, _trashed(call))
-
-
-def restore_file(call: Call) -> dict:
-    row = _trashed(call, EDIT)
-    body = call.body or {}
-    tree.restore(call, row, body.get("name"), str((body.get("parent") or {}).get("id") or "") or None)
-    call.status = 201
-    return items.answer(call, row)
-
-
-def purge_file(call: Call) -> None:
-    tree.purge(call, _trashed(call, EDIT))
+trashed_file, restore_file, purge_file = trashed.handlers("file")
 
 
 def _version(call: Call, row: Row, version: Row) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mock_services.box import access, errors, tree
 from mock_services.box.access import EDIT, ROOT, UPLOAD
-from mock_services.box.handlers import items
+from mock_services.box.handlers import items, trashed
 from mock_services.box.handlers.copying import copy_tree
 from mock_services.box.handlers.paging import page
 from mock_services.box.resources import (
@@ -120,30 +120,7 @@ def copy_folder(call: Call) -> dict:
     return get_folder(_with_id(call, copied["id"]))
 
 
-def trashed_folder(call: Call) -> dict:
-    row = access.item(call, "folder", call.params["folder_id"], trashed_ok=True)
-    if row.get("item_status") != "trashed":
-        raise errors.not_found("folder")
-    return items.answer(call, row)
-
-
-def restore_folder(call: Call) -> dict:
-    row = trashed_folder_row(call)
-    body = call.body or {}
-    tree.restore(call, row, body.get("name"), str((body.get("parent") or {}).get("id") or "") or None)
-    call.status = 201
-    return items.answer(call, row)
-
-
-def trashed_folder_row(call: Call) -> Row:
-    row = access.item(call, "folder", call.params["folder_id"], EDIT, trashed_ok=True)
-    if row.get("item_status") != "trashed":
-        raise errors.not_found("folder")
-    return row
-
-
-def purge_folder(call: Call) -> None:
-    tree.purge(call, trashed_folder_row(call))
+trashed_folder, restore_folder, purge_folder = trashed.handlers("folder")
 
 
 def trash_items(call: Call) -> dict:

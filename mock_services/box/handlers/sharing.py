@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mock_services.box import access, errors, tree
 from mock_services.box.access import EDIT, RANK, SHARE, UPLOAD
-from mock_services.box.handlers import items
+from mock_services.box.handlers import items, trashed
 from mock_services.box.handlers.paging import offset_page
 from mock_services.box.resources import mini, new_id, now, user_mini
 from mock_services.rest.errors import RestError
@@ -162,27 +162,7 @@ def delete_web_link(call: Call) -> None:
     tree.trash(call, access.item(call, "web_link", call.params["web_link_id"], EDIT))
 
 
-def _trashed_link(call: Call, needs: str = access.SEE) -> Row:
-    row = access.item(call, "web_link", call.params["web_link_id"], needs, trashed_ok=True)
-    if row.get("item_status") != "trashed":
-        raise errors.not_found("web_link")
-    return row
-
-
-def trashed_web_link(call: Call) -> dict:
-    return items.answer(call, _trashed_link(call))
-
-
-def restore_web_link(call: Call) -> dict:
-    row = _trashed_link(call, EDIT)
-    body = call.body or {}
-    tree.restore(call, row, body.get("name"), str((body.get("parent") or {}).get("id") or "") or None)
-    call.status = 201
-    return items.answer(call, row)
-
-
-def purge_web_link(call: Call) -> None:
-    tree.purge(call, _trashed_link(call, EDIT))
+trashed_web_link, restore_web_link, purge_web_link = trashed.handlers("web_link")
 
 
 def _favorites(call: Call) -> dict:
