@@ -11,6 +11,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
+from mock_services.box import errors
 from mock_services.box.access import DOWNLOAD, EDIT, GRANTS, ROOT, SHARE
 from mock_services.rest.router import Call
 from mock_services.store import Row
@@ -66,6 +67,14 @@ def user_mini(call: Call, user_id: str | None) -> dict | None:
         row = call.state.first("box_users", id=str(user_id)) or {"id": user_id, "name": "", "login": ""}
         call.memo[key] = {"type": "user", "id": row["id"], "name": row.get("name", ""), "login": row.get("login", "")}
     return call.memo[key]
+
+
+def existing(call: Call, table: str, row_id: object, kind: str, **also: object) -> Row:
+    """The row of that id (and `also`'s columns), else Box's 404 `not_found` naming the kind."""
+    row = call.state.first(table, id=row_id, **also)
+    if row is None:
+        raise errors.not_found(kind)
+    return row
 
 
 def folder_row(call: Call, folder_id: str | None) -> Row | None:

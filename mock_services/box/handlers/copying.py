@@ -7,7 +7,7 @@ from typing import Any
 
 from mock_services.box import access, errors, tree
 from mock_services.box.access import UPLOAD
-from mock_services.box.resources import current_version_id, new_id, now
+from mock_services.box.resources import current_version_id, existing, new_id, now
 from mock_services.rest.router import Call
 from mock_services.store import Row
 
@@ -58,9 +58,7 @@ def copy_file(call: Call, row: Row, body: dict) -> Row:
     parent, name = _target(call, body, row)
     sha1, size = row.get("sha_1"), row.get("size", 0)
     if body.get("version"):
-        version = call.state.first("box_file_versions", id=str(body["version"]), file_id=row["id"])
-        if version is None:
-            raise errors.not_found("file_version")
+        version = existing(call, "box_file_versions", str(body["version"]), "file_version", file_id=row["id"])
         sha1, size = version.get("sha_1"), version.get("size", 0)
     return new_file(call, parent["id"], name, sha1, size, {"description": row.get("description", "")})
 

@@ -12,7 +12,7 @@ from mock_services.box import access, contents, errors, tree
 from mock_services.box.access import DOWNLOAD, EDIT
 from mock_services.box.handlers.paging import marker_page
 from mock_services.box.handlers.transfer import DOWNLOAD_BASE, DOWNLOAD_KEY
-from mock_services.box.resources import folder_mini, mini, new_id, now, user_mini
+from mock_services.box.resources import existing, folder_mini, mini, new_id, now, user_mini
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Call
 from mock_services.store import Row
@@ -66,9 +66,7 @@ def folder_locks(call: Call) -> dict:
 
 
 def delete_lock(call: Call) -> None:
-    row = call.state.first("box_folder_locks", id=call.params["folder_lock_id"])
-    if row is None:
-        raise errors.not_found("folder_lock")
+    row = existing(call, "box_folder_locks", call.params["folder_lock_id"], "folder_lock")
     access.item(call, "folder", row["folder_id"], access.OWN)
     call.state.delete("box_folder_locks", row)
 

@@ -10,7 +10,7 @@ from mock_services.box.access import EDIT, TABLES
 from mock_services.box.handlers import items, trashed
 from mock_services.box.handlers.copying import add_version, copy_file
 from mock_services.box.handlers.paging import offset_page
-from mock_services.box.resources import current_version_id, now, select, user_mini
+from mock_services.box.resources import current_version_id, existing, now, select, user_mini
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Call
 from mock_services.store import Row
@@ -62,9 +62,7 @@ def versions(call: Call) -> dict:
 
 
 def _version_row(call: Call, row: Row) -> Row:
-    found = call.state.first("box_file_versions", id=call.params["file_version_id"], file_id=row["id"])
-    if found is None:
-        raise errors.not_found("file_version")
+    found = existing(call, "box_file_versions", call.params["file_version_id"], "file_version", file_id=row["id"])
     return found
 
 
@@ -77,9 +75,7 @@ def promote_version(call: Call) -> dict:
     """Make an earlier version current: a new version with its contents."""
     row = access.item(call, "file", call.params["file_id"], EDIT)
     version_id = str((call.body or {}).get("id", ""))
-    earlier = call.state.first("box_file_versions", id=version_id, file_id=row["id"])
-    if earlier is None:
-        raise errors.not_found("file_version")
+    earlier = existing(call, "box_file_versions", version_id, "file_version", file_id=row["id"])
     add_version(call, row, earlier.get("sha_1"), earlier.get("size", 0))
     call.status = 201
     return _version(call, row, call.state.first("box_file_versions", id=row["file_version_id"]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mock_services.box import access, errors
 from mock_services.box.handlers.paging import marker_page
-from mock_services.box.resources import new_id, now, user_mini
+from mock_services.box.resources import existing, new_id, now, user_mini
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Call
 from mock_services.store import Row
@@ -32,9 +32,7 @@ def _hub(call: Call, row: Row) -> dict:
 
 def _row(call: Call, hub_id: str) -> Row:
     _versioned(call)
-    row = call.state.first("box_hubs", id=hub_id)
-    if row is None:
-        raise errors.not_found("hub")
+    row = existing(call, "box_hubs", hub_id, "hub")
     return row
 
 

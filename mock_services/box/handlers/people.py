@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mock_services.box import errors
 from mock_services.box.handlers.paging import offset_page
-from mock_services.box.resources import fields_asked, new_id, now, select, user_mini
+from mock_services.box.resources import existing, fields_asked, new_id, now, select, user_mini
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Call
 from mock_services.store import Row
@@ -43,9 +43,7 @@ def _admin(call: Call) -> None:
 
 
 def _user_row(call: Call) -> Row:
-    row = call.state.first("box_users", id=call.params["user_id"])
-    if row is None:
-        raise errors.not_found("user")
+    row = existing(call, "box_users", call.params["user_id"], "user")
     return row
 
 
@@ -106,9 +104,7 @@ def _group(row: Row) -> dict:
 
 
 def _group_row(call: Call, group_id: str) -> Row:
-    row = call.state.first("box_groups", id=group_id)
-    if row is None:
-        raise errors.not_found("group")
+    row = existing(call, "box_groups", group_id, "group")
     return row
 
 
@@ -162,9 +158,7 @@ def create_membership(call: Call) -> dict:
     _admin(call)
     body = call.body or {}
     group = _group_row(call, str((body.get("group") or {}).get("id", "")))
-    user = call.state.first("box_users", id=str((body.get("user") or {}).get("id", "")))
-    if user is None:
-        raise errors.not_found("user")
+    user = existing(call, "box_users", str((body.get("user") or {}).get("id", "")), "user")
     when = now()
     row = {"id": new_id(), "group_id": group["id"], "user_id": user["id"], "role": body.get("role", "member"),
            "created_at": when, "modified_at": when}
@@ -174,9 +168,7 @@ def create_membership(call: Call) -> dict:
 
 
 def _membership_row(call: Call) -> Row:
-    row = call.state.first("box_group_memberships", id=call.params["group_membership_id"])
-    if row is None:
-        raise errors.not_found("group_membership")
+    row = existing(call, "box_group_memberships", call.params["group_membership_id"], "group_membership")
     return row
 
 

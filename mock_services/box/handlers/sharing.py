@@ -7,7 +7,7 @@ from mock_services.box import access, errors, tree
 from mock_services.box.access import EDIT, RANK, SHARE, UPLOAD
 from mock_services.box.handlers import items, trashed
 from mock_services.box.handlers.paging import offset_page
-from mock_services.box.resources import mini, new_id, now, user_mini
+from mock_services.box.resources import existing, mini, new_id, now, user_mini
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Call
 from mock_services.store import Row
@@ -53,9 +53,9 @@ def create_collaboration(call: Call) -> dict:
                  else call.state.first("box_users", login=holder.get("login")))
     if found is None:
         raise errors.not_found(kind)
-    for existing in call.state.rows("box_collaborations", item_id=row["id"], accessible_by_id=found["id"]):
+    for already in call.state.rows("box_collaborations", item_id=row["id"], accessible_by_id=found["id"]):
         raise RestError(400, "user_already_collaborator", "User is already a collaborator",
-                               details={"conflicts": [_collaboration(call, existing)]})
+                        details={"conflicts": [_collaboration(call, already)]})
     when = now()
     collab = {"id": new_id(), "item_id": row["id"], "item_type": target["type"], "accessible_by_id": found["id"],
               "accessible_by_type": kind, "role": role, "status": "accepted", "created_by_id": call.user,
@@ -68,9 +68,7 @@ def create_collaboration(call: Call) -> dict:
 
 
 def _collab_row(call: Call, needs: str) -> Row:
-    row = call.state.first("box_collaborations", id=call.params["collaboration_id"])
-    if row is None:
-        raise errors.not_found("collaboration")
+    row = existing(call, "box_collaborations", call.params["collaboration_id"], "collaboration")
     if row.get("accessible_by_id") != call.user or needs == SHARE:
         access.item(call, row["item_type"], row["item_id"], needs)
     return row

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mock_services.box import access, errors, tree
 from mock_services.box.access import DOWNLOAD, SEE
 from mock_services.box.handlers.paging import offset_page
-from mock_services.box.resources import file_mini, new_id, now, user_mini
+from mock_services.box.resources import existing, file_mini, new_id, now, user_mini
 from mock_services.rest.router import Call
 from mock_services.store import Row
 
@@ -23,9 +23,7 @@ def _comment(call: Call, row: Row) -> dict:
 
 
 def _comment_row(call: Call, needs: str = SEE) -> Row:
-    row = call.state.first("box_comments", id=call.params["comment_id"])
-    if row is None:
-        raise errors.not_found("comment")
+    row = existing(call, "box_comments", call.params["comment_id"], "comment")
     access.item(call, "file", row.get("file_id") or row["item_id"], needs)
     return row
 
@@ -40,9 +38,7 @@ def create_comment(call: Call) -> dict:
         raise errors.bad_request("item.type must be file or comment", name="item", reason="invalid_parameter")
     file_id, reply = str(target.get("id", "")), target["type"] == "comment"
     if reply:
-        parent = call.state.first("box_comments", id=file_id)
-        if parent is None:
-            raise errors.not_found("comment")
+        parent = existing(call, "box_comments", file_id, "comment")
         file_id = parent.get("file_id") or parent["item_id"]
     file_row = access.item(call, "file", file_id, DOWNLOAD)
     when = now()
@@ -113,9 +109,7 @@ def _task(call: Call, row: Row) -> dict:
 
 
 def _task_row(call: Call, task_id: str, needs: str = SEE) -> Row:
-    row = call.state.first("box_tasks", id=task_id)
-    if row is None:
-        raise errors.not_found("task")
+    row = existing(call, "box_tasks", task_id, "task")
     access.item(call, "file", row["item_id"], needs)
     return row
 
@@ -186,9 +180,7 @@ def create_assignment(call: Call) -> dict:
 
 
 def _assignment_row(call: Call) -> Row:
-    row = call.state.first("box_task_assignments", id=call.params["task_assignment_id"])
-    if row is None:
-        raise errors.not_found("task_assignment")
+    row = existing(call, "box_task_assignments", call.params["task_assignment_id"], "task_assignment")
     _task_row(call, row["task_id"])
     return row
 

@@ -21,6 +21,7 @@ from mock_services.box.handlers.copying import add_version, new_file
 from mock_services.box.handlers.paging import offset_page
 from mock_services.rest.bodies import Upload
 from mock_services.rest.errors import RestError
+from mock_services.box.resources import existing
 from mock_services.rest.router import Call
 from mock_services.store import EnvState, Row
 
@@ -101,9 +102,7 @@ def download(call: Call) -> Response:
     row = access.item(call, "file", call.params["file_id"], DOWNLOAD)
     sha1 = row.get("sha_1")
     if call.arg("version"):
-        version = call.state.first("box_file_versions", id=str(call.arg("version")), file_id=row["id"])
-        if version is None:
-            raise errors.not_found("file_version")
+        version = existing(call, "box_file_versions", str(call.arg("version")), "file_version", file_id=row["id"])
         sha1 = version.get("sha_1")
     token = secrets.token_urlsafe(24)
     call.state.set_meta(DOWNLOAD_KEY + token, {"sha1": sha1, "name": row["name"]})
