@@ -156,7 +156,7 @@ class Policy(BaseModel):
                                           description="A request body's largest size (default 64 MiB).")
     max_connections: int | None = Field(None, gt=0, description="Client connections open at once "
                                                                  f"(default {DEFAULT_MAX_CONNECTIONS}).")
-    max_requests_per_second: int | None = Field(None, gt=0, description="Requests in any one second "
+    max_requests_per_second: int | None = Field(None, gt=0, description="Requests a second, paced 1/N s apart "
                                                                          f"(default {DEFAULT_MAX_RPS}).")
     max_bytes_per_second: int | None = Field(None, gt=0, description="Request body bytes in any one second "
                                                                       "(default 256 MiB).")

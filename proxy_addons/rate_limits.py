@@ -1,11 +1,18 @@
-"""Each environment's share of the proxy: client connections open at once, requests in any
-one second, and request body bytes in any one second (policy `max_connections`,
-`max_requests_per_second`, `max_bytes_per_second`; defaults in detour_core.policy). A request
-beyond them is answered 429 with `Retry-After` before it reaches a replica or a host, and its
-record says which limit it met; other environments go on as before. A request over the rate is
-answered when the environment's window next has room (at most a second later), not at once:
-a program that ignores `Retry-After` then waits instead of spending the proxy's CPU, which every
-other environment shares, on refusals (held answers cost no CPU, only a pending flow).
+"""Each environment's share of the proxy: client connections open at once, requests a second,
+and request body bytes in any one second (policy `max_connections`, `max_requests_per_second`,
+`max_bytes_per_second`; defaults in detour_core.policy). A request beyond them is answered 429
+with `Retry-After` before it reaches a replica or a host, and its record says which limit it met;
+other environments go on as before.
+
+Requests are paced, not let through in bursts: an environment's requests leave 1/N s apart
+(N its requests a second), and one that comes sooner waits its turn. A second's worth waiting
+is the most there may be; a request beyond it is over the rate. Pacing is what keeps a flood
+from hurting its neighbours: a window that let N through at once would hand the shared proxy
+N requests in the same instant, and a quiet environment's request would queue behind them.
+An answer over a rate is held for a second (its `Retry-After`), and an environment's refusals
+are paced as its requests are, so a program that ignores `Retry-After` waits instead of spending
+the proxy's CPU on refusals, and many refused at once come back spread out, not together (held
+answers cost no CPU, only a pending flow).
 
 Counts are per proxy process: with several workers (SO_REUSEPORT) an environment may get up
 to a worker's share in each.
@@ -31,45 +38,70 @@ WINDOW_S = 1.0
 class RateLimits:
     def __init__(self) -> None:
         self.connections: dict[str, set[connection.Client]] = defaultdict(set)
-        self.recent: dict[str, deque[tuple[float, int]]] = defaultdict(deque)  # (when, body bytes) per request
+        self.next_turn: dict[str, float] = {}  # when each environment's next request may leave
+        self.next_refusal: dict[str, float] = {}  # when its next refusal over a rate may be answered
+        self.recent: dict[str, deque[tuple[float, int]]] = defaultdict(deque)  # (when, body bytes) per body
 
-    def _exceeded(self, flow: http.HTTPFlow, env_id: str, policy: Policy) -> str | None:
-        """Which limit this request would pass, if any; counts it otherwise."""
-        held = self.connections[env_id]
-        limit = policy.max_connections or DEFAULT_MAX_CONNECTIONS
+    def _over_connections(self, flow: http.HTTPFlow, env_id: str, policy: Policy) -> str | None:
+        held, limit = self.connections[env_id], policy.max_connections or DEFAULT_MAX_CONNECTIONS
         if flow.client_conn not in held and len(held) >= limit:
             return f"more than {limit} connections open at once"
+        return None
+
+    def _over_bytes(self, env_id: str, size: int, policy: Policy) -> str | None:
+        """Whether this body would take the environment's last second of request bytes over its rate."""
         now, window = time.monotonic(), self.recent[env_id]
         while window and window[0][0] <= now - WINDOW_S:
             window.popleft()
-        rps = policy.max_requests_per_second or DEFAULT_MAX_RPS
-        if len(window) >= rps:
-            return f"more than {rps} requests in one second"
-        size = declared_size(flow) or 0
         rate = policy.max_bytes_per_second or DEFAULT_MAX_BYTES_PER_SECOND
         if window and sum(b for _, b in window) + size > rate:
             return f"more than {rate} request body bytes in one second"
-        held.add(flow.client_conn)
-        window.append((now, size))
         return None
 
-    def _until_room(self, env_id: str) -> float:
-        """Seconds until the environment's oldest request of the window leaves it."""
-        window = self.recent[env_id]
-        return min(WINDOW_S, max(0.0, window[0][0] + WINDOW_S - time.monotonic())) if window else 0.0
+    def _take_turn(self, env_id: str, policy: Policy) -> float | None:
+        """Seconds this request waits for its turn, the turn taken; None when a second's worth of
+        the environment's requests already wait (over the rate)."""
+        now, interval = time.monotonic(), 1 / (policy.max_requests_per_second or DEFAULT_MAX_RPS)
+        turn = max(now, self.next_turn.get(env_id, now))
+        if turn - now > WINDOW_S - interval / 2:  # its turn is not among the next second's N
+            return None
+        self.next_turn[env_id] = turn + interval
+        return turn - now
+
+    def _refusal_wait(self, env_id: str, policy: Policy) -> float:
+        """Seconds a refusal over a rate is held: a second, and 1/N after the environment's refusal
+        before it, so that refusals reach the shared proxy spread out as its requests do."""
+        now = time.monotonic()
+        answer = max(now + WINDOW_S, self.next_refusal.get(env_id, now))
+        self.next_refusal[env_id] = answer + 1 / (policy.max_requests_per_second or DEFAULT_MAX_RPS)
+        return answer - now
 
     async def requestheaders(self, flow: http.HTTPFlow) -> None:
         env_id, verdict = flow.metadata.get(ENV_KEY), flow.metadata.get(METADATA_KEY)
         if flow.response or not env_id or verdict is None or verdict.decision == "denied":
             return
-        reason = self._exceeded(flow, env_id, flow.metadata.get(POLICY_KEY) or Policy())
-        if reason:
-            if "connections" not in reason:
-                await asyncio.sleep(self._until_room(env_id))
-            verdict.decision, verdict.service = "denied", None
-            verdict.reason = f"rate limit: {reason}"
-            flow.response = json_response(429, "denied", {"error": "rate_limited", "reason": verdict.reason},
-                                          **{"Retry-After": "1"})
+        policy: Policy = flow.metadata.get(POLICY_KEY) or Policy()
+        size = declared_size(flow) or 0
+        if reason := self._over_connections(flow, env_id, policy):
+            return self._refuse(flow, reason)
+        wait = None if (reason := self._over_bytes(env_id, size, policy)) else self._take_turn(env_id, policy)
+        if wait is None:
+            rps = policy.max_requests_per_second or DEFAULT_MAX_RPS
+            await asyncio.sleep(self._refusal_wait(env_id, policy))
+            return self._refuse(flow, reason or f"more than {rps} requests in one second")
+        self.connections[env_id].add(flow.client_conn)
+        if size:
+            self.recent[env_id].append((time.monotonic(), size))
+        if wait:
+            await asyncio.sleep(wait)
+
+    @staticmethod
+    def _refuse(flow: http.HTTPFlow, reason: str) -> None:
+        verdict = flow.metadata[METADATA_KEY]
+        verdict.decision, verdict.service = "denied", None
+        verdict.reason = f"rate limit: {reason}"
+        flow.response = json_response(429, "denied", {"error": "rate_limited", "reason": verdict.reason},
+                                      **{"Retry-After": "1"})
 
     def client_disconnected(self, client: connection.Client) -> None:
         for held in self.connections.values():

@@ -258,34 +258,57 @@ def test_the_stacks_proxy_runs_no_mitmdump_addon_it_does_not_need():
                                     "TlsConfig", "ErrorCheck"]
 
 
-def test_rate_limits_count_per_environment_and_free_a_closed_connection(state, monkeypatch):
+def limited_flow(limits, env_id, policy, client=None, size="0"):
+    """A routed request of `env_id` through RateLimits alone."""
     from detour_core.audit import Verdict
+    made = tflow.tflow()
+    made.request.headers["content-length"] = size
+    if client is not None:
+        made.client_conn = client
+    made.metadata.update({ENV_KEY: env_id, "detour.policy": policy,
+                          METADATA_KEY: Verdict(decision="routed", host="slack.com", port=443, scheme="https",
+                                                path="/")})
+    asyncio.run(limits.requestheaders(made))
+    return made
+
+
+@pytest.fixture
+def waited(monkeypatch):
+    """The seconds each held request or answer would sleep (none is slept)."""
+    seconds = []
+
+    async def sleep(wait):
+        seconds.append(wait)
+    monkeypatch.setattr("proxy_addons.rate_limits.asyncio.sleep", sleep)
+    return seconds
+
+
+def test_rate_limits_count_per_environment_and_free_a_closed_connection(waited):
     from detour_core.policy import Policy
     from proxy_addons.rate_limits import RateLimits
-    limits = RateLimits()
-
-    def flow(env_id, client=None, size="0"):
-        made = tflow.tflow()
-        made.request.headers["content-length"] = size
-        if client is not None:
-            made.client_conn = client
-        made.metadata.update({ENV_KEY: env_id, "detour.policy": Policy(max_connections=1, max_bytes_per_second=100),
-                              METADATA_KEY: Verdict(decision="routed", host="slack.com", port=443, scheme="https",
-                                                    path="/")})
-        asyncio.run(limits.requestheaders(made))
-        return made
-    first = flow("env-a")
-    assert first.response is None and flow("env-a", first.client_conn).response is None  # the same connection
-    second = flow("env-a")
+    limits, policy = RateLimits(), Policy(max_connections=1, max_bytes_per_second=100)
+    first = limited_flow(limits, "env-a", policy)
+    assert first.response is None and limited_flow(limits, "env-a", policy, first.client_conn).response is None
+    second = limited_flow(limits, "env-a", policy)
     assert second.response.status_code == 429 and "connections" in second.metadata[METADATA_KEY].reason
-    assert flow("env-b").response is None  # another environment's count is its own
+    assert limited_flow(limits, "env-b", policy).response is None  # another environment's count is its own
     limits.client_disconnected(first.client_conn)
-    third = flow("env-a", size="90")
-    assert third.response is None
-    waited = []
+    third = limited_flow(limits, "env-a", policy, size="90")
+    assert third.response is None and all(w <= 1 / 2000 for w in waited)  # the default rate's turns
+    waited.clear()
+    over = limited_flow(limits, "env-a", policy, third.client_conn, size="20")
+    assert over.response.status_code == 429 and "bytes in one second" in over.metadata[METADATA_KEY].reason
+    assert waited == [pytest.approx(1.0, abs=0.05)], "over a rate, the answer is held for its Retry-After"
 
-    async def sleep(seconds):
-        waited.append(seconds)
-    monkeypatch.setattr("proxy_addons.rate_limits.asyncio.sleep", sleep)
-    assert "bytes in one second" in flow("env-a", third.client_conn, size="20").metadata[METADATA_KEY].reason
-    assert len(waited) == 1 and 0.5 < waited[0] <= 1.0, "over the rate, the answer waits until the window has room"
+
+def test_an_environments_requests_leave_paced_and_a_seconds_worth_is_the_most_that_waits(waited):
+    from detour_core.policy import Policy
+    from proxy_addons.rate_limits import RateLimits
+    limits, policy = RateLimits(), Policy(max_requests_per_second=4)
+    flows = [limited_flow(limits, "env-a", policy) for _ in range(6)]
+    assert [f.response for f in flows[:4]] == [None] * 4
+    assert waited[:3] == [pytest.approx(s, abs=0.05) for s in (0.25, 0.5, 0.75)], "one turn each, 1/4 s apart"
+    assert [f.response.status_code for f in flows[4:]] == [429, 429]
+    assert "more than 4 requests in one second" in flows[4].metadata[METADATA_KEY].reason
+    assert waited[3:] == [pytest.approx(s, abs=0.05) for s in (1.0, 1.25)], "refusals held and spread out too"
+    assert limited_flow(limits, "env-b", policy).response is None and len(waited) == 5  # env-b's first goes at once
