@@ -5,15 +5,19 @@ nothing after it (the audit record above all) ever sees the value.
 
 A placeholder sent anywhere else (another allowed host, a replica, a denied host) goes as it
 is, and the request's record names the secret whose placeholder it carried. A body large
-enough to stream (RequestLimits) passes unread: a placeholder in it stays a placeholder.
+enough to stream (RequestLimits) leaves before the `request` hook: its headers and path are
+swapped at `requestheaders`, its body chunk by chunk as it passes (StreamedBody).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 from mitmproxy import ctx, http
 
+from detour_core.audit import Verdict
 from detour_core.secrets import SERVER, InvalidSecret, Secret, SecretStore
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.verdict import METADATA_KEY
@@ -33,6 +37,14 @@ def _body(request: http.Request) -> str | None:
     return request.get_text(strict=False) if not request.stream and request.raw_content else None
 
 
+def note(verdict: Verdict, name: str, swapped: bool) -> None:
+    """Adds a secret the request carried to its verdict: put in (`secrets`), or left (`placeholders`)."""
+    field = "secrets" if swapped else "placeholders"
+    names = getattr(verdict, field) or []
+    if name not in names:
+        setattr(verdict, field, [*names, name])
+
+
 def carries(request: http.Request, text: str) -> bool:
     return (any(text in value for _, value in request.headers.items(multi=True)) or text in request.path
             or text in (_body(request) or ""))
@@ -49,6 +61,33 @@ def swap(request: http.Request, old: str, new: str) -> bool:
     if body is not None and old in body:
         request.text = body.replace(old, new)
     return True
+
+
+class StreamedBody:
+    """A streaming body's placeholders, swapped for their values (`swaps`) or only noticed
+    (`watched`) chunk by chunk. A placeholder may straddle two chunks, so each chunk's last bytes
+    wait for the next. The body's length was declared before it came, so only values as long as
+    their placeholders are swapped here; `found(name, swapped)` tells of each one met."""
+
+    def __init__(self, swaps: dict[str, Secret], watched: dict[str, Secret], found: Callable[[str, bool], None]):
+        self.swaps = {p.encode(): (s.name, s.value.encode()) for p, s in swaps.items()}
+        self.watched = {p.encode(): s.name for p, s in watched.items()}
+        self.found = found
+        self.keep = max(map(len, [*self.swaps, *self.watched]), default=1) - 1
+        self.held = b""
+
+    def __call__(self, chunk: bytes) -> Iterable[bytes]:
+        data = self.held + chunk
+        for placeholder, (name, value) in self.swaps.items():
+            if placeholder in data:
+                self.found(name, True)
+                data = data.replace(placeholder, value)
+        for placeholder, name in self.watched.items():
+            if placeholder in data:
+                self.found(name, False)
+        cut = len(data) if not chunk else max(0, len(data) - self.keep)  # an empty chunk is the end
+        self.held = data[cut:]
+        return [data[:cut]] if cut else []  # never an empty chunk, which would end a chunked body
 
 
 class SecretInjector:
@@ -74,22 +113,34 @@ class SecretInjector:
             cached = self.cache[env_id] = (stamp, found)
         return cached[1]
 
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        """A streamed body's headers leave before `request`: they are swapped now, its body as it goes."""
+        if flow.request.stream is True:
+            self.inject(flow, streamed=True)
+
     def request(self, flow: http.HTTPFlow) -> None:
+        if not flow.request.stream:
+            self.inject(flow)
+
+    def inject(self, flow: http.HTTPFlow, streamed: bool = False) -> None:
         env_id, verdict = flow.metadata.get(ENV_KEY), flow.metadata.get(METADATA_KEY)
         if not env_id or verdict is None or not ctx.options.detour_secrets_dir:
             return
-        swapped, carried = [], []
+        swapped, found, mine_in_body, watched = [], partial(note, verdict), {}, {}
         for secret in self.secrets_of(env_id).values():
             mine = verdict.decision == "allowed" and flow.response is None and secret.covers(verdict.host)
             if mine and swap(flow.request, secret.placeholder, secret.value):
                 swapped.append(secret)
+                found(secret.name, True)
             elif not mine and carries(flow.request, secret.placeholder):
-                carried.append(secret.name)
+                found(secret.name, False)
+            if streamed:  # a value of another length than its placeholder would break the declared length
+                equal = mine and len(secret.value.encode()) == len(secret.placeholder.encode())
+                (mine_in_body if equal else watched)[secret.placeholder] = secret
         if swapped:
             flow.metadata[SWAPPED_KEY] = swapped
-            verdict.secrets = [s.name for s in swapped]
-        if carried:
-            verdict.placeholders = carried
+        if mine_in_body or watched:
+            flow.request.stream = StreamedBody(mine_in_body, watched, found)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         self.restore(flow)
@@ -102,3 +153,4 @@ class SecretInjector:
         """The request has left: the placeholders go back before anything records it."""
         for secret in flow.metadata.pop(SWAPPED_KEY, []):
             swap(flow.request, secret.value, secret.placeholder)
+

@@ -88,6 +88,39 @@ def test_the_sandbox_holds_a_placeholder_and_only_the_secrets_host_gets_the_valu
     assert verify(AuditLog(stack.state.audit_dir), env).intact  # the chain holds over the new fields
 
 
+UPLOAD = r"""
+import json, os, requests
+key = os.environ["PARTNER_KEY"]
+body = (key + "." * (3 << 20) + key).encode()  # large enough to stream through the proxy
+print(json.dumps([requests.post(url, data=body, headers={"Authorization": f"Bearer {key}"}, timeout=30).status_code
+                  for url in ("https://api.partner.test/upload", "https://eu.models.test/upload")]))
+"""
+
+
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_a_body_that_streams_gets_the_value_in_its_headers_and_body_too(lab, backend):  # noqa: F811
+    stack, seen = lab
+    env = stack.env()
+    allow(stack, env, "--allow", "api.partner.test", "--allow", "*.models.test")
+    value = "sk-live-" + secrets.token_urlsafe(30)
+    done = secret_set(stack, env, "PARTNER_KEY", value, "api.partner.test")
+    placeholder = done.stdout.rsplit(" ", 1)[1].strip()
+    uploads = seen.parent / "uploads"
+    before = uploads.read_text() if uploads.exists() else ""
+    result = stack.run(env, UPLOAD, ".py", backend=backend)
+    assert result.exit_code == 0 and json.loads(result.stdout) == [200, 200], result.stderr
+    size = 2 * len(value) + (3 << 20)
+    received = [json.loads(line) for line in uploads.read_text()[len(before):].splitlines()]
+    assert received == [["api.partner.test", "/upload", f"Bearer {value}", size, value + "." * (80 - len(value)),
+                         "." * (80 - len(value)) + value],
+                        ["eu.models.test", "/upload", f"Bearer {placeholder}", size,
+                         placeholder + "." * (80 - len(value)), "." * (80 - len(value)) + placeholder]]
+    records = {r.host: r for r in result.requests if r.method == "POST"}
+    assert records["api.partner.test"].secrets == ["PARTNER_KEY"] and records["api.partner.test"].placeholders is None
+    assert records["eu.models.test"].placeholders == ["PARTNER_KEY"] and records["eu.models.test"].secrets is None
+    assert value not in json.dumps([r.model_dump() for r in result.requests])
+
+
 def test_bad_secrets_are_refused_and_deleting_the_environment_forgets_them(lab):  # noqa: F811
     stack, _ = lab
     env = stack.env()

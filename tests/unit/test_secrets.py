@@ -69,6 +69,30 @@ def test_the_injector_swaps_only_for_the_secrets_hosts_and_puts_it_back(state):
         assert stranger.request.headers["x-api-key"] == secret.placeholder  # another environment's secret
 
 
+def test_a_streamed_body_is_swapped_chunk_by_chunk_even_where_a_placeholder_straddles_two(state):
+    store = SecretStore(state.secrets_dir)
+    secret = store.set("env-a", "API_KEY", VALUE, ["api.anthropic.com"])
+    short = store.set("env-a", "SHORT_KEY", "k-123", ["api.anthropic.com"])  # its placeholder is longer
+    other = store.set("env-a", "OTHER_KEY", VALUE.replace("x", "y"), ["api.other.test"])
+    injector = SecretInjector()
+    with taddons.context(injector) as tctx:
+        tctx.options.update(detour_secrets_dir=str(state.secrets_dir))
+        flow = flow_to("api.anthropic.com", "allowed", secret.placeholder)
+        flow.request.stream = True  # as RequestLimits sets it for a large body to an allowed host
+        injector.requestheaders(flow)
+        assert flow.request.headers["x-api-key"] == VALUE, "the headers leave before `request`: swapped now"
+        body = f"a{secret.placeholder}b{short.placeholder}c{other.placeholder}d{secret.placeholder}".encode()
+        chunks = [body[i:i + 7] for i in range(0, len(body), 7)] + [b""]  # b"": the end
+        sent = [piece for chunk in chunks for piece in flow.request.stream(chunk)]
+        assert b"".join(sent) == body.replace(secret.placeholder.encode(), VALUE.encode())
+        assert b"" not in sent and len(b"".join(sent)) == len(body), "the declared length holds"
+        verdict = flow.metadata[METADATA_KEY]
+        assert verdict.secrets == ["API_KEY"] and verdict.placeholders == ["SHORT_KEY", "OTHER_KEY"]
+        injector.request(flow)  # the body has gone: nothing more to do
+        injector.responseheaders(flow)
+        assert flow.request.headers["x-api-key"] == secret.placeholder
+
+
 def test_the_servers_secrets_reach_every_environment_and_its_own_win(state):
     from detour_core.secrets import SERVER
     store = SecretStore(state.secrets_dir)
