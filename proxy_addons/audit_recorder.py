@@ -22,6 +22,7 @@ from detour_core.policy import Policy
 from detour_core.redaction import Redactor
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.policies import POLICY_KEY
+from proxy_addons.answered_bodies import DROPPED_BYTES_KEY
 from proxy_addons.verdict import DECLARED_BYTES_KEY, HOST_HEADER_KEY, METADATA_KEY, Verdict
 
 # mitmproxy's listener names, as detour's users know them.
@@ -124,7 +125,8 @@ class AuditRecorder:
             mode=_mode(flow.client_conn), method=flow.request.method,
             status=response.status_code if response else None,
             duration_ms=round((time.time() - flow.request.timestamp_start) * 1000, 2),
-            request_bytes=flow.metadata.get(DECLARED_BYTES_KEY) or len(flow.request.raw_content or b""),
+            request_bytes=flow.metadata.get(DECLARED_BYTES_KEY)
+            or len(flow.request.raw_content or b"") + flow.metadata.get(DROPPED_BYTES_KEY, 0),
             response_bytes=len(response.raw_content or b"") if response else 0,
             http_version=flow.request.http_version,
             request=message(flow.request, policy, redactor, flow.metadata.get(HOST_HEADER_KEY)) if captured else None,

@@ -12,6 +12,7 @@ a routed request is answered in this process when the replicas live here, and th
 records what the others decided.
 """
 
+from proxy_addons.answered_bodies import AnsweredBodies
 from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.env_auth import EnvAuth
 from proxy_addons.policies import Policies
@@ -23,5 +24,5 @@ from proxy_addons.secret_injection import SecretInjector
 from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
-addons = [SharedPorts(), EnvAuth(), Policies(), Router(), RequestLimits(), RateLimits(), SecretInjector(),
-          InProcessReplicas(), UpstreamGuard(), AuditRecorder()]
+addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), Router(), RequestLimits(), RateLimits(),
+          SecretInjector(), InProcessReplicas(), UpstreamGuard(), AuditRecorder()]

@@ -98,6 +98,7 @@ class RateLimits:
     @staticmethod
     def _refuse(flow: http.HTTPFlow, reason: str) -> None:
         verdict = flow.metadata[METADATA_KEY]
+        flow.request.stream = False  # a large upload RequestLimits let stream: answered, it is not sent
         verdict.decision, verdict.service = "denied", None
         verdict.reason = f"rate limit: {reason}"
         flow.response = json_response(429, "denied", {"error": "rate_limited", "reason": verdict.reason},

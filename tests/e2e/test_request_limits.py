@@ -4,6 +4,7 @@ beyond a second's worth refused (429); the environment, and others, go on workin
 
 import json
 
+import psutil
 import pytest
 
 from detour_core.policy import Policy, policy_file, save_policy
@@ -32,12 +33,20 @@ print(json.dumps(out))
 """
 
 
+def proxy_rss(port: int) -> int:
+    """The resident memory of the process that listens on the proxy's port."""
+    listening = [c.pid for c in psutil.net_connections("tcp") if c.status == "LISTEN" and c.laddr.port == port]
+    return psutil.Process(listening[0]).memory_info().rss
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_body_over_the_limit_is_refused_from_its_headers(live_stack, make_env, backend):
     env = make_env()
     save_policy(policy_file(live_stack.state, env), Policy(max_request_bytes=1000))
+    before = proxy_rss(live_stack.info.proxy_port)
     result = live_stack.run(env, AGENT, ".py", backend=backend)
     assert result.exit_code == 0, result.stderr
+    assert proxy_rss(live_stack.info.proxy_port) - before < 100 * 1024 * 1024, "the 400 MB body was held"
     huge, small, normal = json.loads(result.stdout)
     assert huge in ([413, "request_too_large"], ["closed", "WriteError"], ["closed", "RemoteProtocolError"])
     assert small == [413, "request_too_large"] and normal == [200, True]
@@ -90,3 +99,32 @@ def test_an_environments_requests_are_paced_to_its_rate_beyond_it_429_and_others
     assert all(r.decision == "denied" and "more than 10 requests in one second" in r.reason for r in limited)
     calm = live_stack.run(quiet, QUIET, ".py", backend=backend)
     assert json.loads(calm.stdout) == [200, True]
+
+
+UPLOADS = """
+import json, httpx
+from concurrent.futures import ThreadPoolExecutor
+def upload(url):
+    try:
+        return httpx.post(url, content=b"x" * (3 << 20), timeout=30).status_code
+    except httpx.HTTPError as e:
+        return type(e).__name__
+with ThreadPoolExecutor(4) as pool:
+    print(json.dumps(list(pool.map(upload, ["https://denied.example.test/"] + ["https://up.example.test/"] * 3))))
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_uploads_answered_from_their_headers_are_answered_and_counted_not_held(live_stack, make_env, backend):
+    """Denied, or over the rate after RequestLimits let a large upload stream: each is answered
+    (403, 429) with its body read and dropped, and its record counts the body's bytes. The
+    allowed host is one the upstream guard never lets the proxy reach (the upload that passes
+    gets 502): nothing leaves the machine."""
+    env = make_env()
+    save_policy(policy_file(live_stack.state, env), Policy(allow=["up.example.test"], max_requests_per_second=1))
+    result = live_stack.run(env, UPLOADS, ".py", backend=backend)
+    assert result.exit_code == 0, result.stderr
+    denied, *uploads = json.loads(result.stdout)
+    assert denied == 403 and sorted(uploads) == [429, 429, 502]
+    answered = [r for r in result.requests if r.status in (403, 429)]
+    assert len(answered) == 3 and all(r.request_bytes == 3 << 20 for r in answered)

@@ -60,7 +60,7 @@ def authenticated(chain, key, env_id="env-a", **kwargs):
     return flow
 
 
-ORDER = ["SharedPorts", "EnvAuth", "Policies", "Router", "RequestLimits", "RateLimits", "SecretInjector",
+ORDER = ["AnsweredBodies", "SharedPorts", "EnvAuth", "Policies", "Router", "RequestLimits", "RateLimits", "SecretInjector",
          "InProcessReplicas", "UpstreamGuard", "AuditRecorder"]
 
 
