@@ -20,10 +20,15 @@ from mitmproxy import connection, ctx, exceptions, http, tcp, tls
 from detour_core.audit import AuditRecord, AuditWriter, Message, iso
 from detour_core.policy import Policy
 from detour_core.redaction import Redactor
+from proxy_addons.answered_bodies import DROPPED_BYTES_KEY
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.policies import POLICY_KEY
-from proxy_addons.answered_bodies import DROPPED_BYTES_KEY
-from proxy_addons.verdict import DECLARED_BYTES_KEY, HOST_HEADER_KEY, METADATA_KEY, Verdict
+from proxy_addons.verdict import (
+    DECLARED_BYTES_KEY,
+    HOST_HEADER_KEY,
+    METADATA_KEY,
+    Verdict,
+)
 
 # mitmproxy's listener names, as detour's users know them.
 MODES = {"reverse": "rewrite"}

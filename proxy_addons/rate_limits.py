@@ -26,7 +26,12 @@ from collections import defaultdict, deque
 
 from mitmproxy import connection, http
 
-from detour_core.policy import (DEFAULT_MAX_BYTES_PER_SECOND, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_RPS, Policy)
+from detour_core.policy import (
+    DEFAULT_MAX_BYTES_PER_SECOND,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_RPS,
+    Policy,
+)
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.policies import POLICY_KEY
 from proxy_addons.request_limits import declared_size
