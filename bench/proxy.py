@@ -121,7 +121,7 @@ def bench_rules_and_secret(state: StatePaths, info: StackInfo, store: Environmen
 FLOOD = """
 import sys, threading, httpx
 proxy, bundle, url, flooders = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-stop, answers, started = threading.Event(), [], threading.Barrier(int(sys.argv[4]) + 1)
+stop, answers, started = threading.Event(), [], threading.Barrier(flooders + 1, timeout=60)
 
 def flood():
     with httpx.Client(proxy=proxy, verify=bundle, timeout=30) as client:
