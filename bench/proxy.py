@@ -22,8 +22,9 @@ from detour_core.paths import DATABASE_VARIABLE, StatePaths
 from mock_services.store import EnvironmentStore
 
 
-def load(make_client, url: str, clients: int, requests_each: int) -> str:
-    """Closed loop: each client sends its requests back to back on one keep-alive connection."""
+def timed_calls(make_client, url: str, clients: int, requests_each: int) -> tuple[list[float], float]:
+    """Closed loop: each client sends its requests back to back on one keep-alive connection;
+    every request's milliseconds, and the seconds it all took."""
     def worker(_: int) -> list[float]:
         latencies = []
         with make_client() as client:
@@ -38,9 +39,16 @@ def load(make_client, url: str, clients: int, requests_each: int) -> str:
     started = time.perf_counter()
     with ThreadPoolExecutor(clients) as pool:
         latencies = [ms for result in pool.map(worker, range(clients)) for ms in result]
-    elapsed = time.perf_counter() - started
+    return latencies, time.perf_counter() - started
+
+
+def summary(latencies: list[float], elapsed: float) -> str:
     return (f"{len(latencies) / elapsed:8.0f} req/s   p50 {statistics.median(latencies):6.1f} ms   "
             f"p95 {percentile(latencies, 95):6.1f} ms   p99 {percentile(latencies, 99):6.1f} ms   (n={len(latencies)})")
+
+
+def load(make_client, url: str, clients: int, requests_each: int) -> str:
+    return summary(*timed_calls(make_client, url, clients, requests_each))
 
 
 def bench_proxy_hop(state: StatePaths, env_id: str) -> None:
@@ -143,12 +151,15 @@ print(len(answers), answers.count(429))
 """
 
 
-def bench_noisy_neighbour(state: StatePaths, info: StackInfo, store: EnvironmentStore, requests: int = 1000) -> None:
+def bench_noisy_neighbour(state: StatePaths, info: StackInfo, store: EnvironmentStore, requests: int = 1000,
+                          rounds: int = 3) -> None:
     """One environment's auth.test p50/p99 alone, then while another floods the proxy (its policy:
     50 requests a second) from a process of its own, so that the two clients do not share one
     interpreter's lock: from 8 connections (paced to its rate) and from 64 (more than a second's
     worth waiting, so the rest are answered 429). The quiet client starts once every flooding
-    connection is open and has had an answer: what is measured is the flood, not its start-up."""
+    connection is open and has had an answer: what is measured is the flood, not its start-up.
+    A p99 of 1,000 calls moves with this shared machine's noise, so the three are measured in
+    `rounds` rounds, each round's ratios printed, then their median."""
     import subprocess
     import sys
     from detour_core.policy import Policy, policy_file, save_policy
@@ -157,18 +168,28 @@ def bench_noisy_neighbour(state: StatePaths, info: StackInfo, store: Environment
     save_policy(policy_file(state, noisy), Policy(max_requests_per_second=50))
     quiet_proxy, noisy_proxy = (info.access(e, secret_for(state, e)).url() for e in (quiet, noisy))
     url = "https://slack.com/api/auth.test"
-    print("  quiet environment alone        c=1: " + load(lambda: httpx.Client(proxy=quiet_proxy, verify=bundle),
-                                                         url, 1, requests))
-    for flooders in (8, 64):
-        flood = subprocess.Popen([sys.executable, "-c", FLOOD, noisy_proxy, bundle, url, str(flooders)],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        try:
-            assert flood.stdout.readline().strip() == "flooding", "the flood did not start"
-            print(f"  quiet, another floods (c={flooders:<2}) c=1: " + load(
-                lambda: httpx.Client(proxy=quiet_proxy, verify=bundle), url, 1, requests))
-        finally:
-            sent, refused = flood.communicate(timeout=60)[0].split()
-        print(f"  the flood from {flooders} connections: {sent} requests, {refused} answered 429")
+
+    def quiet_calls(label: str) -> float:
+        latencies, elapsed = timed_calls(lambda: httpx.Client(proxy=quiet_proxy, verify=bundle), url, 1, requests)
+        print(f"  {label:<31} c=1: " + summary(latencies, elapsed))
+        return percentile(latencies, 99)
+
+    ratios: dict[int, list[float]] = {8: [], 64: []}
+    for round_ in range(1, rounds + 1):
+        alone = quiet_calls(f"round {round_}: quiet alone")
+        for flooders in ratios:
+            flood = subprocess.Popen([sys.executable, "-c", FLOOD, noisy_proxy, bundle, url, str(flooders)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            try:
+                assert flood.stdout.readline().strip() == "flooding", "the flood did not start"
+                ratios[flooders].append(quiet_calls(f"round {round_}: beside a flood, c={flooders}") / alone)
+            finally:
+                sent, refused = flood.communicate(timeout=60)[0].split()
+            print(f"    the flood from {flooders} connections: {sent} requests, {refused} answered 429; "
+                  f"quiet p99 {ratios[flooders][-1]:.2f}x alone")
+    for flooders, each in ratios.items():
+        print(f"  flood from {flooders} connections: quiet p99 / alone, median {statistics.median(each):.2f}x "
+              f"(rounds: {', '.join(f'{r:.2f}' for r in each)})")
 
 
 def soak(state: StatePaths, requests_total: int = 100_000, clients: int = 8) -> None:
