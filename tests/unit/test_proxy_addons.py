@@ -312,3 +312,24 @@ def test_an_environments_requests_leave_paced_and_a_seconds_worth_is_the_most_th
     assert "more than 4 requests in one second" in flows[4].metadata[METADATA_KEY].reason
     assert waited[3:] == [pytest.approx(s, abs=0.05) for s in (1.0, 1.25)], "refusals held and spread out too"
     assert limited_flow(limits, "env-b", policy).response is None and len(waited) == 5  # env-b's first goes at once
+
+
+def test_an_answered_requests_body_is_kept_to_its_first_mib_and_the_rest_only_counted():
+    from types import SimpleNamespace
+
+    from mitmproxy.proxy.layers.http._events import RequestData
+
+    from proxy_addons.answered_bodies import DROPPED_BYTES_KEY, KEPT_BYTES, _dropping
+
+    def consume(stream, event):  # mitmproxy's own: every chunk into the buffer
+        stream.request_body_buf += event.data
+        yield from ()
+    chunk = b"x" * 65536
+    for answered, kept in ((True, KEPT_BYTES), (False, 40 * len(chunk))):
+        flow = tflow.tflow()
+        flow.response = tflow.tresp() if answered else None
+        stream = SimpleNamespace(flow=flow, request_body_buf=bytearray())
+        for _ in range(40):  # 2.5 MiB
+            list(_dropping(consume)(stream, RequestData(1, chunk)))
+        assert len(stream.request_body_buf) == kept
+        assert flow.metadata.get(DROPPED_BYTES_KEY, 0) == 40 * len(chunk) - kept
