@@ -77,19 +77,26 @@ def _ephemeral_floor() -> int:
         return 32768
 
 
-def free_port(host: str) -> int:
-    """A port free now, for a child to bind in a moment. Chosen below the kernel's ephemeral
-    range: a port from that range can be taken by any outgoing connection in between (seen in
-    CI: a proxy worker's bind failed with EADDRINUSE)."""
-    floor = _ephemeral_floor()
+def free_port(host: str, promised: set[int] | None = None) -> int:
+    """A port free now, for a child to bind in a moment, and not among the ports `promised` to
+    the stack's other children (none of them is bound yet, so binding cannot tell; a likely
+    cause of a CI failure, where the replica server's given port was in use when it bound). Chosen below the
+    kernel's ephemeral range: a port from that range can be taken by any outgoing connection in
+    between (seen in CI: a proxy worker's bind failed with EADDRINUSE). The port chosen joins
+    `promised`."""
+    floor, promised = _ephemeral_floor(), promised if promised is not None else set()
     for _ in range(100):
         port = random.randrange(LOWEST_PORT, floor) if floor > LOWEST_PORT + 1000 else 0
+        if port in promised:
+            continue
         with socket.socket() as s:
             try:
                 s.bind((host, port))
             except OSError:
                 continue
-            return s.getsockname()[1]
+            port = s.getsockname()[1]
+        promised.add(port)
+        return port
     raise StackError(f"no free port on {host}")
 
 
@@ -167,10 +174,11 @@ class Stack:
         self.api_auth = api_auth
         self.parts = parts
         self.console_logs = console_logs
-        self.info = StackInfo(host=host, proxy_port=proxy_port or free_port(host),
-                              transparent_port=free_port(host), dns_port=free_port(host),
-                              gateway_port=free_port(host), replica_host=replica_host,
-                              replica_port=replica_port or free_port(host), pid=os.getpid())
+        given = {port for port in (proxy_port, replica_port) if port}
+        self.info = StackInfo(host=host, proxy_port=proxy_port or free_port(host, given),
+                              transparent_port=free_port(host, given), dns_port=free_port(host, given),
+                              gateway_port=free_port(host, given), replica_host=replica_host,
+                              replica_port=replica_port or free_port(host, given), pid=os.getpid())
         self.processes: dict[str, subprocess.Popen] = {}
         self.upstream_hosts = upstream_hosts or {}
         self.upstream_ca = upstream_ca

@@ -36,9 +36,10 @@ class Server:
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
+        ports: set[int] = set()
         self.proc = subprocess.Popen(
-            [DETOUR, "serve", "--proxy-port", str(free_port("127.0.0.1")),
-             "--replica-port", str(free_port("127.0.0.1")), *self.options],
+            [DETOUR, "serve", "--proxy-port", str(free_port("127.0.0.1", ports)),
+             "--replica-port", str(free_port("127.0.0.1", ports)), *self.options],
             env=os.environ | {"DETOUR_HOME": str(self.home)})
         deadline = time.monotonic() + 30
         while not (self.home / "stack.json").exists():

@@ -22,3 +22,11 @@ def test_a_taken_port_is_never_picked(monkeypatch):
         monkeypatch.setattr("detour.stack.random.randrange", lambda *_: next(picks))
         monkeypatch.setattr("detour.stack._ephemeral_floor", lambda: 65000)
         assert free_port("127.0.0.1") != busy
+
+
+def test_a_port_promised_to_another_child_is_never_picked_though_nothing_binds_it_yet(monkeypatch):
+    promised = {20_000}
+    picks = iter([20_000, 20_000, 20_001])
+    monkeypatch.setattr("detour.stack.random.randrange", lambda *_: next(picks))
+    monkeypatch.setattr("detour.stack._ephemeral_floor", lambda: 65000)
+    assert free_port("127.0.0.1", promised) == 20_001 and promised == {20_000, 20_001}
