@@ -79,11 +79,10 @@ def _ephemeral_floor() -> int:
 
 def free_port(host: str, promised: set[int] | None = None) -> int:
     """A port free now, for a child to bind in a moment, and not among the ports `promised` to
-    the stack's other children (none of them is bound yet, so binding cannot tell; a likely
-    cause of a CI failure, where the replica server's given port was in use when it bound). Chosen below the
-    kernel's ephemeral range: a port from that range can be taken by any outgoing connection in
-    between (seen in CI: a proxy worker's bind failed with EADDRINUSE). The port chosen joins
-    `promised`."""
+    the stack's other children, which joins it. None of those is bound yet, so a bind cannot
+    tell (a likely cause of a CI failure: the replica server's given port was in use when it
+    bound). Chosen below the kernel's ephemeral range: a port from that range can be taken by
+    any outgoing connection in between (seen in CI: a proxy worker's bind failed with EADDRINUSE)."""
     floor, promised = _ephemeral_floor(), promised if promised is not None else set()
     for _ in range(100):
         port = random.randrange(LOWEST_PORT, floor) if floor > LOWEST_PORT + 1000 else 0

@@ -40,6 +40,10 @@ from proxy_addons.verdict import METADATA_KEY, json_response
 WINDOW_S = 1.0
 
 
+def requests_per_second(policy: Policy) -> int:
+    return policy.max_requests_per_second or DEFAULT_MAX_RPS
+
+
 class RateLimits:
     def __init__(self) -> None:
         self.connections: dict[str, set[connection.Client]] = defaultdict(set)
@@ -66,7 +70,7 @@ class RateLimits:
     def _take_turn(self, env_id: str, policy: Policy) -> float | None:
         """Seconds this request waits for its turn, the turn taken; None when a second's worth of
         the environment's requests already wait (over the rate)."""
-        now, interval = time.monotonic(), 1 / (policy.max_requests_per_second or DEFAULT_MAX_RPS)
+        now, interval = time.monotonic(), 1 / requests_per_second(policy)
         turn = max(now, self.next_turn.get(env_id, now))
         if turn - now > WINDOW_S - interval / 2:  # its turn is not among the next second's N
             return None
@@ -78,7 +82,7 @@ class RateLimits:
         before it, so that refusals reach the shared proxy spread out as its requests do."""
         now = time.monotonic()
         answer = max(now + WINDOW_S, self.next_refusal.get(env_id, now))
-        self.next_refusal[env_id] = answer + 1 / (policy.max_requests_per_second or DEFAULT_MAX_RPS)
+        self.next_refusal[env_id] = answer + 1 / requests_per_second(policy)
         return answer - now
 
     async def requestheaders(self, flow: http.HTTPFlow) -> None:
@@ -91,9 +95,8 @@ class RateLimits:
             return self._refuse(flow, reason)
         wait = None if (reason := self._over_bytes(env_id, size, policy)) else self._take_turn(env_id, policy)
         if wait is None:
-            rps = policy.max_requests_per_second or DEFAULT_MAX_RPS
             await asyncio.sleep(self._refusal_wait(env_id, policy))
-            return self._refuse(flow, reason or f"more than {rps} requests in one second")
+            return self._refuse(flow, reason or f"more than {requests_per_second(policy)} requests in one second")
         self.connections[env_id].add(flow.client_conn)
         if size:
             self.recent[env_id].append((time.monotonic(), size))

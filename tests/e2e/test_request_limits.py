@@ -115,7 +115,7 @@ with ThreadPoolExecutor(4) as pool:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_uploads_answered_from_their_headers_are_answered_and_counted_not_held(live_stack, make_env, backend):
+def test_uploads_refused_from_their_headers_are_answered_and_their_bytes_counted(live_stack, make_env, backend):
     """Denied, or over the rate after RequestLimits let a large upload stream: each is answered
     (403, 429) with its body read and dropped, and its record counts the body's bytes. The
     allowed host is one the upstream guard never lets the proxy reach (the upload that passes
