@@ -30,6 +30,7 @@ from bench.replicas import (
 )
 from bench.box import bench_box_transfer
 from bench.rollouts import bench_rollouts
+from bench.secrets import bench_answer_scrubbing
 from bench.sandboxes import (
     bench_background_run,
     bench_concurrent_containers,
@@ -90,6 +91,8 @@ def main() -> None:
         if "--replicas-only" not in sys.argv:
             print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
             bench_proxy_hop(state, env_id)
+            print("a 1 MB answer from a passed-through host, with and without a secret's scrubbing")
+            bench_answer_scrubbing(state, store)
             bench_embedded_start(state)
             bench_detour_run(state, env_id, running=False)
             bench_background_run()

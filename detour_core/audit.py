@@ -62,6 +62,8 @@ class Verdict(BaseModel):
     rule: str | None = None     # the policy rule that decided, as `rule N: deny POST host/path`
     secrets: list[str] | None = None       # secrets whose values the proxy put in (names only)
     placeholders: list[str] | None = None  # secrets whose placeholders went elsewhere, unswapped
+    scrubbed: list[str] | None = None      # secrets whose values the answer carried, turned back
+    unchecked: list[str] | None = None     # secrets an answer passed without being checked for
 
 
 class AuditRecord(Verdict):

@@ -17,6 +17,7 @@ import fnmatch
 import ipaddress
 import json
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -110,7 +111,7 @@ class Rule(BaseModel):
         try:
             return cls(action=words[0].lower(), method=words[1], host=host, path=slash + path if slash else "/*")
         except ValidationError as e:
-            raise InvalidPolicy(f"rule {text!r}: {_first_error(e)}") from None
+            raise InvalidPolicy(f"rule {text!r}: {first_error(e)}") from None
 
     def text(self) -> str:
         return f"{self.action} {self.method} {self.host}{self.path}"
@@ -120,7 +121,39 @@ class Rule(BaseModel):
                 and fnmatch.fnmatchcase(path.split("?", 1)[0], self.path))
 
 
-class SecretSource(BaseModel):
+Placement = Literal["header", "query", "body"]
+
+
+class SecretRules(BaseModel):
+    """Where a secret's value may be put in a request to its hosts, and what happens to an answer
+    from them that the proxy cannot check for the value (detour_core.secrets, proxy_addons)."""
+    inject: list[Placement] = Field(["header"], min_length=1, description=(
+        "Parts of a request where its placeholder becomes the value: the header (Authorization and "
+        "the `headers` named), the query, the body. A placeholder anywhere else goes as it is."))
+    headers: list[str] = Field([], description="Header names besides Authorization (x-api-key, ...).")
+    unchecked: Literal["refuse", "pass"] = Field("refuse", description=(
+        "An answer the proxy cannot scrub (an unknown compression, a protocol switch): refused with "
+        "a 502, or passed and recorded as unchecked."))
+
+    @field_validator("inject")
+    @classmethod
+    def _places(cls, places: list[Placement]) -> list[Placement]:
+        return sorted(set(places), key=["header", "query", "body"].index)
+
+    @field_validator("headers")
+    @classmethod
+    def _header_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+", name):
+                raise ValueError(f"{name!r} is not a header name")
+        return sorted({n.lower() for n in names} - {"authorization"})
+
+    def header_names(self) -> frozenset[str]:
+        """The headers whose placeholder is swapped, lower case; none unless `header` is a place."""
+        return frozenset(["authorization", *self.headers]) if "header" in self.inject else frozenset()
+
+
+class SecretSource(SecretRules):
     """A secret a policy file asks for: where its value is read when the policy is applied (the
     value itself never is in a policy), and the hosts it may go to (detour_core.secrets)."""
     name: str
@@ -171,7 +204,6 @@ class Policy(BaseModel):
     @field_validator("redact")
     @classmethod
     def _patterns(cls, patterns: list[str]) -> list[str]:
-        import re
         for p in patterns:
             try:
                 re.compile(p)
@@ -207,10 +239,10 @@ def load_policy(path: Path) -> Policy:
     except OSError as e:
         raise InvalidPolicy(f"cannot read policy {path}: {e.strerror}") from None
     except ValueError as e:  # JSON and validation errors both
-        raise InvalidPolicy(f"policy {path}: {_first_error(e)}") from None
+        raise InvalidPolicy(f"policy {path}: {first_error(e)}") from None
 
 
-def _first_error(error: ValueError) -> str:
+def first_error(error: ValueError) -> str:
     if isinstance(error, ValidationError):
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
@@ -224,7 +256,7 @@ def build_policy(base: Policy | None = None, **changes) -> Policy:
         data = (base or Policy()).model_dump() | {k: v for k, v in changes.items() if v is not None}
         return Policy.model_validate(data)
     except ValidationError as e:
-        raise InvalidPolicy(_first_error(e)) from None
+        raise InvalidPolicy(first_error(e)) from None
 
 
 def server_policy_file(state: StatePaths) -> Path:

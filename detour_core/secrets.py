@@ -1,7 +1,9 @@
 """Secrets the sandbox never holds: a real value kept beside the environment (0600), and a
 placeholder of the same shape that the sandbox gets in its place. The proxy swaps the
 placeholder for the value only in requests to the secret's hosts, after the egress rules
-allowed them; anywhere else the placeholder stays a placeholder.
+allowed them, and only in the parts of the request the secret names (the Authorization header
+unless it says more); anywhere else the placeholder stays a placeholder. Every answer from the
+secret's hosts has the value (and its common encodings) turned back into the placeholder.
 
     $DETOUR_HOME/secrets/<env_id>.json   {NAME: {"value", "placeholder", "hosts": [...]}}
     $DETOUR_HOME/secrets/_server.json    the same, for every environment (`detour serve --secret`)
@@ -16,11 +18,9 @@ import secrets
 import string
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from detour_core.credentials import validate_env_id
 from detour_core.errors import DetourError
-from detour_core.policy import SecretSource, host_pattern
+from detour_core.policy import SecretRules, SecretSource, host_pattern
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,8}[-_.])+")  # `sk-ant-`, `xoxb-`, `ghp_`: what clients check
@@ -33,7 +33,7 @@ class InvalidSecret(DetourError):
     pass
 
 
-class Secret(BaseModel):
+class Secret(SecretRules):
     name: str
     value: str
     placeholder: str
@@ -83,8 +83,9 @@ class SecretStore:
         """What a sandbox of the environment gets: each secret's name and placeholder."""
         return {name: secret.placeholder for name, secret in self.all(env_id).items()}
 
-    def set(self, env_id: str, name: str, value: str, hosts: list[str]) -> Secret:
-        """`env_id` SERVER keeps it for every environment."""
+    def set(self, env_id: str, name: str, value: str, hosts: list[str],
+            rules: SecretRules | None = None) -> Secret:
+        """`env_id` SERVER keeps it for every environment; `rules` say where the value may go."""
         if not NAME.fullmatch(name):
             raise InvalidSecret(f"{name!r} is not a variable name (letters, digits and _, not first a digit)")
         if not value:
@@ -98,7 +99,8 @@ class SecretStore:
         current = self._own(env_id)
         kept = current.get(name)
         placeholder = kept.placeholder if kept and kept.value == value else placeholder_for(value)
-        current[name] = Secret(name=name, value=value, placeholder=placeholder, hosts=checked)
+        current[name] = Secret(name=name, value=value, placeholder=placeholder, hosts=checked,
+                               **(rules or SecretRules()).model_dump())
         self._write(env_id, current)
         return current[name]
 
@@ -106,7 +108,7 @@ class SecretStore:
         """A policy file's secrets, each read from its source now (all read before any is kept)."""
         values = [(source, source.value()) for source in sources]
         for source, value in values:
-            self.set(env_id, source.name, value, source.hosts)
+            self.set(env_id, source.name, value, source.hosts, SecretRules.model_validate(source.model_dump()))
 
     def remove(self, env_id: str, name: str) -> None:
         current = self._own(env_id)

@@ -7,11 +7,13 @@
         --set detour_secrets_dir=$DETOUR_HOME/secrets
 
 Order matters: the environment is known before its policy is, both before routing decides,
-the limits look at what routing let through, and secrets go into what may carry them;
+the limits look at what routing let through, secrets go into what may carry them and
+no answer from their hosts brings a value back;
 a routed request is answered in this process when the replicas live here, and the audit log
 records what the others decided.
 """
 
+from proxy_addons.answer_scrubbing import AnswerScrubber
 from proxy_addons.answered_bodies import AnsweredBodies
 from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.env_auth import EnvAuth
@@ -25,4 +27,4 @@ from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
 addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), Router(), RequestLimits(), RateLimits(),
-          SecretInjector(), InProcessReplicas(), UpstreamGuard(), AuditRecorder()]
+          SecretInjector(), AnswerScrubber(), InProcessReplicas(), UpstreamGuard(), AuditRecorder()]

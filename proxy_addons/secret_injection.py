@@ -1,28 +1,34 @@
 """Secrets injected at the boundary: the sandbox holds placeholders, the proxy puts the real
 value in their place only in requests its rules allowed to pass through to the secret's own
-hosts (headers, query, body), and puts the placeholder back once the request has left, so
-nothing after it (the audit record above all) ever sees the value.
+hosts, and only in the parts of the request the secret names (`inject`: the Authorization header
+and the `headers` it names by default, the query or the body where it says so), and puts the
+placeholder back once the request has left, so nothing after it (the audit record above all)
+ever sees the value. Answers are answer_scrubbing's concern.
 
-A placeholder sent anywhere else (another allowed host, a replica, a denied host) goes as it
-is, and the request's record names the secret whose placeholder it carried. A body large
-enough to stream (RequestLimits) leaves before the `request` hook: its headers and path are
-swapped at `requestheaders`, its body chunk by chunk as it passes (StreamedBody).
+A placeholder sent anywhere else (another part of the request, another allowed host, a replica,
+a denied host) goes as it is, and the request's record names the secret whose placeholder it
+carried. A body large enough to stream (RequestLimits) leaves before the `request` hook: its
+headers and query are swapped at `requestheaders`, its body chunk by chunk as it passes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
 from mitmproxy import ctx, http
 
 from detour_core.audit import Verdict
+from detour_core.secret_encodings import literal
 from detour_core.secrets import SERVER, InvalidSecret, Secret, SecretStore
+from proxy_addons.chunk_replacer import ChunkReplacer, Needle
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.verdict import METADATA_KEY
 
 SWAPPED_KEY = "detour.secrets_swapped"
+# The secrets whose hosts an allowed request goes to: their values are scrubbed from its answer.
+HOST_SECRETS_KEY = "detour.host_secrets"
+EVERY_PART = frozenset({"header", "query", "body"})
 
 
 def _mtime(path: Path) -> float | None:
@@ -45,49 +51,39 @@ def note(verdict: Verdict, name: str, swapped: bool) -> None:
         setattr(verdict, field, [*names, name])
 
 
-def carries(request: http.Request, text: str) -> bool:
-    return (any(text in value for _, value in request.headers.items(multi=True)) or text in request.path
-            or text in (_body(request) or ""))
+def _query(request: http.Request) -> str:
+    return request.path.partition("?")[2]
 
 
-def swap(request: http.Request, old: str, new: str) -> bool:
-    """Replace `old` with `new` in the request's headers, path and body; whether it was there."""
-    if not carries(request, old):
+def carries(request: http.Request, text: str, parts: frozenset[str] = EVERY_PART,
+            headers: frozenset[str] | None = None) -> bool:
+    """Whether `text` is in the request's `parts`; its header part is every header, or `headers`."""
+    return (("header" in parts and any(text in value for name, value in request.headers.items(multi=True)
+                                       if headers is None or name.lower() in headers))
+            or ("query" in parts and text in _query(request)) or ("body" in parts and text in (_body(request) or "")))
+
+
+def swap(request: http.Request, old: str, new: str, parts: frozenset[str] = EVERY_PART,
+         headers: frozenset[str] | None = None) -> bool:
+    """Replace `old` with `new` in the request's `parts` (the header part: every header, or only
+    `headers`); whether it was there."""
+    if not carries(request, old, parts, headers):
         return False
-    request.headers = http.Headers([(n.encode(), v.replace(old, new).encode())
-                                    for n, v in request.headers.items(multi=True)])
-    request.path = request.path.replace(old, new)
-    body = _body(request)
+    if "header" in parts:
+        request.headers = http.Headers([(n.encode(), (v.replace(old, new) if headers is None or n.lower() in headers
+                                                      else v).encode()) for n, v in request.headers.items(multi=True)])
+    if "query" in parts and "?" in request.path:
+        path, _, query = request.path.partition("?")
+        request.path = f"{path}?{query.replace(old, new)}"
+    body = _body(request) if "body" in parts else None
     if body is not None and old in body:
         request.text = body.replace(old, new)
     return True
 
 
-class StreamedBody:
-    """A streaming body's placeholders, swapped for their values (`swaps`) or only noticed
-    (`watched`) chunk by chunk. A placeholder may straddle two chunks, so each chunk's last bytes
-    wait for the next. The body's length was declared before it came, so only values as long as
-    their placeholders are swapped here; `found(name, swapped)` tells of each one met."""
-
-    def __init__(self, swaps: dict[str, Secret], watched: dict[str, Secret], found: Callable[[str, bool], None]):
-        self.swaps = {p.encode(): (s.name, s.value.encode()) for p, s in swaps.items()}
-        self.watched = {p.encode(): s.name for p, s in watched.items()}
-        self.found = found
-        self.keep = max(map(len, [*self.swaps, *self.watched]), default=1) - 1
-        self.held = b""
-
-    def __call__(self, chunk: bytes) -> Iterable[bytes]:
-        data = self.held + chunk
-        for placeholder, (name, value) in self.swaps.items():
-            if placeholder in data:
-                self.found(name, True)
-                data = data.replace(placeholder, value)
-        for placeholder, name in self.watched.items():
-            if placeholder in data:
-                self.found(name, False)
-        cut = len(data) if not chunk else max(0, len(data) - self.keep)  # an empty chunk is the end
-        self.held = data[cut:]
-        return [data[:cut]] if cut else []  # never an empty chunk, which would end a chunked body
+def _where(secret: Secret) -> tuple[frozenset[str], frozenset[str]]:
+    """The parts of a request the secret may go in, and its header names."""
+    return frozenset(secret.inject), secret.header_names()
 
 
 class SecretInjector:
@@ -126,21 +122,28 @@ class SecretInjector:
         env_id, verdict = flow.metadata.get(ENV_KEY), flow.metadata.get(METADATA_KEY)
         if not env_id or verdict is None or not ctx.options.detour_secrets_dir:
             return
-        swapped, found, mine_in_body, watched = [], partial(note, verdict), {}, {}
+        found, swapped, own, needles = partial(note, verdict), [], [], []
+        allowed = verdict.decision == "allowed" and flow.response is None
         for secret in self.secrets_of(env_id).values():
-            mine = verdict.decision == "allowed" and flow.response is None and secret.covers(verdict.host)
-            if mine and swap(flow.request, secret.placeholder, secret.value):
+            mine = allowed and secret.covers(verdict.host)
+            parts, headers = _where(secret) if mine else (frozenset(), frozenset())
+            if mine:
+                own.append(secret)
+            if mine and swap(flow.request, secret.placeholder, secret.value, parts, headers):
                 swapped.append(secret)
                 found(secret.name, True)
-            elif not mine and carries(flow.request, secret.placeholder):
+            if carries(flow.request, secret.placeholder):  # what is left: a part it may not go in
                 found(secret.name, False)
             if streamed:  # a value of another length than its placeholder would break the declared length
-                equal = mine and len(secret.value.encode()) == len(secret.placeholder.encode())
-                (mine_in_body if equal else watched)[secret.placeholder] = secret
+                equal = len(secret.value.encode()) == len(secret.placeholder.encode())
+                form = literal(secret.placeholder.encode(), secret.value.encode())
+                needles.append(Needle(form, secret.name, replace="body" in parts and equal))
+        if own:
+            flow.metadata[HOST_SECRETS_KEY] = own
         if swapped:
             flow.metadata[SWAPPED_KEY] = swapped
-        if mine_in_body or watched:
-            flow.request.stream = StreamedBody(mine_in_body, watched, found)
+        if needles:
+            flow.request.stream = ChunkReplacer(needles, found)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         self.restore(flow)

@@ -1,5 +1,6 @@
 """`detour env secret ...`: secrets the sandbox never holds. Its variable gets a placeholder;
-the proxy puts the value in only where the request goes to one of the secret's hosts."""
+the proxy puts the value in only where the request goes to one of the secret's hosts, in the
+parts of it that the secret names, and scrubs it from every answer those hosts send back."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from pydantic import ValidationError
 
 from detour.cli.common import client, env_app, fail, state
+from detour_core.policy import SecretRules, first_error
 from detour_core.secrets import SecretStore
 
 secret_app = typer.Typer(help="Secrets injected by the proxy: the sandbox sees placeholders.", no_args_is_help=True)
@@ -40,12 +43,30 @@ def secret_set(env_id: str, name: str,
                host: Annotated[list[str], typer.Option("--host", help="HOST[,HOST...] the value may go to "
                                                                         "(*.domain for subdomains).")],
                from_env: Annotated[Optional[str], typer.Option(help="Read the value from this variable.")] = None,
-               file: Annotated[Optional[Path], typer.Option(help="Read the value from this file.")] = None) -> None:
+               file: Annotated[Optional[Path], typer.Option(help="Read the value from this file.")] = None,
+               inject: Annotated[Optional[list[str]], typer.Option(
+                   help="PART[,PART...] of a request the value goes in: header (the default), query, body.")] = None,
+               header: Annotated[Optional[list[str]], typer.Option(
+                   help="A header besides Authorization that the value goes in (x-api-key, ...).")] = None,
+               unchecked: Annotated[str, typer.Option(
+                   help="An answer that cannot be checked for the value: refuse (502) or pass.")] = "refuse") -> None:
     """Keep a secret for ENV_ID's runs: their variable NAME holds a placeholder of the same shape."""
     client().environments.get(env_id)
     hosts = [h for value in host for h in value.split(",") if h.strip()]
-    secret = SecretStore(state().secrets_dir).set(env_id, name, _value(from_env, file), hosts)
-    typer.echo(f"{name} for {', '.join(secret.hosts)}; the sandbox sees {secret.placeholder}")
+    places = [p.strip() for value in inject or ["header"] for p in value.split(",") if p.strip()]
+    try:
+        rules = SecretRules(inject=places, headers=header or [], unchecked=unchecked)
+    except ValidationError as e:
+        raise fail(f"secret {name}: {first_error(e)}") from None
+    secret = SecretStore(state().secrets_dir).set(env_id, name, _value(from_env, file), hosts, rules)
+    typer.echo(f"{name} for {', '.join(secret.hosts)} in the {', '.join(where(secret))}; "
+               f"the sandbox sees {secret.placeholder}")
+
+
+def where(secret: SecretRules) -> list[str]:
+    """The parts of a request the value goes in, in words."""
+    headers = " and ".join(["Authorization", *secret.headers])
+    return [f"{headers} header" if place == "header" else place for place in secret.inject]
 
 
 @secret_app.command("list")
@@ -53,7 +74,9 @@ def secret_list(env_id: str) -> None:
     """Names, hosts and placeholders (never the values)."""
     client().environments.get(env_id)
     for name, secret in SecretStore(state().secrets_dir).all(env_id).items():
-        typer.echo(f"{name}  hosts={','.join(secret.hosts)}  placeholder={secret.placeholder}")
+        typer.echo(f"{name}  hosts={','.join(secret.hosts)}  inject={','.join(secret.inject)}"
+                   + (f"  headers={','.join(secret.headers)}" if secret.headers else "")
+                   + f"  unchecked={secret.unchecked}  placeholder={secret.placeholder}")
 
 
 @secret_app.command("rm")

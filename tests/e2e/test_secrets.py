@@ -50,8 +50,9 @@ print(json.dumps(out))
 """
 
 
-def secret_set(stack, env: str, name: str, value: str, *hosts: str) -> subprocess.CompletedProcess:
-    return subprocess.run([DETOUR, "env", "secret", "set", env, name, *[f"--host={h}" for h in hosts],
+def secret_set(stack, env: str, name: str, value: str, *hosts: str, options: tuple[str, ...] = ()
+               ) -> subprocess.CompletedProcess:
+    return subprocess.run([DETOUR, "env", "secret", "set", env, name, *[f"--host={h}" for h in hosts], *options,
                            "--from-env", "THE_VALUE"], capture_output=True, text=True,
                           env=os.environ | {"DETOUR_HOME": str(stack.state.home), "THE_VALUE": value})
 
@@ -98,12 +99,12 @@ print(json.dumps([requests.post(url, data=body, headers={"Authorization": f"Bear
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
-def test_a_body_that_streams_gets_the_value_in_its_headers_and_body_too(lab, backend):  # noqa: F811
+def test_a_body_that_streams_gets_the_value_in_its_headers_and_its_body_where_declared(lab, backend):  # noqa: F811
     stack, seen = lab
     env = stack.env()
     allow(stack, env, "--allow", "api.partner.test", "--allow", "*.models.test")
     value = "sk-live-" + secrets.token_urlsafe(30)
-    done = secret_set(stack, env, "PARTNER_KEY", value, "api.partner.test")
+    done = secret_set(stack, env, "PARTNER_KEY", value, "api.partner.test", options=("--inject=header,body",))
     placeholder = done.stdout.rsplit(" ", 1)[1].strip()
     uploads = seen.parent / "uploads"
     before = uploads.read_text() if uploads.exists() else ""

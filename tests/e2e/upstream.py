@@ -3,15 +3,22 @@ names a test allows, with certificates from a CA the test makes (and one it does
 
     python -m tests.e2e.upstream FOLDER    # FOLDER: ca.pem, trusted.pem/key, untrusted.pem/key; logs to FOLDER/seen
                                            # and each request's Authorization to FOLDER/authorizations
+
+`/echo?form=F` answers with what it received (headers, path, body) in the form F (ECHO_FORMS),
+as a host that echoes a credential would.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime
+import gzip
 import json
 import ssl
 import sys
 import threading
+import time
+from urllib.parse import parse_qs, quote, urlsplit
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -21,6 +28,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 TRUSTED = ("api.partner.test", "eu.models.test")
+# How /echo answers: in JSON (with the Authorization it got in a header too), base64 or URL-encoded
+# JSON, gzip, chunked in 5-byte pieces (plain or gzip), over a MiB written in two halves that
+# split the Authorization, with a compression no client knows, or switching protocols.
+ECHO_FORMS = ("json", "base64", "urlencoded", "gzip", "chunked", "gzip-chunked", "large", "compress", "upgrade")
 UNTRUSTED = "untrusted.test"
 
 
@@ -57,7 +68,11 @@ def serve(folder: Path) -> None:
     seen = folder / "seen"
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
         def do_GET(self) -> None:
+            if self.path.startswith("/echo"):
+                return self.echo(b"")
             with seen.open("a") as log:
                 log.write(f"{self.headers.get('Host')} {self.path}\n")
             with (folder / "authorizations").open("a") as log:  # what a secret's owner would receive
@@ -72,12 +87,56 @@ def serve(folder: Path) -> None:
         def do_POST(self) -> None:
             """An upload: what arrived of it (its length, first and last 80 bytes), as its owner saw it."""
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path.startswith("/echo"):
+                return self.echo(body)
             with (folder / "uploads").open("a") as log:
                 log.write(json.dumps([self.headers.get("Host"), self.path, self.headers.get("Authorization"),
                                       len(body), body[:80].decode("latin-1"), body[-80:].decode("latin-1")]) + "\n")
             self.send_response(200)
             self.send_header("Content-Length", "0")
             self.end_headers()
+
+        def echo(self, body: bytes) -> None:
+            """What came, logged to FOLDER/echoes as its owner saw it, and answered in the form asked."""
+            authorization = self.headers.get("Authorization") or ""
+            with (folder / "echoes").open("a") as log:
+                log.write(json.dumps([self.path, authorization, body.decode("latin-1")]) + "\n")
+            got = json.dumps({"headers": dict(self.headers), "path": self.path, "body": body.decode("latin-1")}).encode()
+            form = parse_qs(urlsplit(self.path).query).get("form", ["json"])[0]
+            if form == "upgrade":
+                self.send_response(101)
+                self.send_header("Upgrade", "echo")
+                self.send_header("Connection", "Upgrade")
+                self.end_headers()
+                self.wfile.write(got)
+                self.close_connection = True
+                return
+            payload = {"base64": base64.b64encode(got), "urlencoded": quote(got).encode(),
+                       "gzip": gzip.compress(got), "gzip-chunked": gzip.compress(got),
+                       "large": b"." * (1 << 20) + got + b"." * 1000}.get(form, got)
+            self.send_response(200)
+            self.send_header("X-Echo-Authorization", authorization)
+            if form in ("gzip", "gzip-chunked", "compress"):
+                self.send_header("Content-Encoding", form.split("-")[0])
+            if form.endswith("chunked"):
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for at in range(0, len(payload), 5):
+                    piece = payload[at:at + 5]
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.flush()
+                    time.sleep(0.001)
+                self.wfile.write(b"0\r\n\r\n")
+                return
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            if form == "large":  # the proxy reads the first half before the second is sent
+                middle = payload.find(authorization.encode()) + len(authorization) // 2
+                self.wfile.write(payload[:middle])
+                self.wfile.flush()
+                time.sleep(0.2)
+                payload = payload[middle:]
+            self.wfile.write(payload)
 
         def log_message(self, *args) -> None:
             pass

@@ -8,13 +8,14 @@ import typer
 from mitmproxy.test import taddons, tflow
 
 from detour_core.audit import Verdict
-from detour_core.policy import Policy
+from detour_core.policy import Policy, SecretRules
 from detour_core.secrets import InvalidSecret, SecretStore, placeholder_for
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.secret_injection import SecretInjector
 from proxy_addons.verdict import METADATA_KEY
 
 VALUE = "sk-ant-api03-" + "x" * 40
+EVERYWHERE = SecretRules(inject=["header", "query", "body"], headers=["x-api-key"])
 
 
 def test_a_placeholder_keeps_the_values_shape_and_nothing_of_it():
@@ -42,14 +43,28 @@ def flow_to(host: str, decision: str, placeholder: str, env_id: str = "env-a"):
     flow = tflow.tflow()
     flow.request.host, flow.request.path = host, f"/v1?key={placeholder}"
     flow.request.headers["x-api-key"] = placeholder
+    flow.request.headers["authorization"] = f"Bearer {placeholder}"
     flow.request.text = f'{{"key": "{placeholder}"}}'
     flow.metadata[ENV_KEY] = env_id
     flow.metadata[METADATA_KEY] = Verdict(decision=decision, host=host, port=443, scheme="https", path="/v1")
     return flow
 
 
-def test_the_injector_swaps_only_for_the_secrets_hosts_and_puts_it_back(state):
+def test_by_default_only_the_authorization_header_gets_the_value(state):
     secret = SecretStore(state.secrets_dir).set("env-a", "API_KEY", VALUE, ["api.anthropic.com"])
+    injector = SecretInjector()
+    with taddons.context(injector) as tctx:
+        tctx.options.update(detour_secrets_dir=str(state.secrets_dir))
+        flow = flow_to("api.anthropic.com", "allowed", secret.placeholder)
+        injector.request(flow)
+        assert flow.request.headers["authorization"] == f"Bearer {VALUE}"
+        assert VALUE not in flow.request.text + flow.request.path + flow.request.headers["x-api-key"]
+        verdict = flow.metadata[METADATA_KEY]
+        assert verdict.secrets == ["API_KEY"] and verdict.placeholders == ["API_KEY"]  # the rest went as it was
+
+
+def test_the_injector_swaps_only_for_the_secrets_hosts_and_puts_it_back(state):
+    secret = SecretStore(state.secrets_dir).set("env-a", "API_KEY", VALUE, ["api.anthropic.com"], EVERYWHERE)
     injector = SecretInjector()
     with taddons.context(injector) as tctx:
         tctx.options.update(detour_secrets_dir=str(state.secrets_dir))
@@ -71,8 +86,8 @@ def test_the_injector_swaps_only_for_the_secrets_hosts_and_puts_it_back(state):
 
 def test_a_streamed_body_is_swapped_chunk_by_chunk_even_where_a_placeholder_straddles_two(state):
     store = SecretStore(state.secrets_dir)
-    secret = store.set("env-a", "API_KEY", VALUE, ["api.anthropic.com"])
-    short = store.set("env-a", "SHORT_KEY", "k-123", ["api.anthropic.com"])  # its placeholder is longer
+    secret = store.set("env-a", "API_KEY", VALUE, ["api.anthropic.com"], EVERYWHERE)
+    short = store.set("env-a", "SHORT_KEY", "k-123", ["api.anthropic.com"], EVERYWHERE)  # its placeholder is longer
     other = store.set("env-a", "OTHER_KEY", VALUE.replace("x", "y"), ["api.other.test"])
     injector = SecretInjector()
     with taddons.context(injector) as tctx:
@@ -96,7 +111,7 @@ def test_a_streamed_body_is_swapped_chunk_by_chunk_even_where_a_placeholder_stra
 def test_the_servers_secrets_reach_every_environment_and_its_own_win(state):
     from detour_core.secrets import SERVER
     store = SecretStore(state.secrets_dir)
-    shared = store.set(SERVER, "MODEL_KEY", "sk-shared-" + "s" * 30, ["api.models.test"])
+    shared = store.set(SERVER, "MODEL_KEY", "sk-shared-" + "s" * 30, ["api.models.test"], EVERYWHERE)
     own = store.set("env-a", "MODEL_KEY", "sk-own-" + "o" * 30, ["api.models.test"])
     assert store.placeholders("env-a") == {"MODEL_KEY": own.placeholder}
     assert store.placeholders("env-b") == {"MODEL_KEY": shared.placeholder}
@@ -131,11 +146,14 @@ def test_a_policy_file_names_where_a_secrets_value_comes_from_never_the_value(st
     (tmp_path / "partner").write_text("pk-" + "p" * 30 + "\n")
     policy = Policy(allow=["api.models.test"], secrets=[
         {"name": "MODEL_KEY", "hosts": ["api.models.test"], "from_env": "MODEL_KEY"},
-        {"name": "PARTNER_KEY", "hosts": ["api.partner.test"], "file": str(tmp_path / "partner")}])
+        {"name": "PARTNER_KEY", "hosts": ["api.partner.test"], "file": str(tmp_path / "partner"),
+         "inject": ["body", "header"], "headers": ["X-Api-Key"], "unchecked": "pass"}])
     with detour.Client(home=state.home) as client:
         env = client.environments.create("slack_default", policy=policy).env_id
         kept = SecretStore(state.secrets_dir).all(env)
         assert (kept["MODEL_KEY"].value, kept["PARTNER_KEY"].value) == ("sk-ant-" + "m" * 40, "pk-" + "p" * 30)
+        assert (kept["MODEL_KEY"].inject, kept["MODEL_KEY"].unchecked) == (["header"], "refuse")  # the defaults
+        assert (kept["PARTNER_KEY"].inject, kept["PARTNER_KEY"].headers) == (["header", "body"], ["x-api-key"])
         assert "sk-ant-" not in policy_file(state, env).read_text()
         assert load_policy(policy_file(state, env)).secrets[0].from_env == "MODEL_KEY"
         before = client.environments.list()
@@ -146,3 +164,7 @@ def test_a_policy_file_names_where_a_secrets_value_comes_from_never_the_value(st
     for both_or_neither in ({"from_env": "A", "file": "/x"}, {}):
         with pytest.raises(ValueError, match="one of them"):
             Policy(secrets=[{"name": "X", "hosts": ["api.models.test"], **both_or_neither}])
+    for bad, message in (({"inject": ["cookie"]}, "header"), ({"inject": []}, "at least 1"),
+                         ({"headers": ["bad header"]}, "not a header name"), ({"unchecked": "maybe"}, "refuse")):
+        with pytest.raises(ValueError, match=message):
+            Policy(secrets=[{"name": "X", "hosts": ["api.models.test"], "from_env": "A", **bad}])
