@@ -56,6 +56,8 @@ def quick_run(argv: list[str]) -> int | None:
         return None
     options, program = parsed
     state = StatePaths.default()
+    if program.resolve().is_relative_to(state.home.resolve()):
+        return None  # a file of detour's state: the full CLI refuses it by name
     try:
         stack = json.loads(state.stack_file.read_text())
         os.kill(stack["pid"], 0)

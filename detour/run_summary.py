@@ -30,5 +30,5 @@ def report(result: dict, as_json: bool) -> int:
         sys.stdout.flush()
         sys.stderr.write(result["stderr"])
         separator = "" if output.endswith("\n") or not output else "\n"
-        sys.stderr.write(separator + summary(result) + "\n")
+        sys.stderr.write(separator + "".join(w + "\n" for w in result.get("warnings", [])) + summary(result) + "\n")
     return result["exit_code"] or 0

@@ -32,4 +32,4 @@ def open_backend(name: Backend, paths: StatePaths, runtime: RuntimeChoice = Runt
         raise BackendUnavailable(f"the namespace backend needs {', '.join(missing)}")
     if name == "namespace" or (name == "auto" and not missing):
         return namespace.NamespaceSandbox(paths, runtime.for_host())
-    return ProcessSandbox(paths.runs_dir, runtime.for_host())
+    return ProcessSandbox(paths.runs_dir, runtime.for_host(), state_home=paths.home)

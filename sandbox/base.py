@@ -87,6 +87,7 @@ class Execution(BaseModel):
     killed_reason: KilledReason | None
     duration_ms: float
     limits_via: LimitsVia
+    warnings: list[str] = Field([], description="What detour could not do for this run, said to its user.")
 
 
 class Sandbox(ABC):

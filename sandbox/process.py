@@ -2,7 +2,8 @@
 
 It contains runaway programs (time, CPU, memory, process count, file size, output) but
 a program that ignores the proxy variables can still reach the network; the namespace
-backend is the one that enforces "the only way out is the proxy".
+backend is the one that enforces "the only way out is the proxy". Given detour's state
+folder, it keeps that folder out of the program's sight (hidden_state).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
+from sandbox.hidden_state import UNHIDDEN, can_hide, hiding, trust_copies
 from sandbox.variables import sandbox_environment, workdir_variables
 from sandbox.runtimes import Runtime, host_runtime
 from sandbox.supervisor import MB, supervise
@@ -29,8 +31,13 @@ def apply_rlimits(limits: Limits) -> None:
 class ProcessSandbox(Sandbox):
     name = "process"
 
-    def __init__(self, runs_dir: Path | None = None, runtime: Runtime | None = None) -> None:
-        self.runs_dir = runs_dir
+    def __init__(self, runs_dir: Path | None = None, runtime: Runtime | None = None,
+                 state_home: Path | None = None) -> None:
+        """`state_home`: detour's state, which runs must not see (the run folders then live
+        outside it, in the system's temporary folder)."""
+        self.hide = state_home if state_home and can_hide() else None
+        self.runs_dir = None if self.hide else runs_dir
+        self.warnings = [UNHIDDEN] if state_home and not self.hide else []
         self.runtime = runtime or host_runtime()
 
     def run(self, spec: SandboxSpec) -> Execution:
@@ -50,9 +57,12 @@ class ProcessSandbox(Sandbox):
             modules = workdir / "node_modules" if spec.workspace else folder / "node_modules"
             if self.runtime.node_modules and not modules.exists(follow_symlinks=False):
                 modules.symlink_to(self.runtime.node_modules, target_is_directory=True)
-            env = sandbox_environment(spec, spec.trust, self.runtime)
-            return supervise(spec.argv, env=env | workdir_variables(workdir), cwd=workdir,
+            trust = trust_copies(spec.trust, folder) if self.hide else spec.trust
+            env = sandbox_environment(spec, trust, self.runtime)
+            argv = hiding(spec.argv, self.hide) if self.hide else spec.argv
+            done = supervise(argv, env=env | workdir_variables(workdir), cwd=workdir,
                              limits=spec.limits, stdin=spec.stdin, limits_via="rlimit+watchdog",
                              preexec=lambda: apply_rlimits(spec.limits))
+            return done.model_copy(update={"warnings": self.warnings})
         finally:
             shutil.rmtree(folder, ignore_errors=True)

@@ -110,7 +110,7 @@ class LiveStack:
                 from sandbox.docker import DockerSandbox
                 self.cached["docker"] = DockerSandbox(self.state)
             return self.cached["docker"]
-        return NamespaceSandbox(self.state) if backend == "namespace" else ProcessSandbox(self.state.runs_dir)
+        return NamespaceSandbox(self.state) if backend == "namespace" else ProcessSandbox(self.state.runs_dir, state_home=self.state.home)
 
     def run(self, env_id: str, code: str, suffix: str, limits: Limits | None = None,
             backend: str = "process", mode: str = "proxy") -> RunResult:
