@@ -184,6 +184,36 @@ def test_bodies_are_captured_and_no_secret_reaches_the_disk(live_stack, make_env
     assert "no Linear state" in node.response.body  # a Slack environment: Linear answers, and the answer is kept
 
 
+FIELDS = r"""
+import json, requests
+NAMES = ["token", "access_token", "refresh_token", "password", "client_secret", "api_key", "apikey", "secret",
+         "Api-Key", "X-Auth-Token"]
+url = "https://slack.com/api/api.test"
+for name in NAMES:
+    value = lambda how: f"V-{name}-{how}-0451"
+    requests.post(url, params={name: value("query")})
+    requests.post(url, headers={name: value("header")})
+    requests.post(url, data={name: value("form"), "channel": "C1"})
+    requests.post(url, files={name: (None, value("multipart")), "channel": (None, "C1"),
+                              "file": ("notes.txt", b"plain notes", "text/plain")})
+    requests.post(url, json={"nested": {name: value("json")}, "channel": "C1"})
+print("sent")
+"""
+
+
+def test_every_credential_name_is_redacted_in_every_encoding(live_stack, make_env):
+    """One rule for names: a header, a query, a form, a multipart part and a JSON field alike."""
+    env = make_env()
+    save_policy(policy_file(live_stack.state, env), Policy(capture="bodies"))
+    result = live_stack.run(env, FIELDS, ".py")
+    assert result.stdout == "sent\n" and len(result.requests) == 50, result.stderr
+    on_disk = "".join(p.read_text() for p in (live_stack.state.audit_dir / env).glob("*.jsonl"))
+    assert "-0451" not in on_disk  # no value under any name, in any encoding
+    multipart = [r for r in result.requests if "multipart" in dict(r.request.headers).get("Content-Type", "")]
+    assert len(multipart) == 10 and all("plain notes" in r.request.body and '"channel"' in r.request.body
+                                        and "[REDACTED]" in r.request.body for r in multipart)
+
+
 def test_headers_capture_keeps_no_body(live_stack, make_env):
     env = make_env()
     save_policy(policy_file(live_stack.state, env), Policy(capture="headers"))
