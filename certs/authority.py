@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from certs import system_trust
 from detour_core.paths import StatePaths
 from sandbox.base import TrustFiles
 
@@ -55,6 +56,11 @@ class CAPaths:
         return self.state.ca_dir / "bundle.pem"
 
     @property
+    def system_certs(self) -> Path:
+        """/etc/ssl/certs as a sandbox sees it, detour's CA added (certs/system_trust.py)."""
+        return self.state.ca_dir / "system-certs"
+
+    @property
     def wgetrc(self) -> Path:
         """wget ignores SSL_CERT_FILE; a WGETRC naming the bundle is its only env-level knob."""
         return self.state.ca_dir / "wgetrc"
@@ -69,7 +75,7 @@ class CAPaths:
 
     def trust_files(self) -> TrustFiles:
         """The files a sandbox may read (the key is never among them)."""
-        return TrustFiles(cert=self.cert, bundle=self.bundle, wgetrc=self.wgetrc)
+        return TrustFiles(cert=self.cert, bundle=self.bundle, wgetrc=self.wgetrc, certs=self.system_certs)
 
     def publish(self, into: TrustFiles) -> None:
         """Copy the certificate and the bundle where containers expect them (a shared volume)."""
@@ -176,3 +182,4 @@ class CertificateAuthority:
         _write_atomically(self.paths.mitmproxy_ca, key_pem + cert_pem, 0o600)
         _write_atomically(self.paths.bundle, _system_roots().rstrip(b"\n") + b"\n" + cert_pem, 0o644)
         _write_atomically(self.paths.wgetrc, f"ca_certificate = {self.paths.bundle}\n".encode(), 0o644)
+        system_trust.build(self.paths.cert, self.paths.bundle, self.paths.system_certs)

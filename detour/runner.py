@@ -35,6 +35,16 @@ def named_files(state: StatePaths, argv: list[str], program: Path | None) -> lis
     return files
 
 
+def trust_warnings(requests: list[AuditRecord]) -> list[str]:
+    """A line for each host whose TLS handshake a client in the sandbox broke off because it
+    did not trust detour's CA: what it means and how to fix it (the record alone says less)."""
+    hosts = sorted({r.host for r in requests if (r.reason or "").startswith("TLS:") and "trust" in r.reason})
+    return [f"detour: a client in the sandbox did not trust detour's CA for {host}: it reads a trust store of its "
+            "own (a pinned bundle, certifi, a keystore); point it at $SSL_CERT_FILE (the system store plus "
+            "detour's CA), or run it on the namespace or docker backend, whose system store holds the CA"
+            for host in hosts if host]
+
+
 class RunResult(Execution):
     env_id: str
     backend: str
@@ -65,5 +75,5 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
                                         task=task or {}, files=files, workspace=workspace,
                                         credentials=credentials, placeholders=placeholders))
     requests, _ = audit.read(env_id, start)
-    return RunResult(**execution.model_dump(), env_id=env_id, backend=sandbox.name, mode=mode,
-                     requests=requests, diff=store.diff(env_id))
+    return RunResult(**(execution.model_dump() | {"warnings": [*execution.warnings, *trust_warnings(requests)]}),
+                     env_id=env_id, backend=sandbox.name, mode=mode, requests=requests, diff=store.diff(env_id))

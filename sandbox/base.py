@@ -53,12 +53,17 @@ class ProxyAccess(BaseModel):
         return f"http://{host or self.host}:{self.gateway_port}"
 
 
+SYSTEM_CERTS = Path("/etc/ssl/certs")  # the system's trust store, where most clients look
+
+
 class TrustFiles(BaseModel):
     """The public CA files a sandbox trusts (never the key)."""
 
     cert: Path
     bundle: Path
     wgetrc: Path
+    certs: Path | None = Field(None, description="A folder laid out as /etc/ssl/certs with the CA added "
+                                                 "(its java/cacerts a Java trust store), shown in its place.")
 
 
 class SandboxSpec(BaseModel):

@@ -36,7 +36,8 @@ from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
 from detour_core.registry import replicated_hosts
 from sandbox import cgroups
-from sandbox.base import Execution, KilledReason, Limits, LimitsVia, Sandbox, SandboxSpec, TrustFiles
+from sandbox.base import (SYSTEM_CERTS, Execution, KilledReason, Limits, LimitsVia, Sandbox, SandboxSpec,
+                          TrustFiles)
 from sandbox.docker_pool import ContainerPool
 from sandbox.variables import sandbox_environment
 from sandbox.runtimes import PRELUDES, SYSTEM_PATH, Runtime
@@ -54,6 +55,11 @@ OWN = Path("/opt/detour")  # where detour's files are in a sandbox container
 IMAGE_RUNTIME = Runtime(python=OWN / "venv/bin/python3", node=Path("/usr/local/bin/node"), preludes=OWN / "preludes")
 IMAGE_TRUST = TrustFiles(cert=Path("/run/detour-ca/ca.pem"), bundle=Path("/run/detour-ca/bundle.pem"),
                          wgetrc=OWN / "wgetrc")
+# Where other distributions keep their system store (an --image of theirs): the bundle and the
+# Java trust store are shown there too, as /etc/ssl/certs is (Debian, Ubuntu, Alpine).
+OTHER_SYSTEM_STORES = (("ca-certificates.crt", Path("/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem")),
+                       ("ca-certificates.crt", Path("/etc/ssl/ca-bundle.pem")),
+                       ("java/cacerts", Path("/etc/pki/ca-trust/extracted/java/cacerts")))
 ENTRY = ["python3", str(OWN / "entry.py")]
 IMAGE_FOLDERS = [Path(f) for f in ("/bin", "/sbin", "/usr", "/lib", "/lib64", "/etc", "/opt", "/var")]
 SHIPPED_DIR = ".detour-files"  # in the work directory: host files a command names
@@ -172,8 +178,15 @@ def host_config(client: docker.DockerClient, limits: Limits, workspace: Path | N
                  Ulimit(name="fsize", soft=limits.file_size_mb * MB, hard=limits.file_size_mb * MB),
                  Ulimit(name="core", soft=0, hard=0)],
         binds={str(host): {"bind": str(inside), "mode": "ro"} for host, inside in
-               ((trust.cert, IMAGE_TRUST.cert), (trust.bundle, IMAGE_TRUST.bundle), *image.brings)} | (
-            {str(workspace): {"bind": str(HOME), "mode": "rw"}} if workspace else {}))
+               ((trust.cert, IMAGE_TRUST.cert), (trust.bundle, IMAGE_TRUST.bundle), *system_stores(trust),
+                *image.brings)} | ({str(workspace): {"bind": str(HOME), "mode": "rw"}} if workspace else {}))
+
+
+def system_stores(trust: TrustFiles) -> list[tuple[Path, Path]]:
+    """The system store with detour's CA (host -> inside), at every distribution's place for it."""
+    if not trust.certs:
+        return []
+    return [(trust.certs, SYSTEM_CERTS), *((trust.certs / name, inside) for name, inside in OTHER_SYSTEM_STORES)]
 
 
 class ContainerRun:

@@ -22,11 +22,23 @@ class Need:
     used_by: str    # which part of detour (or its tests) needs it
 
     def met(self) -> bool:
-        return Path(self.probe).exists() if self.probe.startswith("/") else shutil.which(self.probe) is not None
+        if self.probe.startswith("/"):
+            return any(Path("/").glob(self.probe[1:])) if "*" in self.probe else Path(self.probe).exists()
+        return shutil.which(self.probe) is not None
 
 
 NAMESPACE = "namespace backend"
 DOCKER = "docker backend"
+LANGUAGE = "agents in other languages (and their tests)"
+# The languages detour runs beside Python, Node, Bash and Perl: Debian's own runtimes.
+LANGUAGES = (
+    Need("java", "default-jdk-headless", LANGUAGE),
+    Need("go", "golang-go", LANGUAGE),
+    Need("ruby", "ruby", LANGUAGE),
+    Need("php", "php-cli", LANGUAGE),
+    Need("/etc/php/*/mods-available/curl.ini", "php-curl", LANGUAGE),
+    Need("git", "git", LANGUAGE),
+)
 NEEDS = (
     Need("npm", "npm", "make (detour's Node packages)"),
     Need("ip", "iproute2", NAMESPACE),
@@ -46,6 +58,7 @@ NEEDS = (
     Need("chromium", "chromium", "the live view's browser test"),
     Need("/usr/bin/pg_ctlcluster", "postgresql", "the Postgres store's tests (a server of their own)"),
     Need("chromedriver", "chromium-driver", "the live view's browser test"),
+    *LANGUAGES,
 )
 
 

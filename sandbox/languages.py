@@ -7,16 +7,21 @@ from pathlib import Path
 from detour_core.errors import DetourError
 from sandbox.runtimes import Runtime
 
-# suffix -> the runtime's interpreter ("python", "node"), or a system program
-LANGUAGES: dict[str, str] = {
-    ".py": "python",
-    ".js": "node",
-    ".mjs": "node",
-    ".cjs": "node",
-    ".ts": "node",   # Node 24 strips types itself
-    ".mts": "node",
-    ".sh": "/bin/bash",
-    ".pl": "/usr/bin/perl",
+# suffix -> the runtime's interpreter ("python", "node"), or a system program (and its words
+# before the file); the system's own languages come from Debian's packages (`detour doctor`)
+LANGUAGES: dict[str, tuple[str, ...]] = {
+    ".py": ("python",),
+    ".js": ("node",),
+    ".mjs": ("node",),
+    ".cjs": ("node",),
+    ".ts": ("node",),   # Node 24 strips types itself
+    ".mts": ("node",),
+    ".sh": ("/bin/bash",),
+    ".pl": ("/usr/bin/perl",),
+    ".java": ("java",),      # a single source file, compiled in memory (JDK 11 and later)
+    ".go": ("go", "run"),
+    ".rb": ("ruby",),
+    ".php": ("php",),
 }
 
 
@@ -45,7 +50,7 @@ def stdin_command(language: str, runtime: Runtime) -> list[str]:
 
 
 def interpreter(suffix: str, runtime: Runtime) -> str:
-    program = LANGUAGES[suffix]
+    program = LANGUAGES[suffix][0]
     return str(getattr(runtime, program)) if program in ("python", "node") else program
 
 
@@ -56,4 +61,4 @@ def command_for(program: Path, runtime: Runtime) -> list[str]:
         known = ", ".join(sorted(LANGUAGES))
         raise UnsupportedProgram(f"cannot run {program.name}: unknown file type (known: {known}); "
                                  "use `detour run -- CMD ...` for anything else")
-    return [interpreter(suffix, runtime), program.name]
+    return [interpreter(suffix, runtime), *LANGUAGES[suffix][1:], program.name]

@@ -23,7 +23,7 @@ from pathlib import Path
 from detour_core.paths import StatePaths
 from detour_core.registry import replicated_hosts
 from sandbox import cgroups, host_packages
-from sandbox.base import Execution, Mode, ProxyAccess, Sandbox, SandboxSpec, TrustFiles
+from sandbox.base import SYSTEM_CERTS, Execution, Mode, ProxyAccess, Sandbox, SandboxSpec, TrustFiles
 from sandbox.variables import sandbox_environment
 from sandbox.netns import SandboxNetwork, teardown
 from sandbox.process import apply_rlimits
@@ -176,6 +176,8 @@ def bwrap_argv(spec: SandboxSpec, runtime: Runtime, network: SandboxNetwork, sup
     argv += ["--perms", "0755", "--dir", str(TRUST_DIR),
              "--ro-bind", str(spec.trust.cert), str(INSIDE_TRUST.cert),
              "--ro-bind", str(spec.trust.bundle), str(INSIDE_TRUST.bundle)]
+    if spec.trust.certs:  # the system store, with detour's CA: what git, Java, Go, Ruby and PHP read
+        argv += ["--ro-bind", str(spec.trust.certs), str(SYSTEM_CERTS)]
     for inside, path in support.items():
         argv += ["--ro-bind", str(path), inside]
     argv += ["--chdir", str(HOME), "--",

@@ -31,6 +31,7 @@ def ca_variables(trust: TrustFiles) -> dict[str, str]:
         "NODE_EXTRA_CA_CERTS": cert,      # Node adds this to its own roots
         "DENO_CERT": cert,
         "WGETRC": str(trust.wgetrc),      # wget (GnuTLS) ignores SSL_CERT_FILE
+        "GIT_SSL_CAINFO": bundle,         # git (Debian's: libcurl over GnuTLS) reads only the system store
     }
 
 

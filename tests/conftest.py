@@ -113,11 +113,12 @@ class LiveStack:
         return NamespaceSandbox(self.state) if backend == "namespace" else ProcessSandbox(self.state.runs_dir, state_home=self.state.home)
 
     def run(self, env_id: str, code: str, suffix: str, limits: Limits | None = None,
-            backend: str = "process", mode: str = "proxy") -> RunResult:
-        """Run `code` as a program file of the given kind, the way `detour run FILE` does."""
+            backend: str = "process", mode: str = "proxy", sandbox: Sandbox | None = None) -> RunResult:
+        """Run `code` as a program file of the given kind, the way `detour run FILE` does
+        (in `sandbox` where given, else in one of `backend`)."""
         program = self.scripts / f"agent_{os.urandom(4).hex()}{suffix}"
         program.write_text(code)
-        sandbox = self.sandbox(backend)
+        sandbox = sandbox or self.sandbox(backend)
         return run_in_environment(self.state, self.info, env_id, sandbox,
                                   command_for(program, sandbox.runtime), program=program, limits=limits, mode=mode)
 

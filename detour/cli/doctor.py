@@ -51,12 +51,22 @@ def report_needs(install: bool) -> None:
         typer.echo(f"missing: detour's sandbox runtime {DEFAULT_VENV} (run `make`)")
 
 
+def report_languages() -> None:
+    """The languages agents may be written in beyond Python, Node, Bash and Perl, as found here."""
+    from sandbox import host_packages
+    found = [need.probe for need in host_packages.LANGUAGES if need.met() and not need.probe.startswith("/")]
+    lacking = [need.package for need in host_packages.LANGUAGES if not need.met()]
+    typer.echo("languages: python, node, bash, perl" + "".join(f", {name}" for name in found)
+               + (f" (without {', '.join(lacking)})" if lacking else ""))
+
+
 @app.command()
 def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what is left over.")] = True,
            install: Annotated[bool, typer.Option(help="Install missing Debian packages with apt (as root).")] = False) -> None:
     """What this machine lacks and how to get it; which backends can run; and (removed) the
     namespaces, veths, nftables tables, cgroups and containers of sandboxes that are gone."""
     report_needs(install)
+    report_languages()
     missing = namespace.requirements_missing()
     typer.echo("namespace backend: " + ("available" if not missing else f"unavailable (needs {', '.join(missing)})"))
     if "root" in missing:

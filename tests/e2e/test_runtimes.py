@@ -213,3 +213,7 @@ def test_doctor_names_what_is_missing_and_the_apt_command_that_brings_it(home, t
     command = next(line for line in done.stdout.splitlines() if line.startswith("to install them: "))
     assert "apt-get install -y -qq --no-install-recommends" in command and " bubblewrap " in command
     assert "namespace backend: unavailable (needs ip, nft, bwrap, nsenter, setpriv)" in done.stdout
+    assert "languages: python, node, bash, perl (without default-jdk-headless, golang-go, ruby, php-cli, git)" \
+        in done.stdout
+    full = detour(home, "doctor", "--check")
+    assert "languages: python, node, bash, perl, java, go, ruby, php, git\n" in full.stdout  # `make` brought them
