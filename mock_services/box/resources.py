@@ -160,7 +160,8 @@ def file_full(call: Call, row: Row, role: str | None = None) -> dict:
     name = row.get("name", "")
     return {**file_mini(call, row), **_common(call, row), "size": row.get("size", 0),
             "extension": row.get("extension") or (name.rsplit(".", 1)[1] if "." in name else ""),
-            "version_number": str(row.get("version_number", "1")), "comment_count": row.get("comment_count", 0),
+            "version_number": str(row.get("version_number", "1")),
+            "comment_count": len(call.state.rows("box_comments", file_id=row["id"])),  # counted, never stored
             "lock": row.get("lock"), "is_package": False, "has_collaborations": bool(
                 call.state.first("box_collaborations", item_id=row["id"], item_type="file")),
             "permissions": permissions(role or "owner", "file"), "is_externally_owned": False,

@@ -48,8 +48,6 @@ def create_comment(call: Call) -> dict:
     if body.get("tagged_message"):
         row["tagged_message"] = body["tagged_message"]
     call.state.insert("box_comments", row)
-    file_row["comment_count"] = int(file_row.get("comment_count") or 0) + 1
-    call.state.update("box_files", file_row)
     tree.record(call, "COMMENT_CREATE", file_row)
     call.status = 201
     return _comment(call, row)
@@ -98,13 +96,23 @@ def _assignment(call: Call, row: Row) -> dict:
             "assigned_by": user_mini(call, row.get("assigned_by_id"))}
 
 
+def _completed(call: Call, task: Row) -> bool:
+    """Computed when read, so resolving an assignment changes only the assignment's row: a task
+    is completed when its rule says its assignees have resolved it; a task without assignments
+    is as its row (a seed's) says."""
+    states = [a["resolution_state"] != "incomplete" for a in call.state.rows("box_task_assignments", task_id=task["id"])]
+    if not states:
+        return bool(task.get("is_completed"))
+    return all(states) if task.get("completion_rule") == "all_assignees" else any(states)
+
+
 def _task(call: Call, row: Row) -> dict:
     file_row = call.state.first("box_files", id=row.get("item_id"))
     assignments = [_assignment(call, a) for a in call.state.rows("box_task_assignments", task_id=row["id"])]
     return {"type": "task", "id": row["id"], "item": file_mini(call, file_row) if file_row else None,
             "due_at": row.get("due_at"), "action": row.get("action", "review"), "message": row.get("message", ""),
             "task_assignment_collection": {"total_count": len(assignments), "entries": assignments},
-            "is_completed": bool(row.get("is_completed")), "created_by": user_mini(call, row.get("created_by_id")),
+            "is_completed": _completed(call, row), "created_by": user_mini(call, row.get("created_by_id")),
             "created_at": row.get("created_at"), "completion_rule": row.get("completion_rule", "all_assignees")}
 
 
@@ -202,18 +210,7 @@ def update_assignment(call: Call) -> dict:
     if "message" in body:
         row["message"] = body["message"]
     call.state.update("box_task_assignments", row)
-    _settle(call, row["task_id"])
     return _assignment(call, row)
-
-
-def _settle(call: Call, task_id: str) -> None:
-    """A task is completed when its rule says its assignees have resolved it."""
-    task = call.state.first("box_tasks", id=task_id)
-    states = [a["resolution_state"] != "incomplete" for a in call.state.rows("box_task_assignments", task_id=task_id)]
-    done = bool(states) and (all(states) if task.get("completion_rule") == "all_assignees" else any(states))
-    if task.get("is_completed") != done:
-        task["is_completed"] = done
-        call.state.update("box_tasks", task)
 
 
 def delete_assignment(call: Call) -> None:

@@ -116,10 +116,22 @@ def plain_changes(c: GraphQLContext, input: dict, issue_id: str | None) -> dict:
     return changes
 
 
+def last_number(c: GraphQLContext, team: Row) -> int:
+    """The highest number the team has given: read from its issues, those moved away included,
+    never counted in the team's row (its `issueCount` is the seed's, a floor)."""
+    prefix = f"{team['key']}-"
+    used = [int(team.get("issueCount") or 0)]
+    for row in c.state.rows("issues"):
+        if row.get("teamId") == team["id"]:
+            used.append(int(row.get("number") or 0))
+        used += [int(i[len(prefix):]) for i in row.get("previousIdentifiers") or []
+                 if i.startswith(prefix) and i[len(prefix):].isdigit()]
+    return max(used)
+
+
 def numbered(c: GraphQLContext, team: Row, title: str) -> dict:
     """The next number of the team, and what follows from it: identifier, branch name, URL."""
-    number = int(team.get("issueCount") or 0) + 1
-    c.state.update("teams", {**team, "issueCount": number})
+    number = last_number(c, team) + 1
     identifier = f"{team['key']}-{number}"
     org = c.state.first("organizations") or {}
     return {"identifier": identifier, "number": float(number), "teamId": team["id"],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from ariadne import ObjectType
+
 from mock_services.graphql.context import ctx, new_id
 from mock_services.linear.model import now_iso
 from mock_services.graphql.errors import ApiError
@@ -69,4 +71,14 @@ def resolve_membership_create(_, info, input):
     return entity_payload("teamMembership", row)
 
 
-OBJECTS: list = []
+team = ObjectType("Team")
+
+
+@team.field("issueCount")
+def resolve_issue_count(row, info, includeArchived=False, **__):
+    """Linear counts the team's issues when asked; creating one changes no team row."""
+    issues = ctx(info).state.rows("issues", teamId=row["id"])
+    return len([i for i in issues if includeArchived or not i.get("archivedAt")])
+
+
+OBJECTS: list = [team]
