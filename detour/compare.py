@@ -1,6 +1,7 @@
 """Run one program in proxy mode and in rewrite mode, and say how the two differ.
 
-Each mode gets a fresh environment from the same template. Final states are compared
+Each mode gets a fresh environment from the same template. The runs diverge when their exit
+codes, the requests each saw or their final states differ; each divergence is named. States are compared
 after generated values (ids, URLs built from them) are replaced by aliases named after
 their rows' content and clock readings are blanked, so two runs that did the same thing
 compare equal.
@@ -46,6 +47,24 @@ class Comparison(BaseModel):
     only_in_proxy: list[Row]
     only_in_rewrite: list[Row]
     requests: list[RequestRow]
+    divergences: list[str]  # what differs between the runs, in words; empty when they match
+
+    @property
+    def runs_match(self) -> bool:
+        return not self.divergences
+
+
+def divergences(proxy: RunResult, rewrite: RunResult, requests: list[RequestRow], states_match: bool) -> list[str]:
+    """Every way the two runs differ: a matching final state alone does not make them the same
+    (a rewrite run that failed before its first request leaves the state as a read-only one did)."""
+    found = []
+    if proxy.exit_code != rewrite.exit_code:
+        found.append(f"exit codes differ: proxy {proxy.exit_code}, rewrite {rewrite.exit_code}")
+    found += [f"requests differ: {r.request} seen {r.proxy} times in proxy mode, {r.rewrite} in rewrite mode"
+              for r in requests if r.proxy != r.rewrite]
+    if not states_match:
+        found.append("final states differ")
+    return found
 
 
 def _replace(value, aliases: dict[str, str]):
@@ -110,9 +129,9 @@ def compare(state: StatePaths, stack: StackInfo, sandbox: Sandbox, template: str
     only_in_proxy, only_in_rewrite = state_difference(results["proxy"].diff, results["rewrite"].diff)
     counts = {mode: Counter(request_signature(r) for r in results[mode].requests) for mode in MODES}
     signatures = sorted(set(counts["proxy"]) | set(counts["rewrite"]))
+    requests = [RequestRow(request=s, proxy=counts["proxy"][s], rewrite=counts["rewrite"][s]) for s in signatures]
+    states_match = not only_in_proxy and not only_in_rewrite
     return Comparison(
-        proxy=results["proxy"], rewrite=results["rewrite"],
-        states_match=not only_in_proxy and not only_in_rewrite,
-        only_in_proxy=only_in_proxy, only_in_rewrite=only_in_rewrite,
-        requests=[RequestRow(request=s, proxy=counts["proxy"][s], rewrite=counts["rewrite"][s]) for s in signatures],
-    )
+        proxy=results["proxy"], rewrite=results["rewrite"], states_match=states_match,
+        only_in_proxy=only_in_proxy, only_in_rewrite=only_in_rewrite, requests=requests,
+        divergences=divergences(results["proxy"], results["rewrite"], requests, states_match))

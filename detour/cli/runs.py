@@ -66,6 +66,8 @@ def comparison_report(c: Comparison) -> None:
         killed = f", killed: {result.killed_reason}" if result.killed_reason else ""
         console.print(f"{result.mode:>7}: env {result.env_id}, exit {result.exit_code}{killed}; "
                       f"{len(d.inserts)} inserts, {len(d.updates)} updates, {len(d.deletes)} deletes")
+    for divergence in c.divergences:
+        console.print(f"diverge: {divergence}", style="red", markup=False, soft_wrap=True)
     if c.states_match:
         console.print("[green]final states match[/green]")
         return
@@ -82,7 +84,7 @@ def compare(program: Annotated[Path, typer.Argument(help="The agent program to r
             python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
             as_json: JsonOpt = False) -> None:
     """Run FILE in proxy mode and in rewrite mode on two fresh environments; compare what each
-    intercepted and the final states. Exit code 1 when the states diverge."""
+    intercepted and the final states. Exit code 1 when the exit codes, the requests or the states differ."""
     file = host_path(str(program))
     if not file.is_file():
         raise fail(f"no such file: {program}")
@@ -93,7 +95,7 @@ def compare(program: Annotated[Path, typer.Argument(help="The agent program to r
         typer.echo(result.model_dump_json(indent=2))
     else:
         comparison_report(result)
-    raise typer.Exit(0 if result.states_match else 1)
+    raise typer.Exit(0 if result.runs_match else 1)
 
 
 @app.command()

@@ -77,6 +77,31 @@ def test_compare_names_the_divergence_and_exits_1(tmp_path):
     assert report["states_match"] and report["requests"][0]["proxy"] == report["requests"][0]["rewrite"] == 3
 
 
+READ_THEN_FAIL_IN_REWRITE = """import os, sys, urllib.request
+if "DETOUR_REWRITE_BASE" in os.environ:
+    sys.exit(1)  # a rewrite run that fails before its first request: it changes no state either
+request = urllib.request.Request("https://slack.com/api/auth.test", headers={"Authorization": "Bearer xoxb-1"})
+print(urllib.request.urlopen(request).read().decode())
+"""
+
+
+def test_compare_exits_1_when_exit_codes_and_requests_differ_though_states_match(tmp_path):
+    """Runs that changed nothing both ways still diverge when one failed and saw no request."""
+    agent = tmp_path / "reader.py"
+    agent.write_text(READ_THEN_FAIL_IN_REWRITE)
+    env = os.environ | {"DETOUR_HOME": str(tmp_path / "home")}
+    plain = subprocess.run([DETOUR, "compare", "--backend", "process", str(agent)], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 1, plain.stdout + plain.stderr
+    assert "exit codes differ: proxy 0, rewrite 1" in plain.stdout
+    assert "requests differ: GET slack.com/api/auth.test -> routed 200 seen 1 times in proxy mode, 0" in plain.stdout
+    as_json = subprocess.run([DETOUR, "compare", "--backend", "process", "--json", str(agent)], env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert as_json.returncode == 1, as_json.stderr
+    report = json.loads(as_json.stdout)
+    assert report["states_match"] and len(report["divergences"]) == 2, report["divergences"]
+
+
 def test_compare_refuses_a_missing_file(tmp_path):
     env = os.environ | {"DETOUR_HOME": str(tmp_path / "home")}
     done = subprocess.run([DETOUR, "compare", "nope.py"], env=env, capture_output=True, text=True)
