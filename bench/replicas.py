@@ -28,6 +28,24 @@ def bench_environment_creation(store: EnvironmentStore, label: str = "SQLite") -
             times.append((time.perf_counter() - start) * 1000)
         print(f"  {label:<8} create from {template:<15} median {statistics.median(times):6.1f} ms   "
               f"p90 {percentile(times, 90):6.1f} ms   (n={len(times)})")
+    bench_fork(store, label)
+
+
+def bench_fork(store: EnvironmentStore, label: str) -> None:
+    """One copy of a busy slack_bench_v2 environment at a time, then eight at once (goal on
+    SQLite: at most 10 ms a fork)."""
+    env = store.create("slack_bench_v2").env_id
+    with store.open(env, write=True) as state:
+        for n in range(50):
+            state.insert("messages", {"message_id": f"9.{n:06d}", "channel_id": "C01ABCD1234", "message_text": "busy"})
+    for count, runs in ((1, 30), (8, 5)):
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            store.fork(env, count)
+            times.append((time.perf_counter() - start) * 1000 / count)
+        print(f"  {label:<8} fork slack_bench_v2 x{count:<3}       median {statistics.median(times):6.1f} ms a fork   "
+              f"p90 {percentile(times, 90):6.1f} ms   (n={runs})")
 
 
 def bench_postgres_creation(state: StatePaths) -> None:

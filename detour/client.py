@@ -83,6 +83,10 @@ class Environments:
     def delete(self, env_id: str) -> None:
         self.store.delete(env_id)
 
+    def fork(self, env_id: str, n: int = 1) -> list[EnvironmentInfo]:
+        """`n` copies of the environment as it stands now (group rollouts, retries from here)."""
+        return self.store.fork(env_id, n)
+
     def save_template(self, env_id: str, name: str) -> Path:
         with self.store.open(env_id) as env_state:
             return save_template(self.state, name, env_state.tables())

@@ -24,3 +24,7 @@ class EnvironmentExists(DetourError):
 
 class InvalidTtl(DetourError):
     pass
+
+
+class InvalidFork(DetourError):
+    pass

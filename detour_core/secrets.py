@@ -117,6 +117,12 @@ class SecretStore:
         del current[name]
         self._write(env_id, current)
 
+    def copy(self, env_id: str, into: str) -> None:
+        """A fork's secrets: the same values and placeholders as its parent's."""
+        own = self._own(env_id)
+        if own:
+            self._write(into, own)
+
     def forget(self, env_id: str) -> None:
         """When the environment goes, its secrets go with it."""
         self._file(env_id).unlink(missing_ok=True)

@@ -8,6 +8,7 @@ environment by default, a Postgres schema per environment with a database URL.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ from detour_core.secrets import SecretStore
 from detour_core.pack import resolve
 from detour_core.registry import pack
 from mock_services.databases import Connection, database_for
-from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidTtl
+from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidFork, InvalidTtl
 from mock_services.issued_tokens import SALT_KEY, Credentials, new_salt
 from mock_services.request_budget import RequestBudget
 from mock_services.templates import Template, load_template
@@ -40,6 +41,7 @@ class EnvironmentInfo(BaseModel):
     request_budget: RequestBudget | None = None
     expires_at: float | None = None  # after it, the environment is gone (AgentDiff's ttlSeconds)
     require_issued_tokens: bool = False  # then a token the environment did not issue is refused
+    forked_from: str | None = None  # the environment it is a copy of, as it stood when forked
 
     @property
     def expired(self) -> bool:
@@ -205,6 +207,26 @@ class EnvironmentStore:
                        template_key=f"{template.name}:{template.digest}:{json.dumps(defaults, sort_keys=True)}")
         return info
 
+    def fork(self, env_id: str, count: int = 1) -> list[EnvironmentInfo]:
+        """`count` new environments, each a copy of `env_id` as it stands now: its rows, contents,
+        policy and secrets, with an id, credentials and issued tokens of its own; each one's diff
+        starts at the fork. What forks do after it, they do each on their own."""
+        if count < 1:
+            raise InvalidFork(f"a fork makes at least one environment, not {count}")
+        parent = self.get(env_id)
+        forks = []
+        for _ in range(count):
+            now = time.time()
+            info = parent.model_copy(update={
+                "env_id": new_env_id(), "created_at": now, "forked_from": env_id,
+                "expires_at": now + parent.expires_at - parent.created_at if parent.expires_at else None})
+            meta = {k: json.dumps(v) for k, v in info.model_dump().items()} | {SALT_KEY: json.dumps(new_salt())}
+            self.db.fork(env_id, info.env_id, meta)
+            _copy_if_present(policy_file(self.state, env_id), policy_file(self.state, info.env_id))
+            SecretStore(self.state.secrets_dir).copy(env_id, info.env_id)
+            forks.append(info)
+        return forks
+
     def get(self, env_id: str) -> EnvironmentInfo:
         with self.open(env_id) as state:
             return state.info
@@ -268,6 +290,11 @@ class EnvironmentStore:
         if expired:
             self._remove(env_id)
             raise EnvironmentNotFound(f"environment {env_id!r} expired (its time to live is over)")
+
+
+def _copy_if_present(source: Path, target: Path) -> None:
+    if source.is_file():
+        shutil.copyfile(source, target)
 
 
 def _default_user(template: Template) -> str:

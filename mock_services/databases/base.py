@@ -67,5 +67,10 @@ class Database(ABC):
         """With write=True, one transaction at a time per environment."""
 
     @abstractmethod
+    def fork(self, source: str, env_id: str, meta: dict[str, str]) -> None:
+        """A new environment holding `source`'s rows and contents as they are now, with `meta`
+        over its meta and its baseline taken now (its diff starts at the fork), all at once."""
+
+    @abstractmethod
     def remove(self, env_id: str) -> None:
         ...

@@ -33,6 +33,19 @@ INSERT INTO {s}.rows (rowid, tbl, pk, data) SELECT rowid, tbl, pk, data FROM {t}
 INSERT INTO {s}.baseline SELECT rowid, tbl, pk, data FROM {t}.rows;
 SELECT setval(pg_get_serial_sequence({q}, 'rowid'), COALESCE((SELECT max(rowid) FROM {t}.rows), 0) + 1, false);
 """
+# A fork: the source environment's schema {f} copied as it is now, its baseline taken now.
+FORK = """
+CREATE TABLE {s}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE {s}.rows (rowid BIGSERIAL, tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
+CREATE TABLE {s}.baseline (rowid BIGINT NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL,
+                           PRIMARY KEY (tbl, pk));
+CREATE TABLE {s}.snapshots (rowid BIGSERIAL, run TEXT NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL,
+                            data TEXT NOT NULL, PRIMARY KEY (run, tbl, pk));
+INSERT INTO {s}.meta SELECT key, value FROM {f}.meta;
+INSERT INTO {s}.rows (rowid, tbl, pk, data) SELECT rowid, tbl, pk, data FROM {f}.rows;
+INSERT INTO {s}.baseline SELECT rowid, tbl, pk, data FROM {f}.rows;
+SELECT setval(pg_get_serial_sequence({q}, 'rowid'), COALESCE((SELECT max(rowid) FROM {f}.rows), 0) + 1, false)
+"""
 BLOBS = "CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BYTEA NOT NULL)"  # in the search path's schema
 POOL_SIZE = 8
 
@@ -133,6 +146,27 @@ class PostgresDatabase(Database):
                 cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (env_id,))
             cursor.execute(sql.SQL("SET LOCAL search_path TO {}").format(sql.Identifier(found[0])))
             yield PostgresConnection(cursor)
+
+    def fork(self, source: str, env_id: str, meta: dict[str, str]) -> None:
+        """Under the source's write lock, so the copy is of one moment."""
+        schema = _schema("env", env_id)
+        with self.pool.connection() as conn:
+            found = conn.execute("SELECT schema FROM detour_environments WHERE env_id = %s", (source,)).fetchone()
+            if found is None:
+                raise EnvironmentNotFound(f"no environment {source!r}")
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (source,))
+            names = {"s": sql.Identifier(schema), "f": sql.Identifier(found[0]), "q": sql.Literal(f'"{schema}".rows')}
+            conn.execute(sql.SQL("CREATE SCHEMA {s}").format(**names))
+            for statement in FORK.strip().split(";\n"):
+                conn.execute(sql.SQL(statement).format(**names))
+            if conn.execute("SELECT 1 FROM pg_tables WHERE schemaname = %s AND tablename = 'blobs'",
+                            (found[0],)).fetchone():
+                conn.execute(sql.SQL("CREATE TABLE {s}.blobs AS SELECT * FROM {f}.blobs").format(**names))
+                conn.execute(sql.SQL("ALTER TABLE {s}.blobs ADD PRIMARY KEY (key)").format(**names))
+            with conn.cursor() as cursor:
+                cursor.executemany(sql.SQL("INSERT INTO {s}.meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
+                                           "SET value = excluded.value").format(**names), list(meta.items()))
+            conn.execute("INSERT INTO detour_environments VALUES (%s, %s)", (env_id, schema))
 
     def remove(self, env_id: str) -> None:
         with self.pool.connection() as conn:
