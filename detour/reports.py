@@ -10,7 +10,7 @@ from importlib.metadata import version
 from pydantic import BaseModel
 
 from detour_core.audit import AuditRecord, Message
-from detour_core.policy import Policy, Rule, host_pattern
+from detour_core.policy import ALLOWED_PORTS, Policy, Rule, host_pattern
 from detour_core.registry import is_replicated_host
 
 SLOWEST = 5
@@ -132,6 +132,8 @@ def _wanted(record: AuditRecord) -> bool:
         return False
     if record.decision == "denied" and (record.reason or "").startswith(NOT_POLICY):
         return False
+    if record.port not in ALLOWED_PORTS:
+        return False  # a policy allows a host on 80 and 443 only: not what this request used
     try:
         host_pattern(record.host)
     except ValueError:

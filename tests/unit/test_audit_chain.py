@@ -83,3 +83,12 @@ def test_a_suggested_policy_allows_exactly_what_the_run_used_or_was_denied():
         "allow POST slack.com/api/chat.postMessage", "allow GET api.partner.test/v1/items",
         "deny * slack.com/*", "deny * api.partner.test/*"]
     assert Policy.model_validate_json(policy.model_dump_json()) == policy  # valid as a policy file
+
+
+def test_a_suggested_policy_leaves_out_a_host_seen_only_on_another_port():
+    from detour.reports import suggested_policy
+
+    seen = record(0).model_copy(update={"method": "GET", "host": "api.partner.test", "port": 8443, "path": "/v1",
+                                        "decision": "denied", "reason": "host not allowed"})
+    policy = suggested_policy([seen])
+    assert policy.allow == [] and policy.rules == []
