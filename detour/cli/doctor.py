@@ -3,6 +3,7 @@ sandboxes left behind."""
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -18,8 +19,10 @@ def docker_leftovers(fix: bool) -> list[str]:
     from sandbox.images.build import missing_images
     try:
         client = docker_backend.connect_engine()
-    except docker_backend.DockerUnavailable as e:
-        typer.echo(f"docker backend: unavailable ({e})")
+    except docker_backend.DockerUnavailable:
+        where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+        typer.echo(f"docker backend: unavailable: no Docker engine answers at {where} (to use it: install docker.io "
+                   "and start dockerd, or set DOCKER_HOST to an engine; the other backends do not need one)")
         return []
     missing = missing_images(client)
     typer.echo("docker backend: " + (f"images missing: {', '.join(missing)} (run `detour images build`)"
