@@ -14,45 +14,67 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
+from urllib.parse import urlsplit, urlunsplit
 
+import psycopg
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
-from mock_services.databases.base import Connection, Database, Row
+from mock_services.databases.base import Connection, Database, DatabaseUnreachable, Row
 from detour_core.errors import EnvironmentNotFound
 
 REGISTRY = "CREATE TABLE IF NOT EXISTS detour_environments (env_id TEXT PRIMARY KEY, schema TEXT NOT NULL)"
-TABLES = """
+CREATE = """
 CREATE TABLE {s}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE {s}.rows (rowid BIGSERIAL, tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
 CREATE TABLE {s}.baseline (rowid BIGINT NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL,
                            PRIMARY KEY (tbl, pk));
 CREATE TABLE {s}.snapshots (rowid BIGSERIAL, run TEXT NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL,
                             data TEXT NOT NULL, PRIMARY KEY (run, tbl, pk));
+"""
+# The rows of {t} (a template's schema, or the environment a fork copies) as the new rows and baseline.
+FILL = """
 INSERT INTO {s}.rows (rowid, tbl, pk, data) SELECT rowid, tbl, pk, data FROM {t}.rows;
 INSERT INTO {s}.baseline SELECT rowid, tbl, pk, data FROM {t}.rows;
-SELECT setval(pg_get_serial_sequence({q}, 'rowid'), COALESCE((SELECT max(rowid) FROM {t}.rows), 0) + 1, false);
+SELECT setval(pg_get_serial_sequence({q}, 'rowid'), COALESCE((SELECT max(rowid) FROM {t}.rows), 0) + 1, false)
 """
-# A fork: the source environment's schema {f} copied as it is now, its baseline taken now.
-FORK = """
-CREATE TABLE {s}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE {s}.rows (rowid BIGSERIAL, tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
-CREATE TABLE {s}.baseline (rowid BIGINT NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL,
-                           PRIMARY KEY (tbl, pk));
-CREATE TABLE {s}.snapshots (rowid BIGSERIAL, run TEXT NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL,
-                            data TEXT NOT NULL, PRIMARY KEY (run, tbl, pk));
-INSERT INTO {s}.meta SELECT key, value FROM {f}.meta;
-INSERT INTO {s}.rows (rowid, tbl, pk, data) SELECT rowid, tbl, pk, data FROM {f}.rows;
-INSERT INTO {s}.baseline SELECT rowid, tbl, pk, data FROM {f}.rows;
-SELECT setval(pg_get_serial_sequence({q}, 'rowid'), COALESCE((SELECT max(rowid) FROM {f}.rows), 0) + 1, false)
-"""
+TABLES = CREATE + FILL
+FORK = CREATE + "INSERT INTO {s}.meta SELECT key, value FROM {t}.meta;" + FILL
 BLOBS = "CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BYTEA NOT NULL)"  # in the search path's schema
 POOL_SIZE = 8
+ANSWER_WITHIN_S = 5  # a database slower than this to let us in is taken as not answering
+
+
+def prepare(url: str) -> None:
+    """Connect once and make the registry of environments: within ANSWER_WITHIN_S, and Ctrl-C
+    ends the wait (a pool would wait 30 s, deaf to it, then raise its own traceback)."""
+    try:
+        with psycopg.connect(url, connect_timeout=ANSWER_WITHIN_S, autocommit=True) as conn:
+            conn.execute(REGISTRY)
+    except psycopg.Error as e:
+        reason = "; ".join(line.strip() for line in str(e).splitlines() if line.strip())
+        if isinstance(e, psycopg.errors.ConnectionTimeout):
+            reason = f"no answer within {ANSWER_WITHIN_S} s"
+        raise DatabaseUnreachable(f"the database {shown(url)} does not answer: {reason}") from None
+
+
+def shown(url: str) -> str:
+    """A URL fit for a message: its password, if any, hidden."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)))
 
 
 def _schema(prefix: str, key: str) -> str:
     """Any environment id or template fits: a hash, within Postgres's 63-byte names."""
     return f"{prefix}_{hashlib.sha256(key.encode()).hexdigest()[:32]}"
+
+
+def _script(conn, script: str, names: dict) -> None:
+    """Each statement of `script`, its {names} filled in as identifiers and literals."""
+    for statement in script.strip().replace("\n", " ").split("; "):
+        conn.execute(sql.SQL(statement).format(**names))
 
 
 class PostgresConnection(Connection):
@@ -82,9 +104,8 @@ class PostgresDatabase(Database):
     lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, url: str) -> None:
+        prepare(url)
         self.pool = ConnectionPool(url, min_size=1, max_size=POOL_SIZE, open=True)
-        with self.pool.connection() as conn:
-            conn.execute(REGISTRY)
 
     @classmethod
     def shared(cls, url: str) -> PostgresDatabase:
@@ -116,8 +137,7 @@ class PostgresDatabase(Database):
             self._template(conn, template, rows)
             names = {"s": sql.Identifier(schema), "t": sql.Identifier(template), "q": sql.Literal(f'"{schema}".rows')}
             conn.execute(sql.SQL("CREATE SCHEMA {s}").format(**names))
-            for statement in TABLES.strip().split(";\n"):
-                conn.execute(sql.SQL(statement).format(**names))
+            _script(conn, TABLES, names)
             with conn.cursor() as cursor:
                 cursor.executemany(sql.SQL("INSERT INTO {s}.meta VALUES (%s, %s)").format(**names), list(meta.items()))
             conn.execute("INSERT INTO detour_environments VALUES (%s, %s)", (env_id, schema))
@@ -155,13 +175,12 @@ class PostgresDatabase(Database):
             if found is None:
                 raise EnvironmentNotFound(f"no environment {source!r}")
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (source,))
-            names = {"s": sql.Identifier(schema), "f": sql.Identifier(found[0]), "q": sql.Literal(f'"{schema}".rows')}
+            names = {"s": sql.Identifier(schema), "t": sql.Identifier(found[0]), "q": sql.Literal(f'"{schema}".rows')}
             conn.execute(sql.SQL("CREATE SCHEMA {s}").format(**names))
-            for statement in FORK.strip().split(";\n"):
-                conn.execute(sql.SQL(statement).format(**names))
+            _script(conn, FORK, names)
             if conn.execute("SELECT 1 FROM pg_tables WHERE schemaname = %s AND tablename = 'blobs'",
                             (found[0],)).fetchone():
-                conn.execute(sql.SQL("CREATE TABLE {s}.blobs AS SELECT * FROM {f}.blobs").format(**names))
+                conn.execute(sql.SQL("CREATE TABLE {s}.blobs AS SELECT * FROM {t}.blobs").format(**names))
                 conn.execute(sql.SQL("ALTER TABLE {s}.blobs ADD PRIMARY KEY (key)").format(**names))
             with conn.cursor() as cursor:
                 cursor.executemany(sql.SQL("INSERT INTO {s}.meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
