@@ -70,3 +70,30 @@ def test_an_agents_variables_are_the_sandboxs_own():
     proxied = {name: value.replace("ENV:SECRET", "$(DETOUR_ENV_CREDENTIALS)").replace(
         "HOST:8080", "$(DETOUR_PROXY_SERVICE_HOST):8080") for name, value in expected.items()}
     assert {name: given[name] for name in expected} == proxied
+
+
+def referenced(doc: dict, kind: str) -> set[str]:
+    """Names of Secrets (secretKeyRef, secretRef, secret volumes) or ConfigMaps a manifest reads."""
+    key, ref, volume = {"Secret": ("secretKeyRef", "secretRef", "secret"),
+                        "ConfigMap": ("configMapKeyRef", "configMapRef", "configMap")}[kind]
+    found: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for name, value in node.items():
+                if name in (key, ref) and isinstance(value, dict):
+                    found.add(value["name"])
+                if name == volume and isinstance(value, dict):
+                    found.add(value.get("secretName") or value.get("name"))
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+    walk(doc)
+    return found
+
+
+@pytest.mark.parametrize("kind", ["Secret", "ConfigMap"])
+def test_every_secret_and_config_map_read_is_one_the_kustomization_makes(kind):
+    read = set().union(*(referenced(doc, kind) for doc in documents()))
+    assert read and read <= set(named(kind)), read - set(named(kind))
