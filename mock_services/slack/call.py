@@ -29,7 +29,6 @@ class SlackCall:
     user_id: str
     params: dict[str, object]
     token: str | None = None
-    issued: bool = False  # an issued token meets Slack's own rules (slack/tokens.py)
 
     def args(self, model: type[Args]) -> Args:
         """Validate the raw parameters against the method's argument model."""

@@ -73,10 +73,18 @@ def bearer_token(request: Request, params: dict[str, Any]) -> str | None:
     return token if isinstance(token, str) and token else None
 
 
+# Arguments whose absence Slack answers with an error of its own, not `invalid_arguments`.
+ABSENT = {"channel": "channel_not_found", "query": "no_query"}
+
+
 def missing_arguments(method: catalogue.Method, params: dict[str, Any]) -> None:
     """An argument that is absent; an empty string is a value, as Slack reads it (`topic=""`
-    clears a topic, `name=""` is `invalid_name_required`)."""
+    clears a topic, `name=""` is `invalid_name_required`). An absent channel is an unknown one
+    and an absent search query an empty one, as Slack documents them."""
     missing = [arg for arg in method.required if params.get(arg) is None]
+    for arg in missing:
+        if arg in ABSENT:
+            raise SlackError(ABSENT[arg])
     if missing:
         raise SlackError("invalid_arguments", response_metadata={
             "messages": [f"[ERROR] missing required field: {arg}" for arg in missing]})
@@ -103,8 +111,8 @@ def within_budget(state: EnvState) -> None:
 
 
 def run_method(state: EnvState, method: catalogue.Method, token: str | None, params: dict[str, Any]) -> dict:
-    user_id, issued = identify(state, token) if method.name not in catalogue.NO_TOKEN else (state.info.acting_user, False)
-    call = SlackCall(state, user_id, params, token, issued)
+    user_id = identify(state, token) if method.name not in catalogue.NO_TOKEN else state.info.acting_user
+    call = SlackCall(state, user_id, params, token)
     if method.name not in catalogue.NO_TOKEN:
         check_token(call)
     missing_arguments(method, params)

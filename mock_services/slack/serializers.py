@@ -70,6 +70,9 @@ def profile_json(user: Row, team_id: str) -> dict:
     return profile
 
 
+NOTHING_READ = "0000000000.000000"  # Slack's read cursor before anything is read
+
+
 def channel_json(state: EnvState, channel: Row, user_id: str) -> dict:
     members = state.rows("channel_members", channel_id=channel["channel_id"])
     is_dm = bool(channel.get("is_dm"))
@@ -90,6 +93,10 @@ def channel_json(state: EnvState, channel: Row, user_id: str) -> dict:
         "is_shared": False,
         "is_ext_shared": False,
         "is_org_shared": False,
+        "is_pending_ext_shared": False,
+        "pending_shared": [],
+        "previous_names": [],
+        "unlinked": 0,
         "is_member": any(m["user_id"] == user_id for m in members),
         "num_members": len(members),
         "topic": {"value": channel.get("topic_text") or "", "creator": "", "last_set": 0},

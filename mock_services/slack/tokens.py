@@ -2,9 +2,8 @@
 for a person); any other token acts as the environment's user, as AgentDiff's replica does,
 unless the environment requires issued tokens, where it is `invalid_auth`, as on Slack.
 
-The difference carries into permissions: a caller with an issued token meets Slack's rules
-(only the author edits a message; only the author, or an admin with a user token, deletes
-one), while an unissued token keeps AgentDiff's looser ones, which its suites rely on.
+Either way the caller meets Slack's rules (only the author edits a message; only the author,
+or an admin with a user token, deletes one).
 """
 
 from __future__ import annotations
@@ -20,15 +19,15 @@ def token_for(state: EnvState, user: Row) -> str | None:
     return issue(state.meta(SALT_KEY), BOT_PREFIX if user.get("is_bot") else USER_PREFIX, user["user_id"])
 
 
-def identify(state: EnvState, token: str | None) -> tuple[str, bool]:
-    """(the acting user's id, whether the token was issued)."""
+def identify(state: EnvState, token: str | None) -> str:
+    """The id of the user the token acts as."""
     named = holder(state.meta(SALT_KEY), (BOT_PREFIX, USER_PREFIX), token)
     user = state.first("users", user_id=named) if named else None
     if user is not None and token == token_for(state, user):
-        return user["user_id"], True
+        return user["user_id"]
     if state.info.require_issued_tokens:
         raise SlackError("invalid_auth")
-    return state.info.acting_user, False
+    return state.info.acting_user
 
 
 def credentials(state: EnvState) -> Credentials:

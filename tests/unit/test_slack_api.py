@@ -79,7 +79,7 @@ def test_reaction_is_stored_and_shown(client, env, state):
 @pytest.mark.parametrize("method, kwargs, error", [
     ("chat.postMessage", {"data": {"channel": "nope", "text": "x"}}, "channel_not_found"),
     ("chat.postMessage", {"data": {"channel": "general"}}, "no_text"),
-    ("chat.postMessage", {"data": {"text": "x"}}, "invalid_arguments"),
+    ("chat.postMessage", {"data": {"text": "x"}}, "channel_not_found"),  # as Slack documents it
     ("chat.postMessage", {"data": {"channel": "general", "text": "x", "thread_ts": "1.1"}}, "thread_not_found"),
     ("reactions.add", {"data": {"channel": "general", "timestamp": "1.1", "name": "tada"}}, "message_not_found"),
     ("reactions.add", {"data": {"channel": "general", "timestamp": "1699564800.000123", "name": "no way"}}, "invalid_name"),

@@ -71,11 +71,14 @@ def test_issued_tokens_meet_slacks_rules_on_others_messages(workspace):
     assert workspace("chat.delete", tokens[AGENT], **args)["error"] == "cant_delete_message"
     assert workspace("chat.update", tokens[JOHN], text="edited by John", **args)["ok"]
     assert workspace("chat.delete", tokens[ROBERT], **args)["ok"], "an admin's user token deletes others' messages"
-    # an unissued token keeps AgentDiff's looser rules, which its suites rely on
+    # an unissued token acts as the environment's user and meets the same rules
     assert workspace("chat.update", "xoxb-agentdiff", channel=GENERAL, ts=AGENT_MSG, text="x")["ok"]
     engineering = workspace("conversations.history", "xoxb-agentdiff", channel=ENGINEERING)["messages"]
     someone_elses = next(m["ts"] for m in engineering if m["user"] not in (AGENT, JOHN))
-    assert workspace("chat.delete", "xoxb-agentdiff", channel=ENGINEERING, ts=someone_elses)["ok"]
+    assert workspace("chat.update", "xoxb-agentdiff", channel=ENGINEERING, ts=someone_elses,
+                     text="x")["error"] == "cant_update_message"
+    assert workspace("chat.delete", "xoxb-agentdiff", channel=ENGINEERING,
+                     ts=someone_elses)["error"] == "cant_delete_message"
 
 
 def test_remote_files_are_added_shared_found_updated_and_removed(workspace):

@@ -10,7 +10,7 @@ from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import new_id, now
 from mock_services.slack.methods.membership import add_member
-from mock_services.slack.serializers import channel_json, workspace_team
+from mock_services.slack.serializers import NOTHING_READ, channel_json, workspace_team
 from mock_services.store import Row
 
 NAME = re.compile(r"^[a-z0-9_-]+$")
@@ -69,15 +69,19 @@ def create(call: SlackCall) -> dict:
         "is_private": args.is_private, "is_dm": False, "is_gc": False, "is_archived": False,
         "topic_text": "", "purpose_text": "", "created": now(), "creator_id": call.user_id})
     add_member(call, channel, call.user_id)
-    return reply(call, channel)
+    created = reply(call, channel)
+    created["channel"] |= {"last_read": NOTHING_READ, "priority": 0}  # as Slack documents a new conversation
+    return created
 
 
 def set_archived(call: SlackCall, archived: bool) -> dict:
+    """Slack checks the channel's state first: unarchiving one that is not archived (#general
+    included) is `not_archived`, archiving #general is `cant_archive_general`."""
     channel = call.channel(call.args(ChannelArgs).channel)
-    if channel.get("channel_name") == "general":
-        raise SlackError("cant_archive_general")
     if bool(channel.get("is_archived")) == archived:
         raise SlackError("already_archived" if archived else "not_archived")
+    if channel.get("channel_name") == "general":
+        raise SlackError("cant_archive_general")
     call.state.update("channels", {**channel, "is_archived": archived})
     return {}
 

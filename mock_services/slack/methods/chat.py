@@ -169,12 +169,12 @@ def may_delete_others(call: SlackCall) -> bool:
 
 
 def update(call: SlackCall) -> dict:
-    """Only the author edits a message, as on Slack, for a caller with an issued token; with any
-    other token any member may, as in AgentDiff's replica (whose suites edit others' messages)."""
+    """Only the author edits a message, as on Slack, whatever the token (AgentDiff's replica lets
+    any member edit any message; Slack's reference does not)."""
     args = call.args(UpdateArgs)
     channel = call.member_channel(args.channel)
     message = call.message(channel, args.ts)
-    if call.issued and message.get("user_id") != call.user_id:
+    if message.get("user_id") != call.user_id:
         raise SlackError("cant_update_message")
     text = checked_text(args.text, args.blocks)
     if channel.get("is_archived"):
@@ -185,12 +185,11 @@ def update(call: SlackCall) -> dict:
 
 
 def delete(call: SlackCall) -> dict:
-    """With an issued token, Slack's rule: the author, or an admin with a user token; with any
-    other token any member may, as in AgentDiff's replica (whose suites delete others' messages)."""
+    """Slack's rule, whatever the token: the author, or an admin with a user token."""
     args = call.args(DeleteArgs)
     channel = call.member_channel(args.channel)
     message = call.message(channel, args.ts)
-    if call.issued and message.get("user_id") != call.user_id and not may_delete_others(call):
+    if message.get("user_id") != call.user_id and not may_delete_others(call):
         raise SlackError("cant_delete_message")
     for table in ("message_reactions", "pins", "stars"):
         for row in call.state.rows(table, message_id=message["message_id"]):

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.pagination import paginate
-from mock_services.slack.serializers import channel_json, messages_json
+from mock_services.slack.serializers import NOTHING_READ, channel_json, messages_json
 from mock_services.store import Row
 
 CHANNEL_TYPES = {"public_channel", "private_channel", "mpim", "im"}
@@ -124,8 +124,20 @@ def replies(call: SlackCall) -> dict:
               if m["message_id"] == root or m.get("parent_id") == root]
     thread.sort(key=lambda m: float(m["message_id"]))
     page, next_cursor = paginate(thread, args.cursor, args.limit)
-    return {"messages": messages_json(call.state, page), "has_more": bool(next_cursor),
-            "response_metadata": {"next_cursor": next_cursor}}
+    rendered = messages_json(call.state, page)
+    for row, message in zip(page, rendered):
+        if row["message_id"] == root and len(thread) > 1:
+            message |= _read_state(call, thread)
+        elif row["message_id"] != root:
+            message["parent_user_id"] = thread[0].get("user_id")
+    return {"messages": rendered, "has_more": bool(next_cursor), "response_metadata": {"next_cursor": next_cursor}}
+
+
+def _read_state(call: SlackCall, thread: list[Row]) -> dict:
+    """What a thread's root shows the caller: subscribed when they wrote in the thread (Slack
+    subscribes participants), and read up to their own latest message in it."""
+    own = [m["message_id"] for m in thread if m.get("user_id") == call.user_id]
+    return {"subscribed": bool(own), "last_read": max(own, key=float) if own else NOTHING_READ}
 
 
 def info(call: SlackCall) -> dict:
@@ -138,7 +150,11 @@ def info(call: SlackCall) -> dict:
         body.pop("num_members")
     membership = call.state.first("channel_members", channel_id=channel["channel_id"], user_id=call.user_id)
     if membership:
-        body["last_read"] = membership.get("last_read") or "0000000000.000000"
+        body["last_read"] = membership.get("last_read") or NOTHING_READ
+    if channel.get("is_dm"):  # Slack shows a DM's newest message and that it is open
+        newest = max(call.state.rows("messages", channel_id=channel["channel_id"]),
+                     key=lambda m: float(m["message_id"]), default=None)
+        body |= {"is_open": True, "latest": messages_json(call.state, [newest])[0] if newest else None}
     return {"channel": body}
 
 

@@ -68,11 +68,12 @@ def invite(call: SlackCall) -> dict:
 
 def kick(call: SlackCall) -> dict:
     args = call.args(KickArgs)
+    call.channel(args.channel)
+    if args.user == call.user_id:  # before any check of the channel beyond its existence, as Slack lists it
+        raise SlackError("cant_kick_self")
     channel = call.writable_channel(args.channel)
     if channel.get("channel_name") == "general":
         raise SlackError("cant_kick_from_general")
-    if args.user == call.user_id:
-        raise SlackError("cant_kick_self")
     call.other_user(args.user)
     membership = call.state.first("channel_members", channel_id=channel["channel_id"], user_id=args.user)
     if membership is None:
