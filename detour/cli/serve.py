@@ -17,6 +17,7 @@ from detour import background
 from detour.cli.common import AllowOpt, CaptureOpt, PolicyOpt, RuleOpt, app, fail, host_port, policy_from, state
 from detour.stack import PARTS, Stack, running_stack
 from detour_core.credentials import api_key
+from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
 
 StackPart = Literal["all", "proxy", "replicas"]
@@ -100,21 +101,24 @@ def wait(paths: StatePaths, idle_exit: float | None) -> None:
 
 
 def choose_database(paths: StatePaths, url: str) -> None:
-    """Checked by connecting before it is recorded, so a typo never strands this home's commands."""
-    from mock_services.databases import database_for
+    """Recorded only once it answers (a few seconds at most; Ctrl-C ends the check), so a typo
+    or a database that is down never strands this home's commands."""
+    from mock_services.databases import check_database
+    from mock_services.databases.postgres import shown
     if url == "sqlite":
         paths.database_file.unlink(missing_ok=True)
         return
-    previous = paths.database_file.read_text() if paths.database_file.exists() else None
-    paths.database_file.write_text(url)
+    recorded = paths.database_file.read_text().strip() if paths.database_file.exists() else ""
+    kept = f"this home keeps {shown(recorded) if recorded else 'its SQLite files'}"
     try:
-        database_for(paths).ids()
-    except Exception as e:  # the driver's errors (bad URL, refused, auth) have no common base but Exception
-        if previous is None:
-            paths.database_file.unlink()
-        else:
-            paths.database_file.write_text(previous)
-        raise fail(f"cannot use database {url!r}: {e}") from None
+        check_database(url)
+    except KeyboardInterrupt:
+        raise fail(f"database check interrupted: nothing recorded, {kept}", 130) from None
+    except DetourError as e:
+        raise fail(f"{e}; nothing recorded, {kept}") from None
+    partial = paths.database_file.with_suffix(".writing")
+    partial.write_text(url)
+    partial.replace(paths.database_file)
 
 
 @app.command("api-key")

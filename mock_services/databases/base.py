@@ -19,6 +19,10 @@ class InvalidDatabase(DetourError):
     pass
 
 
+class DatabaseUnreachable(DetourError):
+    """A database that refused or did not answer within a few seconds: said in one line."""
+
+
 class Connection(ABC):
     """One environment's tables, in a transaction; SQL uses `?` placeholders."""
 

@@ -54,8 +54,8 @@ def prepare(url: str) -> None:
     except psycopg.Error as e:
         reason = "; ".join(line.strip() for line in str(e).splitlines() if line.strip())
         if isinstance(e, psycopg.errors.ConnectionTimeout):
-            reason = f"no answer within {ANSWER_WITHIN_S} s"
-        raise DatabaseUnreachable(f"the database {shown(url)} does not answer: {reason}") from None
+            reason = f"it did not answer within {ANSWER_WITHIN_S} s"
+        raise DatabaseUnreachable(f"cannot use the database {shown(url)}: {reason}") from None
 
 
 def shown(url: str) -> str:
