@@ -11,4 +11,5 @@ class ApiError(Exception):
 
 
 def not_found(entity: str) -> ApiError:
-    return ApiError(f"Entity not found: {entity}", type="invalid input")  # as Linear types it
+    """Linear's words and type for an id that names nothing (@linear/sdk: InvalidInput)."""
+    return ApiError(f"Entity not found - Could not find referenced {entity}.", type="invalid input")

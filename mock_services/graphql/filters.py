@@ -127,7 +127,7 @@ class Filter:
                 if (related is None) != bool(cond["null"]):
                     return False
                 return related is None or self.matches(target, related, {k: v for k, v in cond.items() if k != "null"})
-            return self.matches(target, related, cond)
+            return self.matches(target, related if related is not None else {}, cond)  # absent: its fields are null
         value = self.value(type_name, row, key)
         for op, arg in cond.items():
             if op not in COMPARATORS:

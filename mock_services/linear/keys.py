@@ -8,11 +8,15 @@ from mock_services.issued_tokens import SALT_KEY, Credentials, holder, issue
 from mock_services.store import EnvState
 
 PREFIX = "lin_api_"  # a personal API key, sent as the whole Authorization header (or after Bearer)
+BEARER = "Bearer "  # an OAuth access token
 
 
 def identify(state: EnvState, authorization: str) -> str | None:
-    """The acting user's id, or None where the key must be refused."""
-    key = authorization.removeprefix("Bearer ").strip()
+    """The acting user's id, or None where the key must be refused: one that is neither a
+    personal API key nor a bearer token is no key Linear accepts."""
+    if not authorization.startswith((PREFIX, BEARER)):
+        return None
+    key = authorization.removeprefix(BEARER).strip()
     named = holder(state.meta(SALT_KEY), (PREFIX,), key)
     if named and state.first("users", id=named):
         return named

@@ -77,9 +77,9 @@ def test_comment_create(client, env, state):
 @pytest.mark.parametrize("query, variables, status, message", [
     ("{ issue(id: ", None, 400, "Syntax Error"),
     ("{ nosuchfield }", None, 400, "Cannot query field"),
-    ('{ issue(id: "ENG-999") { id } }', None, 200, "Entity not found: Issue"),
+    ('{ issue(id: "ENG-999") { id } }', None, 200, "Entity not found - Could not find referenced Issue."),
     ("mutation($i: IssueCreateInput!) { issueCreate(input: $i) { success } }",
-     {"i": {"teamId": "nope", "title": "x"}}, 200, "Entity not found: Team"),
+     {"i": {"teamId": "nope", "title": "x"}}, 200, "Entity not found - Could not find referenced Team."),
     ("mutation($i: IssueCreateInput!) { issueCreate(input: $i) { success } }",
      {"i": {"teamId": ENG, "title": " "}}, 200, "Argument Validation Error"),
     ("{ issues(first: 0) { nodes { id } } }", None, 200, "must be positive"),

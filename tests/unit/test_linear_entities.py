@@ -200,10 +200,10 @@ def test_unmodeled_fields_answer_with_linear_defaults(linear):
 
 def test_linear_error_shapes(linear):
     missing = linear('{ issue(id: "ENG-999") { id } }')["errors"][0]
-    assert missing["message"] == "Entity not found: Issue"
+    assert missing["message"] == "Entity not found - Could not find referenced Issue."
     assert missing["extensions"]["type"] == "invalid input" and missing["extensions"]["userPresentableMessage"]
     unknown = linear('{ document(id: "x") { id } }')["errors"][0]
-    assert unknown["message"] == "Entity not found: Document"
+    assert unknown["message"] == "Entity not found - Could not find referenced Document."
     unsupported = linear('mutation { documentCreate(input: {title: "x"}) { success } }')["errors"][0]
     assert "not supported" in unsupported["message"]
     invalid = linear('{ issues(filter: {nope: {eq: 1}}) { nodes { id } } }')["errors"][0]

@@ -52,7 +52,7 @@ def test_issue_update_changes_only_what_is_given(linear):
                                    f'type: "started", color: "#fff"}}) {{ workflowState {{ id }} }} }}'))
     other_team_state = other_team_state["workflowStateCreate"]["workflowState"]["id"]
     assert "another team" in error(linear(q, id="ENG-1", i={"stateId": other_team_state}))
-    assert error(linear(q, id="ENG-404", i={"title": "x"})) == "Entity not found: Issue"
+    assert error(linear(q, id="ENG-404", i={"title": "x"})) == "Entity not found - Could not find referenced Issue."
 
 
 def test_labels_create_update_and_attach(linear):
@@ -71,7 +71,7 @@ def test_labels_create_update_and_attach(linear):
 
 def test_failed_mutations_leave_no_trace(linear):
     bad = 'mutation { issueCreate(input: {teamId: "%s", title: "x", labelIds: ["nope"]}) { success } }' % ENG
-    assert error(linear(bad)) == "Entity not found: IssueLabel"
+    assert error(linear(bad)) == "Entity not found - Could not find referenced IssueLabel."
     assert linear.diff().inserts == [] and linear.diff().updates == []
 
 
@@ -87,7 +87,7 @@ def test_comments_update_and_delete(linear):
     listed = data(linear('{ comments(filter: {issue: {number: {eq: 1}, team: {key: {eq: "ENG"}}}}) { nodes { id } } }'))
     assert comment_id not in [n["id"] for n in listed["comments"]["nodes"]]
     assert data(linear(f'{{ comment(id: "{comment_id}") {{ archivedAt }} }}'))["comment"]["archivedAt"]
-    assert error(linear(f'mutation {{ commentDelete(id: "{comment_id}") {{ success }} }}')) == "Entity not found: Comment"
+    assert error(linear(f'mutation {{ commentDelete(id: "{comment_id}") {{ success }} }}')) == "Entity not found - Could not find referenced Comment."
 
 
 def test_workflow_states_create_and_archive(linear):
