@@ -174,3 +174,33 @@ def test_curl_through_the_proxy_acts_as_the_tokens_user(live_stack, backend):
     assert root_change == "access_denied_insufficient_permissions"
     assert [(row["name"], row["owned_by_id"]) for row in result.diff.inserts if row["__table__"] == "box_files"] \
         == [("curl.txt", "31847562910")]
+
+
+HUB_AND_MISSING_BYTES = r'''
+import json
+from box_sdk_gen import BoxClient, BoxDeveloperTokenAuth, BoxAPIError
+from box_sdk_gen.schemas.v2025_r0.hub_item_operation_v2025_r0 import (HubItemOperationV2025R0,
+                                                                        HubItemOperationV2025R0ActionField)
+from box_sdk_gen.schemas.v2025_r0.file_reference_v2025_r0 import FileReferenceV2025R0
+client = BoxClient(auth=BoxDeveloperTokenAuth(token="developer-token"))
+client.hub_items.manage_hub_items_v2025_r0("999999", operations=[HubItemOperationV2025R0(
+    action=HubItemOperationV2025R0ActionField.ADD, item=FileReferenceV2025R0(id="1701916585"))])
+out = {"items": [i.name for i in client.hub_items.get_hub_items_v2025_r0("999999").entries]}
+try:
+    client.downloads.download_file("1421498350")
+except BoxAPIError as e:
+    out["missing"] = [e.response_info.status_code, e.response_info.code, e.response_info.body["message"]]
+print(json.dumps(out))
+'''
+
+
+def test_hub_items_keep_item_name_and_missing_bytes_say_whose_copy_lacks_them(live_stack):
+    """Hub items in AgentDiff's column (`item_name`); a file whose bytes the seed copy lacks is
+    Box's 404, naming the copy, not AgentDiff's seed, as where the bytes are missing."""
+    result = live_stack.run(live_stack.env("box_default"), HUB_AND_MISSING_BYTES, ".py")
+    assert result.exit_code == 0, result.stderr[-2000:]
+    out = json.loads(result.stdout)
+    [item] = [r for r in result.diff.inserts if r["__table__"] == "box_hub_items"]
+    assert item["item_name"] == out["items"][0] and "name" not in item
+    status, code, message = out["missing"]
+    assert (status, code) == (404, "not_found") and "copy of AgentDiff's Box seed" in message

@@ -103,7 +103,7 @@ def copy_hub(call: Call) -> dict:
 
 def hub_items(call: Call) -> dict:
     row = _row(call, str(call.arg("hub_id") or ""))
-    found = [{"type": i["item_type"], "id": i["item_id"], "name": i.get("name", "")}
+    found = [{"type": i["item_type"], "id": i["item_id"], "name": i.get("item_name", "")}
              for i in call.state.rows("box_hub_items", hub_id=row["id"])]
     return marker_page(call, found)
 
@@ -123,7 +123,7 @@ def manage_items(call: Call) -> dict:
             existing = call.state.first("box_hub_items", hub_id=row["id"], item_id=item_id, item_type=kind)
             if action == "add" and existing is None:
                 call.state.insert("box_hub_items", {"id": new_id(), "hub_id": row["id"], "item_id": item_id,
-                                                    "item_type": kind, "name": item.get("name", "")})
+                                                    "item_type": kind, "item_name": item.get("name", "")})
             elif action == "remove" and existing is not None:
                 call.state.delete("box_hub_items", existing)
         except RestError as failed:

@@ -117,7 +117,9 @@ def serve_download(state: EnvState, token: str, range_header: str | None) -> Res
         raise errors.not_found("download")
     data = contents.read(state, ticket["sha1"])
     if data is None:
-        raise RestError(404, "not_found", "This seeded file's contents are not in the template (see its NOTICE)")
+        raise RestError(404, "not_found", "This file's bytes are not in the copy of AgentDiff's Box seed that "
+                                          "this replica was built from (AgentDiff's own seed has them; see the "
+                                          "box template's NOTICE)")
     headers = {"Content-Disposition": f"attachment; filename*=UTF-8''{quote(ticket['name'], safe='')}",
                "Accept-Ranges": "bytes"}
     matched = RANGE.match(range_header or "")
