@@ -149,7 +149,8 @@ class Router:
         flow.request.scheme = "http"
         flow.request.host, flow.request.port = self.replica
         flow.request.path = replica_path(env_id, service, flow.request.path)
-        flow.request.authority = ""  # a request sent in absolute form goes on in origin form, as uvicorn wants
+        if flow.request.http_version.startswith("HTTP/1"):  # absolute form goes on in origin form, as uvicorn
+            flow.request.authority = ""                       # wants (an HTTP/2 one's is its Host header)
 
     def tcp_start(self, flow: tcp.TCPFlow) -> None:
         """Non-HTTP bytes inside a tunnel have no host to check: refuse them."""
