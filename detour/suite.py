@@ -12,13 +12,14 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from mock_services.assertions import AssertionResult, InvalidAssertions, evaluate_environment, parse_spec, read_json
+from mock_services.assertions import (AssertionResult, InvalidAssertions, check_entities, evaluate_environment,
+                                      load_suite)
 from detour_core.paths import StatePaths
 from detour.runner import run_in_environment
 from detour.stack import StackInfo
 from mock_services.store import EnvironmentStore
+from mock_services.templates import load_template
 from sandbox.base import Limits, Mode, Sandbox
-
 
 class TestOutcome(BaseModel):
     id: str
@@ -39,33 +40,27 @@ class SuiteReport(BaseModel):
         return sum(t.passed for t in self.tests)
 
 
-def load_suite(path: Path) -> dict:
-    suite = read_json(path)
-    if not isinstance(suite, dict) or not isinstance(suite.get("tests"), list) or not suite["tests"]:
-        raise InvalidAssertions(f"{path} is not a test suite: expected an object with a list of 'tests'")
-    return suite
-
-
 def run_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, agent: list[str],
               mode: Mode = "proxy", only: str | None = None, limits: Limits | None = None,
               progress: Callable[[TestOutcome], None] = lambda _: None) -> SuiteReport:
-    suite = load_suite(path)
-    tests = [t for t in suite["tests"] if only is None or t.get("id") == only]
-    if not tests:
-        raise InvalidAssertions(f"no test {only!r} in {path}")
+    suite = load_suite(path)  # every test and assertion checked before anything runs
+    tests = [suite.test(only)] if only is not None else suite.tests
+    for test in tests:  # every seed and entity found before anything runs
+        if not test.seed_template:
+            raise InvalidAssertions(f"{path}: test {test.id} names no seed_template to start from")
+        seed = load_template(state, test.seed_template, (path.parent / "seeds",))
+        check_entities(test.spec(), seed.service, set(seed.tables), f"{path}: test {test.id} ({seed.name})")
     store = EnvironmentStore(state)
     outcomes = []
     for test in tests:
-        spec = parse_spec(test, suite.get("ignore_fields"))  # fail on a bad spec before running anything
-        user = test.get("impersonate_user_id")
-        env_id = store.create(test["seed_template"], acting_user=user, template_dirs=(path.parent / "seeds",)).env_id
-        task = {"DETOUR_PROMPT": test.get("prompt", ""), "DETOUR_TEST_ID": str(test.get("id")),
-                "DETOUR_ACTING_USER": user or ""}
+        user = test.impersonate_user_id
+        env_id = store.create(test.seed_template, acting_user=user, template_dirs=(path.parent / "seeds",)).env_id
+        task = {"DETOUR_PROMPT": test.prompt, "DETOUR_TEST_ID": str(test.id), "DETOUR_ACTING_USER": user or ""}
         result = run_in_environment(state, stack, env_id, sandbox, agent, limits=limits, mode=mode, task=task)
-        checks = evaluate_environment(spec, store, env_id)
-        outcome = TestOutcome(id=str(test.get("id")), name=test.get("name", ""), env_id=env_id,
-                              exit_code=result.exit_code, passed=all(c.passed for c in checks), assertions=checks,
+        checks = evaluate_environment(test.spec(suite.ignore_fields), store, env_id)
+        outcome = TestOutcome(id=str(test.id), name=test.name, env_id=env_id, exit_code=result.exit_code,
+                              passed=all(c.passed for c in checks), assertions=checks,
                               stderr_tail=result.stderr[-2000:])
         progress(outcome)
         outcomes.append(outcome)
-    return SuiteReport(suite=suite.get("name", path.stem), tests=outcomes)
+    return SuiteReport(suite=suite.name or path.stem, tests=outcomes)

@@ -38,6 +38,9 @@ class ServicePack:
     row_defaults: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     # "module:function" (state) -> mock_services.issued_tokens.Credentials: the tokens it issues
     credentials: str | None = None
+    # Every table its replica keeps rows in, seeded or made by its API: the entities an
+    # assertion may name (a name outside them and the environment's own tables is a typo).
+    tables: tuple[str, ...] = ()
 
     def primary_key(self, table: str) -> tuple[str, ...]:
         return self.primary_keys.get(table, DEFAULT_KEY)

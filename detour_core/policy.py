@@ -19,14 +19,15 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from detour_core.credentials import validate_env_id
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
 from detour_core.registry import is_replicated_host, replicated_hosts
+from detour_core.strict import Strict, first_error
 
 Capture = Literal["off", "headers", "bodies"]
 CAPTURE_ORDER: tuple[Capture, ...] = ("off", "headers", "bodies")
@@ -72,14 +73,26 @@ def host_matches(host: str, pattern: str) -> bool:
     return host == pattern or (pattern.startswith("*.") and host.endswith(pattern[1:]))
 
 
-class Rule(BaseModel):
+class Rule(Strict):
     """`deny POST slack.com/api/chat.delete`: an action, a method (or *), a host (or *.domain)
-    and a path glob."""
+    and a path glob; in a policy file as that text or as an object of those four keys."""
 
     action: Literal["allow", "deny"]
     host: str
     method: str = "*"
     path: str = "/*"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, data: Any) -> Any:
+        """The command line's form, `ACTION METHOD HOST/PATH`, is a policy file's too."""
+        if not isinstance(data, str):
+            return data
+        words = data.split()
+        if len(words) != 3:
+            raise ValueError("write ACTION METHOD HOST/PATH, e.g. 'deny POST slack.com/api/chat.delete'")
+        host, slash, path = words[2].partition("/")
+        return {"action": words[0].lower(), "method": words[1], "host": host, "path": slash + path if slash else "/*"}
 
     @field_validator("host")
     @classmethod
@@ -103,13 +116,8 @@ class Rule(BaseModel):
     @classmethod
     def parse(cls, text: str) -> Rule:
         """The command line's form: `ACTION METHOD HOST/PATH` (`allow GET api.partner.test/v1/*`)."""
-        words = text.split()
-        if len(words) != 3:
-            raise InvalidPolicy(f"rule {text!r}: write ACTION METHOD HOST/PATH, "
-                                "e.g. 'deny POST slack.com/api/chat.delete'")
-        host, slash, path = words[2].partition("/")
         try:
-            return cls(action=words[0].lower(), method=words[1], host=host, path=slash + path if slash else "/*")
+            return cls.model_validate(text)
         except ValidationError as e:
             raise InvalidPolicy(f"rule {text!r}: {first_error(e)}") from None
 
@@ -124,7 +132,7 @@ class Rule(BaseModel):
 Placement = Literal["header", "query", "body"]
 
 
-class SecretRules(BaseModel):
+class SecretRules(Strict):
     """Where a secret's value may be put in a request to its hosts, and what happens to an answer
     from them that the proxy cannot check for the value (detour_core.secrets, proxy_addons)."""
     inject: list[Placement] = Field(["header"], min_length=1, description=(
@@ -179,12 +187,13 @@ class SecretSource(SecretRules):
             raise InvalidPolicy(f"secret {self.name}: cannot read {self.file}: {e}") from None
 
 
-class Policy(BaseModel):
+class Policy(Strict):
     capture: Capture = "off"
     allow: list[str] = Field([], description="Host names, or *.domain for subdomains, passed through to the real host.")
     redact: list[str] = Field([], description="Regular expressions whose matches never reach a record.")
     body_limit: int = Field(65536, gt=0, description="Bytes of a body kept; the rest is cut with a marker.")
-    rules: list[Rule] = Field([], description="Ordered method and path rules; the first that matches decides.")
+    rules: list[Rule] = Field([], description="Ordered rules, each 'ACTION METHOD HOST/PATH' or an object of those "
+                                              "keys (action, method, host, path); the first that matches decides.")
     max_request_bytes: int | None = Field(None, gt=0, le=MOST_REQUEST_BYTES,
                                           description="A request body's largest size (default 64 MiB).")
     max_connections: int | None = Field(None, gt=0, description="Client connections open at once "
@@ -240,14 +249,6 @@ def load_policy(path: Path) -> Policy:
         raise InvalidPolicy(f"cannot read policy {path}: {e.strerror}") from None
     except ValueError as e:  # JSON and validation errors both
         raise InvalidPolicy(f"policy {path}: {first_error(e)}") from None
-
-
-def first_error(error: ValueError) -> str:
-    if isinstance(error, ValidationError):
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        return f"{where}: {first['msg']}" if where else first["msg"]
-    return str(error)
 
 
 def build_policy(base: Policy | None = None, **changes) -> Policy:

@@ -108,7 +108,8 @@ class SecretStore:
         """A policy file's secrets, each read from its source now (all read before any is kept)."""
         values = [(source, source.value()) for source in sources]
         for source, value in values:
-            self.set(env_id, source.name, value, source.hosts, SecretRules.model_validate(source.model_dump()))
+            self.set(env_id, source.name, value, source.hosts, SecretRules.model_validate(
+                source.model_dump(include=set(SecretRules.model_fields))))
 
     def remove(self, env_id: str, name: str) -> None:
         current = self._own(env_id)

@@ -16,14 +16,21 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from detour_core.errors import DetourError
-from mock_services.store import EnvironmentStore, Row, StateDiff
+from detour_core.registry import pack
+from detour_core.strict import Strict, first_error, unknown_name
+from mock_services.store import EnvironmentStore, EnvState, Row, StateDiff
 
 
 class InvalidAssertions(DetourError):
     pass
+
+
+class UnknownEntity(InvalidAssertions):
+    """An assertion names a table the environment's service does not have: a typo that would
+    otherwise match no row and pass an `expected_count: 0` without a word."""
 
 
 def text_of(value: Any) -> str | None:
@@ -69,14 +76,21 @@ PREDICATES = {
 }
 
 
-class CountRange(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def check_condition(condition: Any) -> Any:
+    """A value to equal, or an object of predicates, each one detour knows."""
+    if isinstance(condition, dict):
+        for op in condition:
+            if op not in PREDICATES:
+                raise ValueError(unknown_name("predicate", op, list(PREDICATES)))
+    return condition
+
+
+class CountRange(Strict):
     min: int | None = Field(None, ge=0)
     max: int | None = Field(None, ge=0)
 
 
-class Assertion(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Assertion(Strict):
     diff_type: Literal["added", "removed", "changed"]
     entity: str
     where: dict[str, Any] = {}
@@ -85,11 +99,71 @@ class Assertion(BaseModel):
     ignore: list[str] = []
     description: str | None = None
 
+    @field_validator("where")
+    @classmethod
+    def _where(cls, where: dict[str, Any]) -> dict[str, Any]:
+        for condition in where.values():
+            check_condition(condition)
+        return where
 
-class Spec(BaseModel):
+    @field_validator("expected_changes")
+    @classmethod
+    def _changes(cls, changes: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for expectation in changes.values():
+            for key, condition in expectation.items():
+                if key not in ("from", "to"):
+                    raise ValueError(unknown_name("key", key, ["from", "to"]))
+                check_condition(condition)
+        return changes
+
+
+class Spec(Strict):
+    """AgentDiff's DSL v0.1 (dsl_schema.json); `version`, `scenario` and `task` are words for people."""
     assertions: list[Assertion] = Field(min_length=1)
     ignore_fields: dict[str, list[str]] = {}
     strict: bool = True
+    version: Literal["0.1"] | None = None
+    scenario: str | None = None
+    task: str | None = None
+
+
+class SuiteTest(Strict):
+    """One test of a suite: a task, the seed it starts from, and its assertions."""
+    id: str | int
+    name: str = ""
+    prompt: str = ""
+    type: str | None = None
+    seed_template: str | None = None
+    impersonate_user_id: str | None = None
+    metadata: dict[str, Any] = {}
+    description: str | None = None
+    assertions: list[Assertion] = Field(min_length=1)
+    ignore_fields: dict[str, list[str]] = {}
+    strict: bool = True
+
+    def spec(self, suite_ignore: dict[str, list[str]] | None = None) -> Spec:
+        return Spec(assertions=self.assertions, ignore_fields={**(suite_ignore or {}), **self.ignore_fields},
+                    strict=self.strict)
+
+
+class Suite(Strict):
+    """An AgentDiff test suite: its tests, and the fields every test's assertions ignore."""
+    tests: list[SuiteTest] = Field(min_length=1)
+    name: str | None = None
+    id: str | None = None
+    description: str | None = None
+    service: str | None = None
+    ignore_fields: dict[str, list[str]] = {}
+
+    def test(self, test_id: str) -> SuiteTest:
+        found = next((t for t in self.tests if str(t.id) == test_id), None)
+        if found is None:
+            raise InvalidAssertions(unknown_name("test", test_id, [str(t.id) for t in self.tests]))
+        return found
+
+
+# A test entry, not a bare spec: it carries one of these.
+TEST_KEYS = frozenset({"id", "prompt", "seed_template"})
 
 
 # A `where` field that a row lacks is looked up through these references (AgentDiff's engine
@@ -113,14 +187,10 @@ class AssertionResult(BaseModel):
 
 
 def test_predicate(value: Any, condition: Any) -> bool:
+    """Predicates were checked when the spec was read (check_condition)."""
     if not isinstance(condition, dict):
         return value == condition
-    for op, arg in condition.items():
-        if op not in PREDICATES:
-            raise InvalidAssertions(f"unknown predicate {op!r}; known: {', '.join(sorted(PREDICATES))}")
-        if not PREDICATES[op](value, arg):
-            return False
-    return True
+    return all(PREDICATES[op](value, arg) for op, arg in condition.items())
 
 
 def path_value(row: Row, field: str) -> Any:
@@ -198,27 +268,41 @@ def evaluate(spec: Spec, diff: StateDiff, lookup: Lookup | None = None) -> list[
     return [evaluate_one(i, a, spec, diff, lookup) for i, a in enumerate(spec.assertions)]
 
 
+def check_entities(spec: Spec, service: str, held: set[str], where: str) -> None:
+    """Every entity is a table of the service, or one the environment (or its seed) holds."""
+    known = sorted(held | set(pack(service).tables))
+    for assertion in spec.assertions:
+        if assertion.entity not in known:
+            raise UnknownEntity(f"{where}: " + unknown_name("entity", assertion.entity, known))
+
+
+def held_tables(state: EnvState) -> set[str]:
+    return {table for (table,) in state.db.execute("SELECT tbl FROM rows UNION SELECT tbl FROM baseline")}
+
+
 def evaluate_environment(spec: Spec, store: EnvironmentStore, env_id: str) -> list[AssertionResult]:
     """Against an environment's diff, resolving references through its current rows."""
     with store.open(env_id) as state:
+        check_entities(spec, state.service, held_tables(state), f"{state.service} environment {env_id}")
         def lookup(table: str, key: str, value: Any) -> Row | None:
             return state.first(table, **{key: value}) or state.first(table, id=value)
         return evaluate(spec, state.diff(), lookup)
 
 
 def parse_spec(data: Any, suite_ignore: dict[str, list[str]] | None = None) -> Spec:
-    """A bare assertion list, a spec, or a test-suite entry (its other keys are ignored)."""
+    """A bare assertion list, a spec, or a test-suite entry; every key and predicate one detour knows."""
     if isinstance(data, dict) and "aggregates" in data:
         raise InvalidAssertions("aggregates are not supported yet")
     try:
         if isinstance(data, list):
             return Spec(assertions=data, ignore_fields=suite_ignore or {})
+        if isinstance(data, dict) and TEST_KEYS & data.keys():
+            return SuiteTest.model_validate(data).spec(suite_ignore)
         if isinstance(data, dict) and "assertions" in data:
-            ignore = {**(suite_ignore or {}), **data.get("ignore_fields", {})}
-            return Spec(assertions=data["assertions"], ignore_fields=ignore, strict=data.get("strict", True))
+            spec = Spec.model_validate(data)
+            return spec.model_copy(update={"ignore_fields": {**(suite_ignore or {}), **spec.ignore_fields}})
     except ValidationError as e:
-        raise InvalidAssertions(f"invalid assertions: {e.errors()[0]['msg']} at "
-                                f"{'.'.join(map(str, e.errors()[0]['loc']))}") from None
+        raise InvalidAssertions(f"invalid assertions: {first_error(e)}") from None
     raise InvalidAssertions("expected a list of assertions, or an object with 'assertions'")
 
 
@@ -231,12 +315,26 @@ def read_json(path: Path) -> Any:
         raise InvalidAssertions(f"{path} is not valid JSON: {e}") from None
 
 
+def suite_of(data: Any, path: Path) -> Suite:
+    """A suite, every test and assertion in it checked before any runs."""
+    if not isinstance(data, dict) or not isinstance(data.get("tests"), list) or not data["tests"]:
+        raise InvalidAssertions(f"{path} is not a test suite: expected an object with a list of 'tests'")
+    try:
+        return Suite.model_validate(data)
+    except ValidationError as e:
+        raise InvalidAssertions(f"{path}: {first_error(e)}") from None
+
+
+def load_suite(path: Path) -> Suite:
+    return suite_of(read_json(path), path)
+
+
 def load_spec(path: Path, test_id: str | None = None) -> Spec:
     """From a file: a spec, an assertion list, a test entry, or (with test_id) a whole suite."""
     data = read_json(path)
-    if isinstance(data, dict) and "tests" in data:
-        tests = {t.get("id"): t for t in data["tests"]}
-        if test_id not in tests:
-            raise InvalidAssertions(f"{path} is a suite: name a test with --test ({', '.join(map(str, tests))})")
-        return parse_spec(tests[test_id], data.get("ignore_fields"))
-    return parse_spec(data)
+    if not (isinstance(data, dict) and "tests" in data):
+        return parse_spec(data)
+    suite = suite_of(data, path)
+    if test_id is None:
+        raise InvalidAssertions(f"{path} is a suite: name a test with --test ({', '.join(str(t.id) for t in suite.tests)})")
+    return suite.test(test_id).spec(suite.ignore_fields)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from detour_core.strict import Strict
 
 
-class RequestBudget(BaseModel):
-    requests: int = Field(ge=1, le=1_000_000)
-    per_seconds: float = Field(gt=0, le=86_400)
+class RequestBudget(Strict):
+    requests: int = Field(ge=1, le=1_000_000, description="Requests allowed in any window of `per_seconds`.")
+    per_seconds: float = Field(gt=0, le=86_400, description="The sliding window, in seconds.")
 
     @classmethod
     def parse(cls, spec: str) -> RequestBudget:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from detour_core.strict import Strict
+
 KilledReason = Literal["timeout", "memory", "cpu", "processes", "output"]
 Mode = Literal["proxy", "rewrite"]
 LimitsVia = Literal["cgroup v1", "cgroup v2", "rlimit+watchdog"]
@@ -24,7 +26,10 @@ if TYPE_CHECKING:
     from sandbox.runtimes import Runtime
 
 
-class Limits(BaseModel):
+class Limits(Strict):
+    """What one run may use; given by callers (the CLI, the platform API), so a misspelled limit
+    is an error, never a default silently kept."""
+
     timeout_s: float = Field(60.0, gt=0, description="Wall-clock time before the run is killed.")
     cpu_s: int = Field(60, gt=0, description="CPU seconds per process (RLIMIT_CPU).")
     memory_mb: int = Field(1024, gt=0, description="Memory of the whole process tree.")

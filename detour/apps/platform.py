@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from detour_core.strict import Strict
 from mock_services.deps import StoreDep
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, StateDiff
@@ -16,13 +17,13 @@ router = APIRouter(prefix="/api/platform", tags=["platform"])
 health_router = APIRouter(prefix="/api/platform", tags=["platform"])
 
 
-class EnvironmentCreate(BaseModel):
-    template: str
-    env_id: str | None = None
-    acting_user: str | None = None
+class EnvironmentCreate(Strict):
+    template: str = Field(description="The template it starts from.")
+    env_id: str | None = Field(None, description="Its id; without one, a new id.")
+    acting_user: str | None = Field(None, description="The user whose tokens its runs get (default: the seed's first).")
     request_budget: RequestBudget | None = None
-    ttl_s: float | None = None
-    require_issued_tokens: bool = False
+    ttl_s: float | None = Field(None, description="Seconds before it is deleted.")
+    require_issued_tokens: bool = Field(False, description="Refuse a token the environment did not issue.")
 
 
 class EnvironmentsPublic(BaseModel):

@@ -9,18 +9,19 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from detour import background
 from detour.client import Client, Language
 from detour.runner import RunResult
+from detour_core.strict import Strict
 from sandbox.backends import Backend
 from sandbox.base import Limits, Mode
 
 router = APIRouter(prefix="/api/platform", tags=["run"])
 
 
-class RunRequest(BaseModel):
+class RunRequest(Strict):
     code: str = Field(description="The program's source.")
     language: Language = "python"
     filename: str | None = Field(None, description="Run the code as this file (its suffix says how: .cjs, .ts, ...).")

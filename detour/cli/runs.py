@@ -142,7 +142,7 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
     from rich.progress import Progress
 
     argv = agent_argv(shlex.split(agent))
-    total = len(load_suite(suite)["tests"]) if test is None else 1
+    total = len(load_suite(suite).tests) if test is None else 1
     with client(backend, python, node_modules, image) as dt, Progress(transient=True, disable=as_json) as bar:
         warn_if_not_isolated(dt, backend, tuple(argv))
         task = bar.add_task(f"running {suite.name}", total=total)

@@ -12,5 +12,9 @@ PACK = ServicePack(
     templates=Path(__file__).parent / "templates",
     signature_tables=("box_files", "box_folders", "box_file_versions"),
     users_table="box_users",
+    tables=("box_users", "box_groups", "box_group_memberships", "box_folders", "box_files", "box_file_versions",
+            "box_folder_locks", "box_web_links", "box_comments", "box_tasks", "box_task_assignments",
+            "box_collaborations", "box_hubs", "box_hub_items", "box_metadata_templates", "box_metadata_instances",
+            "box_webhooks"),
     spec="Box's official Python SDK (PyPI boxsdk, box_sdk_gen's managers and schemas; spec/box_sdk.json)",
 )

@@ -14,5 +14,7 @@ PACK = ServicePack(
     signature_tables=("calendar_events", "calendars", "calendar_list_entries"),
     primary_keys={"calendar_event_attendees": ("event_id", "email")},
     users_table="calendar_users",
+    tables=("calendar_users", "calendar_settings", "calendars", "calendar_list_entries", "calendar_events",
+            "calendar_event_attendees", "calendar_acl_rules", "calendar_channels"),
     spec="Calendar v3's discovery document, as google-api-python-client ships it (spec/calendar_v3.json)",
 )

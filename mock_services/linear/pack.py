@@ -11,6 +11,10 @@ PACK = ServicePack(
     templates=Path(__file__).parent / "templates",
     signature_tables=("issues", "workflow_states", "organizations"),
     primary_keys={"issue_label_issue_association": ("issue_id", "issue_label_id")},
+    tables=("organizations", "users", "teams", "team_memberships", "workflow_states", "issues", "issue_labels",
+            "issue_label_issue_association", "issue_relations", "issue_history", "issue_subscribers", "comments",
+            "reactions", "attachments", "projects", "project_teams", "project_members", "project_milestones",
+            "cycles", "favorites"),
     spec="@linear/sdk's type declarations (schema/generate.py writes schema/linear.graphql)",
     warm_up="mock_services.linear.router:schema",  # the whole schema: about half a second
     credentials="mock_services.linear.keys:credentials",

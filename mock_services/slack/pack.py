@@ -33,5 +33,8 @@ PACK = ServicePack(
         "emoji": ("name",),
     },
     row_defaults={"channels": {"is_archived": False}},
+    tables=("teams", "users", "user_teams", "channels", "channel_members", "messages", "message_reactions",
+            "scheduled_messages", "pins", "bookmarks", "stars", "reminders", "user_groups", "user_group_members",
+            "files", "file_contents", "revoked_tokens", "emoji"),
     spec="slack_sdk's WebClient methods (catalogue.py holds one row per method)",
 )

@@ -122,7 +122,7 @@ def test_with_serve_running_a_plain_run_is_one_request_to_the_stack(home, server
     full = run("--timeout", "30", str(program))
     assert full.returncode != 0 and "typer is blocked" in full.stderr  # the full CLI, as the control
     missing = detour(home, "run", "--env", "nope", str(program), check=False)
-    assert (missing.returncode, missing.stderr.strip()) == (2, "detour: no environment 'nope'")
+    assert (missing.returncode, missing.stderr.strip()) == (1, "detour: no environment 'nope'")
 
 
 def test_run_without_a_server_starts_an_embedded_stack_and_stops_it(home):
@@ -155,18 +155,18 @@ def test_caps_show_in_the_result(home, flags, code, reason):
     assert run.returncode == result["exit_code"] == 137
 
 
-@pytest.mark.parametrize("args, message", [
-    (["env", "create", "--template", "no_such_template"], "unknown template 'no_such_template'; known templates:"),
-    (["env", "create", "--id", "bad id!"], "invalid environment id"),
-    (["env", "diff", "env-missing"], "no environment 'env-missing'"),
-    (["run", "--env", "bad id!", "--", "true"], "invalid environment id"),
-    (["run", "--env", "env-missing", "--", "true"], "no environment 'env-missing'"),
-    (["run", "does_not_exist.py"], "no such file: does_not_exist.py"),
-    (["run", "--env", "a", "--template", "b", "--", "true"], "not both"),
+@pytest.mark.parametrize("args, message, code", [
+    (["env", "create", "--template", "no_such_template"], "unknown template 'no_such_template'; known templates:", 2),
+    (["env", "create", "--id", "bad id!"], "invalid environment id", 2),
+    (["env", "diff", "env-missing"], "no environment 'env-missing'", 1),  # looked, found nothing
+    (["run", "--env", "bad id!", "--", "true"], "invalid environment id", 2),
+    (["run", "--env", "env-missing", "--", "true"], "no environment 'env-missing'", 1),
+    (["run", "does_not_exist.py"], "no such file: does_not_exist.py", 2),
+    (["run", "--env", "a", "--template", "b", "--", "true"], "not both", 2),
 ])
-def test_bad_input_gets_a_clear_error(home, args, message):
+def test_bad_input_gets_a_clear_error(home, args, message, code):
     proc = detour(home, *args, check=False)
-    assert proc.returncode == 2
+    assert proc.returncode == code
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
 

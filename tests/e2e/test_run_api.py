@@ -72,3 +72,14 @@ def test_bad_requests_get_clear_errors(served, body, headers, status, detail):
                            headers={"X-API-Key": key} if headers is None else headers)
     assert answer.status_code == status
     assert detail in json.dumps(answer.json())
+
+
+def test_a_misspelled_limit_is_refused_not_ignored(served):
+    """`{"timeout": 1}` once ran a 5 s program to its end under the default limits."""
+    url, key = served
+    answer = requests.post(f"{url}/api/platform/run", headers={"X-API-Key": key},
+                           json={"code": "import time\ntime.sleep(5)\nprint('ran')", "limits": {"timeout": 1}})
+    assert answer.status_code == 422, answer.text
+    [problem] = answer.json()["detail"]
+    assert problem["loc"] == ["body", "limits"]
+    assert problem["msg"].startswith("unknown key 'timeout' (did you mean 'timeout_s'?); known: cpu_s, disk_mb")

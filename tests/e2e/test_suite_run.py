@@ -86,4 +86,4 @@ def test_bad_suite_input(tmp_path):
     assert done.returncode == 2 and "is not a test suite" in done.stderr
     done = subprocess.run([DETOUR, "suite", "run", str(SUITE / "slack_bench.json"), "--agent", "true", "--test", "nope"],
                           capture_output=True, text=True, env=os.environ | {"DETOUR_HOME": str(tmp_path / "home")})
-    assert done.returncode == 2 and "no test 'nope'" in done.stderr
+    assert done.returncode == 2 and "unknown test 'nope'" in done.stderr
