@@ -10,16 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from mock_services.assertions import (AssertionResult, InvalidAssertions, check_entities, evaluate_environment,
                                       load_suite)
 from detour_core.paths import StatePaths
 from detour.runner import run_in_environment
 from detour.stack import StackInfo
-from mock_services.store import EnvironmentStore
+from mock_services.store import EnvironmentStore, StateDiff
 from mock_services.templates import load_template
 from sandbox.base import Limits, Mode, Sandbox
+
+TAIL_CHARS = 2000  # of the agent's stdout and stderr: enough to see why, small enough for a report
+
 
 class TestOutcome(BaseModel):
     id: str
@@ -28,7 +31,9 @@ class TestOutcome(BaseModel):
     exit_code: int | None
     passed: bool
     assertions: list[AssertionResult]
-    stderr_tail: str
+    stdout_tail: str = Field(description=f"The agent's last {TAIL_CHARS} characters of stdout.")
+    stderr_tail: str = Field(description=f"The agent's last {TAIL_CHARS} characters of stderr.")
+    diff: StateDiff = Field(description="What the agent changed in its environment: what the assertions read.")
 
 
 class SuiteReport(BaseModel):
@@ -60,7 +65,8 @@ def run_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path,
         checks = evaluate_environment(test.spec(suite.ignore_fields), store, env_id)
         outcome = TestOutcome(id=str(test.id), name=test.name, env_id=env_id, exit_code=result.exit_code,
                               passed=all(c.passed for c in checks), assertions=checks,
-                              stderr_tail=result.stderr[-2000:])
+                              stdout_tail=result.stdout[-TAIL_CHARS:], stderr_tail=result.stderr[-TAIL_CHARS:],
+                              diff=result.diff)
         progress(outcome)
         outcomes.append(outcome)
     return SuiteReport(suite=suite.name or path.stem, tests=outcomes)

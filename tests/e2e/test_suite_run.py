@@ -87,3 +87,17 @@ def test_bad_suite_input(tmp_path):
     done = subprocess.run([DETOUR, "suite", "run", str(SUITE / "slack_bench.json"), "--agent", "true", "--test", "nope"],
                           capture_output=True, text=True, env=os.environ | {"DETOUR_HOME": str(tmp_path / "home")})
     assert done.returncode == 2 and "unknown test 'nope'" in done.stderr
+
+
+def test_the_json_report_says_why(tmp_path):
+    """Each test's agent output, both streams, and the diff its assertions read."""
+    agent = tmp_path / "agent.sh"
+    agent.write_text("echo posting to general\n"
+                     "curl -s -o /dev/null -H 'Authorization: Bearer xoxb-1' https://slack.com/api/chat.postMessage "
+                     "-d channel=C01ABCD1234 -d text=hello\n"
+                     "echo posted >&2\n")
+    done = suite_run(tmp_path, "slack_bench.json", f"bash {agent}", "--test", "test_1")
+    assert done.returncode == 0, done.stderr[-3000:]
+    [test] = json.loads(done.stdout)["tests"]
+    assert (test["passed"], test["stdout_tail"], test["stderr_tail"]) == (True, "posting to general\n", "posted\n")
+    assert [(i["__table__"], i["message_text"]) for i in test["diff"]["inserts"]] == [("messages", "hello")]
