@@ -160,3 +160,46 @@ def test_curl_through_the_proxy(live_stack, backend):
     assert json.loads(created) == {"summary": "From curl", "start": {"date": "2018-07-04"}}
     assert missing == "404"
     assert [row["summary"] for row in result.diff.inserts] == ["From curl"]
+
+
+GOOGLES_READING = r'''
+import json
+from google.oauth2.credentials import Credentials
+from googleapiclient.discovery import build
+from googleapiclient.errors import HttpError
+cal = build("calendar", "v3", credentials=Credentials("token"))
+out = {}
+quick = cal.events().quickAdd(calendarId="primary", text="Appointment at Somewhere on June 3rd 10am-10:25am").execute()
+out["quick"] = [quick["summary"], quick["start"]["dateTime"][5:16], quick["end"]["dateTime"][5:16]]
+out["watched"] = [cal.events().watch(calendarId="primary", body={"id": "ch-events", "type": "web_hook",
+                                     "address": "https://example.com/hook"}).execute()["resourceUri"],
+                  cal.calendarList().watch(body={"id": "ch-list", "type": "web_hook",
+                                                 "address": "https://example.com/hook"}).execute()["resourceUri"]]
+fetched = cal.events().get(calendarId="primary", eventId="event_failed_rocket").execute()
+out["same"] = cal.events().update(calendarId="primary", eventId="event_failed_rocket", body=fetched).execute()["etag"] \
+    == fetched["etag"]
+doomed = cal.calendars().insert(body={"summary": "Short-lived"}).execute()
+cal.calendars().delete(calendarId=doomed["id"]).execute()
+try:
+    cal.calendars().get(calendarId=doomed["id"]).execute()
+except HttpError as e:
+    out["after_delete"] = e.resp.status
+print(json.dumps(out))
+'''
+
+
+def test_quick_add_deleted_calendars_watch_and_update_as_google_does(live_stack):
+    """quickAdd reads the time out of the text; a deleted calendar keeps its row, marked, and is
+    404 after; a channel's resourceUri is the URL watched; updating an event with itself as
+    fetched changes nothing."""
+    result = live_stack.run(live_stack.env("calendar_default"), GOOGLES_READING, ".py")
+    assert result.exit_code == 0, result.stderr[-2000:]
+    out = json.loads(result.stdout)
+    assert out["quick"] == ["Appointment at Somewhere", "06-03T10:00", "06-03T10:25"]
+    assert out["watched"] == ["https://www.googleapis.com/calendar/v3/calendars/primary/events",
+                              "https://www.googleapis.com/calendar/v3/users/me/calendarList"]
+    assert out["same"] is True and out["after_delete"] == 404
+    assert not [u for u in result.diff.updates if u["__table__"] == "calendar_events"]
+    [deleted] = [r for r in result.diff.inserts if r["__table__"] == "calendars"]
+    assert deleted["summary"] == "Short-lived" and deleted["deleted"] is True
+    assert not result.diff.deletes

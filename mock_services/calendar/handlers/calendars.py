@@ -80,7 +80,8 @@ def delete_calendar(call: Call) -> None:
     found, _ = access.calendar(call, call.params["calendarId"], at_least="owner")
     if found["id"] == access.primary_id(call):
         raise RestError(400, "cannotDeletePrimaryCalendar", "Cannot delete primary calendar.")
-    call.state.delete("calendars", found)
+    # kept, marked deleted, as for events, rules and list entries (and AgentDiff's tables): 404 after
+    call.state.update("calendars", found | {"deleted": True, "etag": new_etag(), "updated_at": now_text()})
     for entry in call.state.rows("calendar_list_entries", calendar_id=found["id"]):
         call.state.update("calendar_list_entries", entry | {"deleted": True, "updated_at": now_text()})
 
@@ -180,5 +181,5 @@ HANDLERS = {
     "calendarList.patch": lambda call: change_entry(call, replace=False),
     "calendarList.update": lambda call: change_entry(call, replace=True),
     "calendarList.delete": delete_entry,
-    "calendarList.watch": lambda call: watch(call, f"/users/{call.user}/calendarList"),
+    "calendarList.watch": lambda call: watch(call, "/users/me/calendarList"),
 }

@@ -10,8 +10,12 @@ from mock_services.calendar.times import now_text
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Call
 
+WATCHED = "https://www.googleapis.com/calendar/v3"  # the discovery document's rootUrl and servicePath
 
-def watch(call: Call, resource_uri: str) -> dict:
+
+def watch(call: Call, watched_path: str) -> dict:
+    """A channel on the resource at `watched_path`, as the request named it (`primary`, `me`):
+    Google's `resourceUri` is the URL that was watched."""
     body = call.body or {}
     if not body.get("id") or not body.get("address"):
         raise RestError(400, "required", "Required" if body.get("id") else "Required channel id")
@@ -19,7 +23,7 @@ def watch(call: Call, resource_uri: str) -> dict:
         raise RestError(400, "invalid", f"Invalid channel type: {body.get('type')}")
     if call.state.first("calendar_channels", id=body["id"]):
         raise RestError(400, "channelIdNotUnique", "Channel id not unique")
-    row = {"id": body["id"], "resource_id": secrets.token_hex(12), "resource_uri": resource_uri,
+    row = {"id": body["id"], "resource_id": secrets.token_hex(12), "resource_uri": WATCHED + watched_path,
            "type": body.get("type", "web_hook"), "address": body["address"],
            "expiration": int(body["expiration"]) if str(body.get("expiration", "")).isdigit() else None,
            "token": body.get("token"), "params": body.get("params"), "payload": bool(body.get("payload", False)),

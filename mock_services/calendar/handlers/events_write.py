@@ -8,6 +8,7 @@ import re
 from datetime import datetime, timedelta
 
 from mock_services.calendar import access
+from mock_services.calendar import quick_add as quick_add_text
 from mock_services.calendar.handlers.channels import watch
 from mock_services.calendar.handlers.events_read import find_event, serialize
 from mock_services.calendar.resources import drop_none, event_columns, new_etag, new_id
@@ -104,6 +105,7 @@ def change_event(call: Call, replace: bool) -> dict:
     calendar, _ = access.calendar(call, call.params["calendarId"], at_least="writer")
     row = stored(call, calendar, call.params["eventId"])
     check_if_match(call, row)
+    before = serialize(call, row)
     body = call.body or {}
     columns, extra = event_columns(body)
     updated = dict(row)
@@ -113,11 +115,13 @@ def change_event(call: Call, replace: bool) -> dict:
     updated |= columns
     updated["extra"] = (extra if replace else {**(row.get("extra") or {}), **extra}) or None
     check_times(updated, calendar.get("time_zone"))
+    save_attendees(call, row["id"], body.get("attendees", [] if replace else None))
+    if serialize(call, drop_none(updated)) == before:
+        return before  # the event as it was (an update with the event as fetched): nothing changes
     moved = (updated["start"], updated["end"]) != (row["start"], row["end"])
     updated |= {"sequence": int(row.get("sequence") or 0) + (1 if moved else 0), "etag": new_etag(),
                 "updated_at": now_text()}
     call.state.update("calendar_events", drop_none(updated))
-    save_attendees(call, row["id"], body.get("attendees", [] if replace else None))
     return serialize(call, drop_none(updated))
 
 
@@ -142,14 +146,19 @@ def move_event(call: Call) -> dict:
 
 
 def quick_add(call: Call) -> dict:
-    """Google reads the text for a time; the replica takes the text as the title, at the next
-    full hour in the calendar's zone, for an hour."""
+    """The date, time and length read out of the text, as Google reads it, relative to now in
+    the calendar's zone; a text that names no time is its title, at the next full hour."""
     calendar, _ = access.calendar(call, call.params["calendarId"], at_least="writer")
     tz = calendar.get("time_zone") or "UTC"
-    start = (datetime.now(zone(tz)) + timedelta(hours=1)).replace(minute=0, second=0, microsecond=0)
-    body = {"summary": call.params["text"],
-            "start": {"dateTime": start.isoformat(timespec="seconds"), "timeZone": tz},
-            "end": {"dateTime": (start + timedelta(hours=1)).isoformat(timespec="seconds"), "timeZone": tz}}
+    now = datetime.now(zone(tz)).replace(tzinfo=None, microsecond=0)
+    found = quick_add_text.read(call.params["text"], now)
+    if found is None:
+        start = (now + timedelta(hours=1)).replace(minute=0, second=0)
+        found = quick_add_text.QuickEvent(call.params["text"], start, start + quick_add_text.DEFAULT_LENGTH)
+    kind = "dateTime" if isinstance(found.start, datetime) else "date"
+    body = {"summary": found.title,
+            "start": {kind: found.start.isoformat(), **({"timeZone": tz} if kind == "dateTime" else {})},
+            "end": {kind: found.end.isoformat(), **({"timeZone": tz} if kind == "dateTime" else {})}}
     return serialize(call, new_event(call, calendar, body))
 
 
@@ -168,5 +177,5 @@ def import_event(call: Call) -> dict:
 
 
 def watch_events(call: Call) -> dict:
-    calendar, _ = access.calendar(call, call.params["calendarId"], at_least="reader")
-    return watch(call, f"/calendars/{calendar['id']}/events")
+    access.calendar(call, call.params["calendarId"], at_least="reader")
+    return watch(call, f"/calendars/{call.params['calendarId']}/events")

@@ -7,15 +7,20 @@ import https from "node:https";
 import { syncBuiltinESMExports } from "node:module";
 
 const BASE = process.env.DETOUR_REWRITE_BASE;
-const HOSTS = Object.fromEntries((process.env.DETOUR_REWRITE_HOSTS || "").split(/\s+/).filter(Boolean)
-  .map((pair) => pair.split("=")));
+// The registry's routes, `host[/path]=service`, longest path first (Calendar shares its host with
+// Google's other APIs, so only its paths are rewritten).
+const ROUTES = (process.env.DETOUR_REWRITE_HOSTS || "").split(/\s+/).filter(Boolean).map((pair) => {
+  const [where, service] = pair.split("=");
+  const slash = where.indexOf("/");
+  return slash < 0 ? [where.toLowerCase(), "", service] : [where.slice(0, slash).toLowerCase(), where.slice(slash), service];
+}).sort((a, b) => b[1].length - a[1].length);
 const HEADERS = Object.fromEntries((process.env.DETOUR_REWRITE_HEADERS || "").split("\n").filter(Boolean)
   .map((line) => [line.slice(0, line.indexOf(": ")), line.slice(line.indexOf(": ") + 2)]));
 const ORIGINAL_HOST = process.env.DETOUR_ORIGINAL_HOST_HEADER;
 
 function rewrite(url) {
   const u = new URL(url);
-  const service = HOSTS[u.hostname.toLowerCase()];
+  const service = ROUTES.find(([host, prefix]) => host === u.hostname.toLowerCase() && u.pathname.startsWith(prefix))?.[2];
   if (!service || !["http:", "https:"].includes(u.protocol)) return null;
   return { url: new URL(`${BASE}/${service}${u.pathname}${u.search}`),
            headers: { ...HEADERS, [ORIGINAL_HOST]: u.hostname.toLowerCase() } };

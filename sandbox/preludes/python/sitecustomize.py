@@ -4,8 +4,9 @@
 not wrapped or changed, so its line numbers, `from __future__` imports, output and exit
 code stay its own. Each HTTP library is patched at its own seam the moment it is first
 imported: urllib (OpenerDirector.open, keeping a Request's method), http.client,
-requests (the adapter), urllib3 (PoolManager), httpx (the transports) and aiohttp.
-The facts (base URL, host map, headers) come from the DETOUR_REWRITE_* variables.
+requests (the adapter), urllib3 (PoolManager), httpx (the transports), aiohttp and
+httplib2 (google-api-python-client's transport). The facts (base URL, the registry's
+`host[/path]=service` routes, headers) come from the DETOUR_REWRITE_* variables.
 """
 
 import importlib.abc
@@ -14,7 +15,18 @@ import sys
 from urllib.parse import urlsplit
 
 _BASE = os.environ.get("DETOUR_REWRITE_BASE", "")
-_HOSTS = dict(pair.split("=", 1) for pair in os.environ.get("DETOUR_REWRITE_HOSTS", "").split())
+
+def _routes(table):
+    """(host, path prefix, service), longest prefix first: `www.googleapis.com/calendar/v3/=calendar`."""
+    routes = []
+    for pair in table.split():
+        where, service = pair.split("=", 1)
+        host, slash, prefix = where.partition("/")
+        routes.append((host.lower(), slash + prefix, service))
+    return sorted(routes, key=lambda route: -len(route[1]))
+
+
+_ROUTES = _routes(os.environ.get("DETOUR_REWRITE_HOSTS", ""))
 _HEADERS = dict(line.split(": ", 1) for line in os.environ.get("DETOUR_REWRITE_HEADERS", "").splitlines() if line)
 _ORIGINAL_HOST = os.environ.get("DETOUR_ORIGINAL_HOST_HEADER", "")
 
@@ -22,8 +34,8 @@ _ORIGINAL_HOST = os.environ.get("DETOUR_ORIGINAL_HOST_HEADER", "")
 def _rewrite(url):
     """(new URL, extra headers) for a mapped https/http URL, else None."""
     parts = urlsplit(str(url))
-    host = (parts.hostname or "").lower()
-    service = _HOSTS.get(host)
+    host, path = (parts.hostname or "").lower(), parts.path or "/"
+    service = next((s for h, prefix, s in _ROUTES if h == host and path.startswith(prefix)), None)
     if service is None or parts.scheme not in ("http", "https"):
         return None
     query = f"?{parts.query}" if parts.query else ""
@@ -53,11 +65,10 @@ def _patch_http_client(module):
 
     def __init__(self, host, port=None, *args, **kwargs):
         plain_init(self, host, port, *args, **kwargs)
-        if type(self) in (module.HTTPConnection, module.HTTPSConnection):
-            rewritten = _rewrite(f"http://{self.host}/")
-            if rewritten:  # requests go to the gateway, their paths below the replica prefix
-                self._detour = urlsplit(rewritten[0]).path.rstrip("/"), rewritten[1]
-                self.host, self.port = base.hostname, base.port
+        if type(self) in (module.HTTPConnection, module.HTTPSConnection) \
+                and any(h == self.host.lower() for h, _, _ in _ROUTES):
+            self._detour = self.host.lower()  # requests go to the gateway, each by its own path
+            self.host, self.port = base.hostname, base.port
 
     def connect(self):
         if getattr(self, "_detour", None):
@@ -65,9 +76,15 @@ def _patch_http_client(module):
         return tls_connect(self)
 
     def _putrequest(self, method, url, *args, **kwargs):
-        detour = getattr(self, "_detour", None)
-        putrequest(self, method, detour[0] + url if detour else url, *args, **kwargs)
-        for name, value in (detour[1] if detour else {}).items():
+        host = getattr(self, "_detour", None)
+        if host is None:
+            return putrequest(self, method, url, *args, **kwargs)
+        rewritten = _rewrite(f"https://{host}{url}")
+        if rewritten is None:  # a path no service has: the gateway refuses it, nothing leaves
+            rewritten = f"{_BASE}/unrouted{url}", {**_HEADERS, _ORIGINAL_HOST: host}
+        target = urlsplit(rewritten[0])
+        putrequest(self, method, target.path + (f"?{target.query}" if target.query else ""), *args, **kwargs)
+        for name, value in rewritten[1].items():
             self.putheader(name, value)
 
     module.HTTPConnection.__init__ = __init__
@@ -136,6 +153,18 @@ def _patch_aiohttp(module):
     module.ClientSession._request = _request
 
 
+def _patch_httplib2(module):
+    original = module.Http.request
+
+    def request(self, uri, method="GET", body=None, headers=None, *args, **kwargs):
+        rewritten = _rewrite(uri)
+        if rewritten:
+            uri, headers = rewritten[0], {**(headers or {}), **rewritten[1]}
+        return original(self, uri, method, body, headers, *args, **kwargs)
+
+    module.Http.request = request
+
+
 _PATCHES = {
     "urllib.request": _patch_urllib,
     "http.client": _patch_http_client,
@@ -143,6 +172,7 @@ _PATCHES = {
     "urllib3.poolmanager": _patch_urllib3,
     "httpx": _patch_httpx,
     "aiohttp.client": _patch_aiohttp,
+    "httplib2": _patch_httplib2,
 }
 
 
