@@ -48,7 +48,10 @@ def test_the_live_view_shows_a_sandboxs_request_as_it_happens(browser, tmp_path)
         env = json.loads(detour(home, "env", "create", "--capture", "headers", "--json"))["env_id"]
         browser.get(f"{url}/ui?key={key}")
         wait = WebDriverWait(browser, 20)
-        wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, f'nav button[data-env="{env}"]'))[0].click()
+        # before any click, the page has chosen the newest environment and shows its date
+        [chosen] = wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, f'nav button.current[data-env="{env}"]'))
+        assert chosen.find_element(By.TAG_NAME, "small").text.strip()
+        chosen.click()
         loaded = browser.execute_script("return window.detourLoadedAt")
         agent = tmp_path / "agent.py"
         agent.write_text(AGENT)

@@ -9,6 +9,8 @@ sandbox makes appears within a poll, without a reload. A browser cannot send X-A
 from __future__ import annotations
 
 import hmac
+import json
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -16,7 +18,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from pydantic import BaseModel
 
-from detour_core.audit import AuditLog, AuditRecord
+from detour_core.audit import AuditLog, AuditRecord, segment_file, segments
 from detour.apps.auth import KEY_COOKIE
 from mock_services.deps import StoreDep
 
@@ -33,6 +35,7 @@ class Page(BaseModel):
 class Environment(BaseModel):
     env_id: str | None
     live: bool  # it still exists (records of deleted environments stay)
+    created_at: float | None  # when it was made; for a deleted one, its first record's time
 
 
 def audit(request: Request) -> AuditLog:
@@ -55,12 +58,28 @@ def page(request: Request, key: str | None = None):
     return FileResponse(PAGE)
 
 
+def first_record_at(log: AuditLog, env_id: str | None) -> float | None:
+    """The time of an environment's oldest kept record: one line read, not the whole log."""
+    folder = log.folder(env_id)
+    numbers = segments(folder)
+    if not numbers:
+        return None
+    with segment_file(folder, numbers[0]).open("rb") as f:
+        line = f.readline()
+    try:
+        return datetime.fromisoformat(json.loads(line)["ts"].replace("Z", "+00:00")).timestamp()
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 @router.get("/environments")
 def environments(request: Request, store: StoreDep) -> list[Environment]:
-    existing = {info.env_id for info in store.list()}
-    recorded = set(audit(request).environments())
-    return [Environment(env_id=e, live=e in existing)
-            for e in sorted(existing | recorded, key=lambda e: (e is None, e or ""))]
+    """Newest first; connections that named no environment last."""
+    log = audit(request)
+    created = {info.env_id: info.created_at for info in store.list()}
+    found = [Environment(env_id=e, live=e in created, created_at=created.get(e) or first_record_at(log, e))
+             for e in set(created) | set(log.environments())]
+    return sorted(found, key=lambda e: (e.env_id is None, -(e.created_at or 0), e.env_id or ""))
 
 
 def _position(after: str) -> tuple[int, int]:
