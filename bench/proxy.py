@@ -109,15 +109,19 @@ def bench_capture(state: StatePaths, info: StackInfo, store: EnvironmentStore) -
 
 def bench_rules_and_secret(state: StatePaths, info: StackInfo, store: EnvironmentStore) -> None:
     """auth.test through the proxy with 0, 10 and 100 rules before the one that matches (the
-    worst case: every rule read), and with a secret whose placeholder the proxy looks for."""
+    worst case: every rule read), with a secret whose placeholder the proxy looks for, and with
+    100 faults none of which hits (each one read)."""
+    from detour_core.faults import Fault
     from detour_core.policy import Policy, Rule, policy_file, save_policy
     from detour_core.secrets import SecretStore
     bundle = str(CertificateAuthority(state).ensure().bundle)
-    cases = [(f"{n} rules", n, False) for n in (0, 10, 100)] + [("a secret", 0, True)]
-    for label, rules, secret in cases:
+    cases = [(f"{n} rules", n, 0, False) for n in (0, 10, 100)] + [("a secret", 0, 0, True),
+                                                                    ("100 faults", 0, 100, False)]
+    for label, rules, faults, secret in cases:
         env_id = store.create("slack_default").env_id
-        save_policy(policy_file(state, env_id), Policy(rules=[Rule.parse(f"deny POST slack.com/api/nothing{i}")
-                                                              for i in range(rules)]))
+        save_policy(policy_file(state, env_id), Policy(
+            rules=[Rule.parse(f"deny POST slack.com/api/nothing{i}") for i in range(rules)],
+            faults=[Fault(kind="error", match=f"POST slack.com/api/nothing{i}") for i in range(faults)]))
         if secret:
             SecretStore(state.secrets_dir).set(env_id, "PARTNER_KEY", "sk-live-" + "0" * 40, ["api.partner.test"])
         proxy = info.access(env_id, secret_for(state, env_id)).url()

@@ -24,7 +24,8 @@ from detour.compare import Comparison, compare
 from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
-from detour_core.policy import Policy, policy_file, save_policy
+from detour_core.faults import Fault
+from detour_core.policy import Policy, load_policy, policy_file, save_policy, set_faults
 from detour_core.secrets import SecretStore
 from detour import background
 from detour.run_options import DEFAULT_TEMPLATE
@@ -82,6 +83,14 @@ class Environments:
 
     def delete(self, env_id: str) -> None:
         self.store.delete(env_id)
+
+    def faults(self, env_id: str, faults: list[Fault] | None = None) -> list[Fault]:
+        """The environment's faults; with `faults`, replaced by them ([] clears them)."""
+        self.store.get(env_id)
+        if faults is not None:
+            return set_faults(self.state, env_id, faults).faults
+        path = policy_file(self.state, env_id)
+        return load_policy(path).faults if path.exists() else []
 
     def fork(self, env_id: str, n: int = 1) -> list[EnvironmentInfo]:
         """`n` copies of the environment as it stands now (group rollouts, retries from here)."""

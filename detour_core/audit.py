@@ -64,6 +64,7 @@ class Verdict(BaseModel):
     placeholders: list[str] | None = None  # secrets whose placeholders went elsewhere, unswapped
     scrubbed: list[str] | None = None      # secrets whose values the answer carried, turned back
     unchecked: list[str] | None = None     # secrets an answer passed without being checked for
+    fault: str | None = None               # the policy's fault that hit it: `fault 2: rate_limited POST ...`
 
 
 class AuditRecord(Verdict):

@@ -41,6 +41,8 @@ class ServicePack:
     # Every table its replica keeps rows in, seeded or made by its API: the entities an
     # assertion may name (a name outside them and the environment's own tables is a typo).
     tables: tuple[str, ...] = ()
+    # "module:function" (status) -> detour_core.faults.FaultAnswer: an injected status fault in its shape
+    faults: str | None = None
 
     def primary_key(self, table: str) -> tuple[str, ...]:
         return self.primary_keys.get(table, DEFAULT_KEY)

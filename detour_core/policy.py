@@ -25,6 +25,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from detour_core.credentials import validate_env_id
 from detour_core.errors import DetourError
+from detour_core.faults import Fault
 from detour_core.paths import StatePaths
 from detour_core.registry import is_replicated_host, replicated_hosts
 from detour_core.strict import Strict, first_error
@@ -204,6 +205,8 @@ class Policy(Strict):
                                                                       "(default 256 MiB).")
     secrets: list[SecretSource] = Field([], description="Secrets stored when the policy is applied (their "
                                                         "sources, never their values).")
+    faults: list[Fault] = Field([], description="What goes wrong on purpose, in order: the first that "
+                                                "hits a request decides (detour_core.faults).")
 
     @field_validator("allow")
     @classmethod
@@ -227,6 +230,7 @@ class Policy(Strict):
         capture = max(self.capture, other.capture, key=CAPTURE_ORDER.index)
         return Policy(capture=capture, allow=[*self.allow, *other.allow], redact=[*self.redact, *other.redact],
                       body_limit=min(self.body_limit, other.body_limit), rules=[*self.rules, *other.rules],
+                      faults=[*self.faults, *other.faults],
                       **{limit: getattr(other, limit) or getattr(self, limit) for limit in LIMITS})
 
     def rule_for(self, host: str, method: str, path: str) -> tuple[int, Rule] | None:
@@ -275,3 +279,13 @@ def save_policy(path: Path, policy: Policy) -> None:
     partial = path.with_suffix(".writing")
     partial.write_text(policy.model_dump_json(indent=2))
     partial.replace(path)
+
+
+def set_faults(state: StatePaths, env_id: str, faults: list[Fault]) -> Policy:
+    """An environment's faults replaced (the rest of its policy kept); the proxy applies them
+    from its next request on."""
+    path = policy_file(state, env_id)
+    current = load_policy(path) if path.exists() else Policy()
+    updated = current.model_copy(update={"faults": faults})
+    save_policy(path, updated)
+    return updated

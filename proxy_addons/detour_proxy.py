@@ -8,7 +8,8 @@
 
 Order matters: the environment is known before its policy is, both before routing decides,
 the limits look at what routing let through, secrets go into what may carry them and
-no answer from their hosts brings a value back;
+no answer from their hosts brings a value back; faults
+hit what those let through;
 a routed request is answered in this process when the replicas live here, and the audit log
 records what the others decided.
 """
@@ -17,6 +18,7 @@ from proxy_addons.answer_scrubbing import AnswerScrubber
 from proxy_addons.answered_bodies import AnsweredBodies
 from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.env_auth import EnvAuth
+from proxy_addons.faults import Faults
 from proxy_addons.policies import Policies
 from proxy_addons.rate_limits import RateLimits
 from proxy_addons.replicas_in_process import InProcessReplicas
@@ -27,4 +29,5 @@ from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
 addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), Router(), RequestLimits(), RateLimits(),
-          SecretInjector(), AnswerScrubber(), InProcessReplicas(), UpstreamGuard(), AuditRecorder()]
+          SecretInjector(), AnswerScrubber(), Faults(),
+          InProcessReplicas(), UpstreamGuard(), AuditRecorder()]

@@ -169,8 +169,9 @@ def host_config(client: docker.DockerClient, limits: Limits, workspace: Path | N
     return client.api.create_host_config(
         network_mode="none", read_only=True, init=True,
         dns=[host_ip], dns_opt=["timeout:2", "attempts:2"], extra_hosts={host: host_ip for host in replicated_hosts()},
-        tmpfs={"/tmp": f"{disk},mode=1777"} | (
-            {} if workspace else {str(HOME): f"{disk},uid={AGENT_UID},gid={AGENT_UID},mode=0700"}),
+        # exec: programs build and run binaries there (`go run`, a compiler's a.out), as on the namespace backend
+        tmpfs={"/tmp": f"{disk},mode=1777,exec"} | (
+            {} if workspace else {str(HOME): f"{disk},uid={AGENT_UID},gid={AGENT_UID},mode=0700,exec"}),
         cap_drop=["ALL"], security_opt=["no-new-privileges"],
         mem_limit=limits.memory_mb * MB, memswap_limit=limits.memory_mb * MB,
         pids_limit=limits.processes, nano_cpus=int(CPUS * 1e9),

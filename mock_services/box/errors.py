@@ -7,8 +7,9 @@ here, so every answer that is not a success reads as Box's.
 
 from __future__ import annotations
 
-import secrets
 
+from mock_services import clock
+from mock_services.rest import faults as rest_faults
 from mock_services.rest.errors import RestError
 
 ENGINE_CODES = {"invalid": "bad_request", "required": "bad_request", "parseError": "bad_request",
@@ -19,7 +20,7 @@ HELP_URL = "http://developers.box.com/docs/#errors"
 
 def error_body(error: RestError) -> dict:
     body = {"type": "error", "status": error.status, "code": ENGINE_CODES.get(error.reason, error.reason),
-            "help_url": HELP_URL, "message": error.message, "request_id": secrets.token_hex(8)}
+            "help_url": HELP_URL, "message": error.message, "request_id": clock.token_hex(8)}
     if error.details is not None:
         body["context_info"] = error.details
     return body
@@ -59,3 +60,8 @@ def precondition_failed() -> RestError:
 
 def not_modeled(operation_id: str) -> RestError:
     return RestError(501, "not_implemented", f"detour's Box replica does not model {operation_id} yet")
+
+
+# The status faults an environment injects, as Box answers them (detour_core.faults).
+fault_answer = rest_faults.answers(rate_limited, error_body, {500: "internal_server_error", 502: "bad_gateway",
+                                                              503: "unavailable"})

@@ -9,6 +9,7 @@ PACK = ServicePack(
     hosts=("api.box.com", "upload.box.com",  # the API, and uploads (`/api/2.0/files/content`, upload sessions)
            "dl.boxcloud.com"),               # where a download's 302 points
     router="mock_services.box.router:router",
+    faults="mock_services.box.errors:fault_answer",
     templates=Path(__file__).parent / "templates",
     signature_tables=("box_files", "box_folders", "box_file_versions"),
     users_table="box_users",

@@ -5,7 +5,6 @@ credentials refresh against (service-account keys, refresh tokens)."""
 from __future__ import annotations
 
 import secrets
-import uuid
 from email import message_from_bytes, policy
 from http import HTTPStatus
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -13,13 +12,15 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from mock_services import clock
 from mock_services.deps import StoreDep
+from mock_services.rest import faults as rest_faults
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Engine
 
 STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
                 409: "ALREADY_EXISTS", 412: "FAILED_PRECONDITION", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL",
-                501: "UNIMPLEMENTED"}
+                501: "UNIMPLEMENTED", 503: "UNAVAILABLE"}
 USAGE_LIMITS = {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded"}
 TOKEN_PREFIX = "ya29.detour."
 
@@ -36,6 +37,10 @@ def error_body(error: RestError) -> dict:
 
 def rate_limited(retry_after: int) -> RestError:
     return RestError(429, "rateLimitExceeded", "Rate Limit Exceeded", {"Retry-After": str(retry_after)})
+
+
+# The status faults an environment injects, as Google answers them (detour_core.faults).
+fault_answer = rest_faults.answers(rate_limited, error_body, {})
 
 
 def issue_token(user_id: str) -> str:
@@ -99,7 +104,7 @@ def batch_routes(router: APIRouter, engine: Engine) -> None:
                 response = await engine.respond(request, store, env_id, method, path[len(spec.service_path) + 1:],
                                                 query, headers, body)
             answers.append(_response_part(part.get("Content-ID"), response))
-        boundary = f"batch_{uuid.uuid4().hex}"
+        boundary = f"batch_{clock.token_hex(16)}"
         text = "".join(f"--{boundary}\r\n{answer}\r\n" for answer in answers) + f"--{boundary}--\r\n"
         return Response(text, media_type=f"multipart/mixed; boundary={boundary}")
 

@@ -11,6 +11,7 @@ PACK = ServicePack(
     router="mock_services.slack.router:router",
     templates=Path(__file__).parent / "templates",
     credentials="mock_services.slack.tokens:credentials",
+    faults="mock_services.slack.faults:answer",
     signature_tables=("messages", "channels"),
     primary_keys={
         "teams": ("team_id",),

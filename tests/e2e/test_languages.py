@@ -63,9 +63,8 @@ def sandbox_for(backend: str, request: pytest.FixtureRequest) -> Sandbox | None:
     """The docker backend's in the languages image; the others' as every test has them."""
     if backend != "docker":
         return None
-    from sandbox.docker import IMAGE_RUNTIME, DockerSandbox, SandboxImage
-    tag = request.getfixturevalue("languages_image")
-    return DockerSandbox(request.getfixturevalue("live_stack").state, image=SandboxImage(tag, IMAGE_RUNTIME))
+    from sandbox.docker import DockerSandbox
+    return DockerSandbox(request.getfixturevalue("live_stack").state, image=request.getfixturevalue("languages_image"))
 
 
 @pytest.mark.parametrize(("name", "backend"), cases())

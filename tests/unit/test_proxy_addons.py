@@ -61,7 +61,7 @@ def authenticated(chain, key, env_id="env-a", **kwargs):
 
 
 ORDER = ["AnsweredBodies", "SharedPorts", "EnvAuth", "Policies", "Router", "RequestLimits", "RateLimits", "SecretInjector",
-         "AnswerScrubber", "InProcessReplicas", "UpstreamGuard", "AuditRecorder"]
+         "AnswerScrubber", "Faults", "InProcessReplicas", "UpstreamGuard", "AuditRecorder"]
 
 
 def test_shipped_script_loads_the_addons_in_order(state):
