@@ -4,7 +4,9 @@ an idle time. A stack whose process is gone, or whose proxy no longer answers, i
 trusted: the next command starts a new one.
 
 `DETOUR_BACKGROUND=off` keeps the old way (a stack for the one command), and
-`DETOUR_STACK_IDLE_S` sets the idle time (600 s by default).
+`DETOUR_STACK_IDLE_S` sets the idle time (600 s by default). It listens where `detour serve`
+would (8080 and 8000, or `DETOUR_PROXY_PORT` and `DETOUR_REPLICA_PORT`), so a proxy URL stays
+good across its restarts; a port another program holds gives way to a free one.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from contextlib import contextmanager
 from collections.abc import Iterator
 from pathlib import Path
 
-from detour.stack import StackError, StackInfo, running_stack
+from detour.stack import (DEFAULT_PROXY_PORT, DEFAULT_REPLICA_PORT, PROXY_PORT_VARIABLE, REPLICA_PORT_VARIABLE,
+                          StackError, StackInfo, port_free, running_stack)
 from detour_core.paths import StatePaths
 
 BACKGROUND_VARIABLE = "DETOUR_BACKGROUND"
@@ -76,13 +79,36 @@ def background_stack(state: StatePaths) -> StackInfo:
     return info
 
 
+def wanted_port(variable: str, default: int) -> int:
+    """The port `detour serve` would take, or 0 (any free one) when another program holds it."""
+    try:
+        port = int(os.environ.get(variable, default))
+    except ValueError:
+        raise StackError(f"{variable} is a port number, not {os.environ[variable]!r}") from None
+    return port if port_free("127.0.0.1", port) else 0
+
+
 def _start(state: StatePaths) -> StackInfo:
+    """On the wanted ports; if another program took one meanwhile (the check and the bind are
+    a second apart), once more on free ports."""
+    wanted = (wanted_port(PROXY_PORT_VARIABLE, DEFAULT_PROXY_PORT),
+              wanted_port(REPLICA_PORT_VARIABLE, DEFAULT_REPLICA_PORT))
+    try:
+        return _launch(state, wanted)
+    except StackError:
+        if wanted == (0, 0):
+            raise
+        return _launch(state, (0, 0))
+
+
+def _launch(state: StatePaths, ports: tuple[int, int]) -> StackInfo:
     log = state.home / "logs" / "background.log"
     log.parent.mkdir(exist_ok=True)
     state.stack_file.unlink(missing_ok=True)  # a dead stack's description is never trusted
-    command = [sys.executable, "-m", "detour.cli", "serve", "--proxy-port", "0", "--replica-port", "0",
-               "--idle-exit", str(idle_seconds())]
+    command = [sys.executable, "-m", "detour.cli", "serve", "--proxy-port", str(ports[0]),
+               "--replica-port", str(ports[1]), "--idle-exit", str(idle_seconds())]
     with open(log, "ab") as output:
+        start = output.tell()
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
                                    env=os.environ | {"DETOUR_HOME": str(state.home)}, start_new_session=True)
     deadline = time.monotonic() + START_TIMEOUT_S
@@ -94,5 +120,7 @@ def _start(state: StatePaths) -> StackInfo:
             break
         time.sleep(0.05)
     process.kill()
-    tail = log.read_text(errors="replace")[-2000:]
+    process.wait()
+    with open(log, "rb") as output:
+        tail = output.read()[start:][-2000:].decode(errors="replace")
     raise StackError(f"the background stack did not start (see {log}):\n{tail}")

@@ -41,6 +41,12 @@ class StackError(DetourError):
     pass
 
 
+Part = Literal["replicas", "proxy", "dns"]
+PARTS: tuple[Part, ...] = ("replicas", "proxy", "dns")
+# A stack for one command: the proxy answers the replicas itself, and nobody calls the platform API.
+EMBEDDED: tuple[Part, ...] = ("proxy", "dns")
+
+
 class StackInfo(BaseModel):
     """What a client needs to reach a running stack; stack.json holds one."""
 
@@ -52,6 +58,8 @@ class StackInfo(BaseModel):
     replica_port: int
     pid: int
     replica_host: str | None = None  # where the proxy finds the replicas, when not beside it
+    parts: tuple[Part, ...] = PARTS  # `detour serve --only` runs fewer
+    idle_exit_s: float | None = None  # a background stack: it leaves after this long unused
 
     @property
     def replica_address(self) -> str:
@@ -68,6 +76,9 @@ class StackInfo(BaseModel):
 
 
 LOWEST_PORT = 10_000
+# `detour serve`'s ports and a background stack's, unless these variables name others.
+PROXY_PORT_VARIABLE, DEFAULT_PROXY_PORT = "DETOUR_PROXY_PORT", 8080
+REPLICA_PORT_VARIABLE, DEFAULT_REPLICA_PORT = "DETOUR_REPLICA_PORT", 8000
 
 
 def _ephemeral_floor() -> int:
@@ -99,17 +110,48 @@ def free_port(host: str, promised: set[int] | None = None) -> int:
     raise StackError(f"no free port on {host}")
 
 
+def port_free(host: str, port: int) -> bool:
+    """Nothing listens on it (a listener's TIME_WAIT connections do not count)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _stop(processes: list[subprocess.Popen]) -> None:
+    """SIGTERM to all, then each gets 5 s to leave before SIGKILL."""
+    for proc in processes:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in processes:
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def _die_with_parent() -> None:
     """Children get SIGTERM if detour dies, so no stack outlives its owner."""
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def _port_open(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=0.5):
-            return True
-    except OSError:
-        return False
+def _listened(port: int) -> bool:
+    """A socket of this network namespace listens on the port. The kernel's table says so
+    without a connection, which the proxy would record as one that made no request."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, _, state = row.split()[1:4]
+            if state == "0A" and int(local.rpartition(":")[2], 16) == port:  # 0A: LISTEN
+                return True
+    return False
 
 
 def _listening(pid: int, port: int) -> bool:
@@ -131,30 +173,39 @@ def _replica_healthy(host: str, port: int) -> bool:
         return False
 
 
-def running_stack(state: StatePaths) -> StackInfo | None:
-    """The stack a `detour serve` recorded, if its process and proxy are still up."""
+def record_file(state: StatePaths, parts: tuple[Part, ...]) -> Path:
+    """Where a running `detour serve` describes itself: stack.json for a whole stack (the
+    quick path of `detour run` reads it), stack-<part>.json for `--only proxy|replicas`."""
+    whole = "proxy" in parts and "replicas" in parts
+    return state.stack_file if whole else state.home / f"stack-{parts[0]}.json"
+
+
+def _alive(record: Path) -> StackInfo | None:
     try:
-        info = StackInfo.model_validate_json(state.stack_file.read_text())
+        info = StackInfo.model_validate_json(record.read_text())
+        os.kill(info.pid, 0)
     except (OSError, ValueError):
         return None
-    try:
-        os.kill(info.pid, 0)
-    except ProcessLookupError:
-        return None
-    return info if _port_open(info.host, info.proxy_port) else None
+    return info if _listened(info.proxy_port if "proxy" in info.parts else info.replica_port) else None
 
 
-Part = Literal["replicas", "proxy", "dns"]
-PARTS: tuple[Part, ...] = ("replicas", "proxy", "dns")
-# A stack for one command: the proxy answers the replicas itself, and nobody calls the platform API.
-EMBEDDED: tuple[Part, ...] = ("proxy", "dns")
+def running_stacks(state: StatePaths) -> list[StackInfo]:
+    """Every server this home's records describe whose process is alive and listens."""
+    records = [record_file(state, parts) for parts in (PARTS, EMBEDDED, ("replicas",))]
+    return [info for info in map(_alive, records) if info is not None]
+
+
+def running_stack(state: StatePaths) -> StackInfo | None:
+    """The stack runs go through: a whole one, else a proxy-only `detour serve --only proxy`."""
+    return next((info for info in running_stacks(state) if "proxy" in info.parts), None)
 
 
 class Stack:
     def __init__(self, state: StatePaths, host: str = "127.0.0.1", proxy_port: int = 0, replica_port: int = 0,
                  parts: tuple[Part, ...] = PARTS, replica_host: str | None = None, console_logs: bool = False,
                  api_auth: bool = True, policy: Policy | None = None, upstream_hosts: dict[str, str] | None = None,
-                 upstream_ca: Path | None = None, replicas_in_process: bool | None = None, workers: int = 1) -> None:
+                 upstream_ca: Path | None = None, replicas_in_process: bool | None = None, workers: int = 1,
+                 audit_segment_mb: int | None = None) -> None:
         """`replica_host`: the replicas run elsewhere (another container), at replica_port.
         `api_auth=False` lets callers of the platform API in without a key (loopback only).
         `policy`: the server's network policy, for every environment. `upstream_hosts` (name ->
@@ -164,7 +215,8 @@ class Stack:
         elsewhere). By default it does so where `make bench` found it faster: with more than one
         worker, and in a stack without a replica server. One worker that also runs the replicas
         serves fewer concurrent requests than one that hands them to the server's core.
-        `workers`: how many proxy processes share the proxy's ports."""
+        `workers`: how many proxy processes share the proxy's ports. `audit_segment_mb`: the
+        size at which an environment's records start a new file (the proxy's default: 64)."""
         if workers < 1:
             raise DetourError(f"a stack needs at least one proxy worker, not {workers}")
         if not api_auth and host not in LOOPBACK:
@@ -177,7 +229,7 @@ class Stack:
         self.info = StackInfo(host=host, proxy_port=proxy_port or free_port(host, given),
                               transparent_port=free_port(host, given), dns_port=free_port(host, given),
                               gateway_port=free_port(host, given), replica_host=replica_host,
-                              replica_port=replica_port or free_port(host, given), pid=os.getpid())
+                              replica_port=replica_port or free_port(host, given), pid=os.getpid(), parts=parts)
         self.processes: dict[str, subprocess.Popen] = {}
         self.upstream_hosts = upstream_hosts or {}
         self.upstream_ca = upstream_ca
@@ -185,6 +237,7 @@ class Stack:
             replicas_in_process = workers > 1 or "replicas" not in parts
         self.replicas_in_process = replicas_in_process and replica_host is None
         self.workers = workers
+        self.audit_segment_mb = audit_segment_mb
         save_policy(server_policy_file(self.state), policy or Policy())
 
     def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
@@ -227,6 +280,7 @@ class Stack:
             "--set", f"detour_replicas_in_process={str(self.replicas_in_process).lower()}",
             "--set", f"detour_reuse_port={str(self.workers > 1).lower()}",
             *self.upstream_argv(),
+            *(["--set", f"detour_audit_segment_mb={self.audit_segment_mb}"] if self.audit_segment_mb else []),
         ]
 
     def upstream_argv(self) -> list[str]:
@@ -251,35 +305,47 @@ class Stack:
         copies = self.workers if part == "proxy" else 1
         return [part] + [f"{part}-{n}" for n in range(2, copies + 1)]
 
+    def _argv(self, part: Part) -> list[str]:
+        return {"replicas": self.replica_argv, "proxy": self.proxy_argv, "dns": self.dns_argv}[part]()
+
+    def _ready(self, name: str) -> None:
+        """Wait until the process `name` answers (replicas) or listens (proxy)."""
+        proc, part = self.processes[name], name.split("-")[0]
+        ready = {"replicas": lambda: _replica_healthy(self.info.host, self.info.replica_port),
+                 "proxy": lambda: _listening(proc.pid, self.info.proxy_port)}
+        if part in ready:
+            self._wait(proc, ready[part])
+
     def start(self) -> StackInfo:
-        argv = {"replicas": self.replica_argv, "proxy": self.proxy_argv, "dns": self.dns_argv}
-        ready = {"replicas": lambda proc: _replica_healthy(self.info.host, self.info.replica_port),
-                 "proxy": lambda proc: _listening(proc.pid, self.info.proxy_port)}
         try:
             if "proxy" in self.parts:
                 self._check_ports_free()
             for part in self.parts:
                 for name in self._names(part):
-                    self._spawn(name, argv[part]())
-            for name, proc in self.processes.items():
-                part = name.split("-")[0]
-                if part in ready:
-                    self._wait(proc, functools.partial(ready[part], proc))
+                    self._spawn(name, self._argv(part))
+            for name in list(self.processes):
+                self._ready(name)
         except BaseException:
             self.stop()
             raise
         return self.info
 
+    def restart(self, part: Part) -> None:
+        """The part's processes anew on the same ports: the proxy after `detour ca rotate`, so
+        that it signs with the new CA (it reads the CA once, at start)."""
+        names = self._names(part) if part in self.parts else []
+        _stop([self.processes.pop(name) for name in names if name in self.processes])
+        for name in names:
+            self._spawn(name, self._argv(part))
+        for name in names:
+            self._ready(name)
+
     def _check_ports_free(self) -> None:
         """Workers bind with SO_REUSEPORT, which would quietly share a port with another stack's
         workers: a plain bind first tells a port in use from a free one."""
         for port in (self.info.proxy_port, self.info.transparent_port, self.info.gateway_port):
-            with socket.socket() as s:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as listeners do: TIME_WAIT is no conflict
-                try:
-                    s.bind((self.info.host, port))
-                except OSError as e:
-                    raise StackError(f"cannot listen on {self.info.host}:{port}: {e.strerror}") from None
+            if not port_free(self.info.host, port):
+                raise StackError(f"cannot listen on {self.info.host}:{port}: another program does")
 
     def _wait(self, proc: subprocess.Popen, ready) -> None:
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -292,15 +358,7 @@ class Stack:
             time.sleep(0.05)
 
     def stop(self) -> None:
-        for proc in self.processes.values():
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.processes.values():
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        _stop(list(self.processes.values()))
         self.processes.clear()
 
     def __enter__(self) -> StackInfo:

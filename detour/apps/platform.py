@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from detour_core.strict import Strict
+from detour_core.credentials import secret_for
 from mock_services.deps import StoreDep
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, StateDiff
@@ -36,11 +39,43 @@ def health() -> dict:
     return {"status": "ok"}
 
 
+class EnvironmentAccess(BaseModel):
+    """What a client needs to use an environment through the stack's proxy (behind the API key)."""
+
+    secret: str = Field(description="The environment's proxy password; the proxy URL's user is the env_id.")
+    proxy_url: str | None = Field(description="http://ENV_ID:SECRET@HOST:PORT of this stack's proxy; null on a "
+                                              "server with no proxy beside it (compose's replicas container).")
+
+
+class EnvironmentCreated(EnvironmentInfo, EnvironmentAccess):
+    """The new environment, and how to reach it."""
+
+
+def access(request: Request, env_id: str) -> EnvironmentAccess:
+    secret = secret_for(request.app.state.store.state, env_id)
+    client = request.app.state.run_client  # a whole stack's server knows its proxy (detour.apps.server)
+    return EnvironmentAccess(secret=secret, proxy_url=client.stack.access(env_id, secret).url() if client else None)
+
+
+@health_router.get("/docs", include_in_schema=False)
+def docs() -> HTMLResponse:
+    """FastAPI's page over /openapi.json: every path of the platform API, its models and their fields."""
+    return get_swagger_ui_html(openapi_url="/openapi.json", title="detour platform API")
+
+
 @router.post("/environments", status_code=201)
-def create_environment(body: EnvironmentCreate, store: StoreDep) -> EnvironmentInfo:
-    return store.create(body.template, env_id=body.env_id, acting_user=body.acting_user,
+def create_environment(body: EnvironmentCreate, store: StoreDep, request: Request) -> EnvironmentCreated:
+    info = store.create(body.template, env_id=body.env_id, acting_user=body.acting_user,
                         request_budget=body.request_budget, ttl_s=body.ttl_s,
                         require_issued_tokens=body.require_issued_tokens)
+    return EnvironmentCreated(**info.model_dump(), **access(request, info.env_id).model_dump())
+
+
+@router.get("/environments/{env_id}/access")
+def environment_access(env_id: str, store: StoreDep, request: Request) -> EnvironmentAccess:
+    """The environment's proxy credentials and URL, for a client that is not detour's CLI."""
+    store.get(env_id)
+    return access(request, env_id)
 
 
 @router.get("/environments")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -9,14 +12,19 @@ import typer
 from cryptography.hazmat.primitives import hashes
 
 from certs.authority import CertificateAuthority
-from detour.cli.common import ca_app, images_app, state
+from detour.cli.common import ca_app, fail, images_app, state
+from detour.stack import StackInfo, record_file, running_stacks
+from detour_core.paths import StatePaths
+
+RESTART_TIMEOUT_S = 30.0
 
 
 @ca_app.command("path")
-def ca_path() -> None:
-    """Print the paths a sandbox trusts (never the key's)."""
+def ca_path(bundle: Annotated[bool, typer.Option(
+        "--bundle", help="The system's CAs and detour's in one file (for clients that trust one file only).")] = False) -> None:
+    """Print the path of the CA certificate that sandboxes trust (never the key's)."""
     paths = CertificateAuthority(state()).ensure()
-    typer.echo(f"cert:   {paths.cert}\nbundle: {paths.bundle}")
+    typer.echo(paths.bundle if bundle else paths.cert)
 
 
 @ca_app.command("show")
@@ -30,9 +38,31 @@ def ca_show() -> None:
 
 @ca_app.command("rotate")
 def ca_rotate() -> None:
-    """Make a new CA; the old one moves to retired/. Restart `detour serve` to use it."""
-    retired = CertificateAuthority(state()).rotate()
+    """Make a new CA; the old one moves to retired/. A running stack's proxy restarts to sign with it."""
+    paths = state()
+    retired = CertificateAuthority(paths).rotate()
     typer.echo(f"new CA in place; the previous one is in {retired}" if retired else "CA created")
+    for info in running_stacks(paths):
+        if "proxy" in info.parts:
+            typer.echo(restart_proxy(paths, info))
+
+
+def restart_proxy(paths: StatePaths, info: StackInfo) -> str:
+    """SIGHUP makes `detour serve` restart its proxy, which reads the CA at start only; the
+    server writes its record again once the proxy listens."""
+    record = record_file(paths, info.parts)
+    before = record.stat().st_mtime_ns
+    os.kill(info.pid, signal.SIGHUP)
+    deadline = time.monotonic() + RESTART_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            if record.stat().st_mtime_ns != before:
+                return f"restarted the proxy of the running stack (pid {info.pid}): later runs trust the new CA"
+        except FileNotFoundError:
+            return f"the running stack (pid {info.pid}) stopped; the next command starts one with the new CA"
+        time.sleep(0.05)
+    raise fail(f"the stack (pid {info.pid}) did not restart its proxy within {RESTART_TIMEOUT_S:.0f} s, so it "
+               "still signs with the old CA: `detour stack stop`, then start it again")
 
 
 @images_app.command("build")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import time
 from typing import Annotated, Optional
 
 import typer
@@ -48,12 +50,16 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
     secret = secret_for(dt.state, info.env_id)
     stack = running_stack(dt.state)
     proxy = stack.access(info.env_id, secret).url() if stack else None
+    if stack and stack.idle_exit_s:
+        typer.echo(f"detour: this proxy URL is the background stack's (pid {stack.pid}), which leaves after "
+                   f"{stack.idle_exit_s:.0f} s unused; the next command starts it again, on this port if it is "
+                   "still free. `detour serve` keeps a stack up.", err=True)
     if as_json:
         typer.echo(json.dumps(info.model_dump() | {"secret": secret, "proxy_url": proxy}))
         return
     typer.echo(f"{info.env_id}  template={info.template} service={info.service} user={info.acting_user}")
     typer.echo(f"secret: {secret}")
-    typer.echo(f"proxy:  {proxy or '(no stack running: start one with `detour serve`)'}")
+    typer.echo(f"proxy:  {proxy or '(no stack runs: `detour serve` starts one, and so does the first `detour run`)'}")
 
 
 @env_app.command("tokens")
@@ -107,11 +113,34 @@ def env_list(as_json: JsonOpt = False) -> None:
                    f"{info.env_id}  {info.template}  {info.service}  user={info.acting_user}")
 
 
+DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
+UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration_s(text: str) -> float:
+    match = DURATION.fullmatch(text.strip())
+    if match is None:
+        raise fail(f"--older-than takes a number and a unit (90s, 30m, 12h, 7d), not {text!r}")
+    return float(match[1]) * UNIT_S[match[2]]
+
+
 @env_app.command("delete")
-def env_delete(env_id: str) -> None:
-    """Delete an environment and its state."""
-    client().environments.delete(env_id)
-    typer.echo(f"deleted {env_id}")
+def env_delete(env_ids: Annotated[Optional[list[str]], typer.Argument(help="The environments to delete.")] = None,
+               every: Annotated[bool, typer.Option("--all", help="Every environment of this home.")] = False,
+               older_than: Annotated[Optional[str], typer.Option(
+                   help="DURATION (90s, 30m, 12h, 7d): every environment created longer ago.")] = None) -> None:
+    """Delete environments and their state (their audit records stay)."""
+    if bool(env_ids) + every + (older_than is not None) != 1:
+        raise fail("name the environments to delete, or give --all or --older-than DURATION (one of the three)")
+    environments = client().environments
+    if not env_ids:
+        before = time.time() - (duration_s(older_than) if older_than is not None else 0)
+        env_ids = [info.env_id for info in environments.list() if info.created_at <= before]
+        if not env_ids:
+            typer.echo("no environment to delete")
+    for env_id in env_ids:
+        environments.delete(env_id)
+        typer.echo(f"deleted {env_id}")
 
 
 @env_app.command("save-template")

@@ -34,18 +34,27 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
         output_bytes: Annotated[int, typer.Option(help="stdout+stderr kept.")] = Limits().output_bytes,
         backend: BackendOpt = "auto", mode: ModeOpt = "proxy",
         python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
+        rm: Annotated[bool, typer.Option("--rm", help="Delete the environment the run makes once it ends "
+                                                      "(its audit records stay).")] = False,
         as_json: JsonOpt = False) -> None:
     """Run a program (python, node .js/.ts, bash, perl) or a command in a sandbox behind the proxy."""
     if env and template:
         raise fail("give --env or --template, not both")
+    if env and rm:
+        raise fail("--rm deletes the environment a run makes; one given with --env stays (`detour env delete` it)")
     limits = Limits(timeout_s=timeout, memory_mb=memory_mb, cpu_s=cpu_s, processes=processes,
                     output_bytes=output_bytes)
     program = program_file(args)
     argv = None if program else agent_argv(args)
     with client(backend, python, node_modules, image) as dt:
         warn_if_not_isolated(dt, backend, tuple(argv or [str(program)]))
-        options = dict(env=env, template=template or DEFAULT_TEMPLATE, mode=mode, limits=limits)
-        result = dt.run(program, **options) if program else dt.run_command(argv, **options)
+        made = dt.environments.create(template or DEFAULT_TEMPLATE).env_id if rm else None
+        options = dict(env=env or made, template=template or DEFAULT_TEMPLATE, mode=mode, limits=limits)
+        try:
+            result = dt.run(program, **options) if program else dt.run_command(argv, **options)
+        finally:
+            if made:
+                dt.environments.delete(made)
     raise typer.Exit(report(result.model_dump(mode="json"), as_json))
 
 

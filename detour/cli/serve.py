@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import Annotated, Literal, Optional
 
 import typer
@@ -15,7 +16,8 @@ from detour_core.policy import Policy
 from detour_core.secrets import SERVER, SecretStore
 from detour import background
 from detour.cli.common import AllowOpt, CaptureOpt, PolicyOpt, RuleOpt, app, fail, host_port, policy_from, state
-from detour.stack import PARTS, Stack, running_stack
+from detour.stack import (DEFAULT_PROXY_PORT, DEFAULT_REPLICA_PORT, EMBEDDED, PARTS, PROXY_PORT_VARIABLE,
+                          REPLICA_PORT_VARIABLE, Stack, record_file, running_stacks)
 from detour_core.credentials import api_key
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
@@ -39,7 +41,9 @@ def server_secrets(paths, given: list[str], policy: Policy) -> None:
 
 
 @app.command()
-def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8000,
+def serve(host: str = "127.0.0.1",
+          proxy_port: Annotated[int, typer.Option(envvar=PROXY_PORT_VARIABLE)] = DEFAULT_PROXY_PORT,
+          replica_port: Annotated[int, typer.Option(envvar=REPLICA_PORT_VARIABLE)] = DEFAULT_REPLICA_PORT,
           only: Annotated[StackPart, typer.Option(help="Run one part (a container each in compose.yaml).")] = "all",
           replicas: Annotated[Optional[str], typer.Option(help="HOST:PORT of replicas run elsewhere (with --only proxy).")] = None,
           publish_ca: Annotated[bool, typer.Option(help="Also copy the CA's public files where sandbox containers read them (a shared volume).")] = False,
@@ -52,6 +56,8 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
           secret: Annotated[Optional[list[str]], typer.Option(
               help="NAME=HOST[,HOST]: every environment's runs get a placeholder in NAME; the proxy puts in the "
                    "value of this process's variable NAME for those hosts.")] = None,
+          audit_segment_mb: Annotated[Optional[int], typer.Option(
+              min=1, help="An environment's records start a new file past this size (default 64; 8 are kept).")] = None,
           idle_exit: Annotated[Optional[float], typer.Option(
               help="Leave after this many seconds in which no command used the stack (a background stack).")] = None,
           database: Annotated[Optional[str], typer.Option(
@@ -63,9 +69,8 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
     server_policy = policy_from(policy, allow, capture, rules=rule)
     if database:
         choose_database(paths, database)
-    whole = only == "all"  # only a whole stack is one that `detour run` can use (stack.json)
-    if whole and running_stack(paths):
-        raise fail(f"a stack is already running for {paths.home} (see {paths.stack_file})")
+    parts = {"all": PARTS, "proxy": EMBEDDED, "replicas": ("replicas",)}[only]
+    refuse_a_second(paths, parts)
     server_secrets(paths, secret or [], server_policy)
     replica_host = None
     if replicas:
@@ -73,31 +78,46 @@ def serve(host: str = "127.0.0.1", proxy_port: int = 8080, replica_port: int = 8
     if publish_ca:
         from sandbox.docker import IMAGE_TRUST
         CertificateAuthority(paths).ensure().publish(IMAGE_TRUST)
-    parts = {"all": PARTS, "proxy": ("proxy",), "replicas": ("replicas",)}[only]
-    with Stack(paths, host, proxy_port, replica_port, parts=parts, replica_host=replica_host,
-               console_logs=console_logs, api_auth=not no_auth, policy=server_policy, workers=workers) as info:
-        if whole:
-            paths.stack_file.write_text(info.model_dump_json())
-        typer.echo(f"detour: {', '.join(parts)} up (proxy port {info.proxy_port}, replicas at {info.replica_url}), "
-                   f"state in {paths.home}", err=True)
-        try:
+    stack = Stack(paths, host, proxy_port, replica_port, parts=parts, replica_host=replica_host,
+                  console_logs=console_logs, api_auth=not no_auth, policy=server_policy, workers=workers,
+                  audit_segment_mb=audit_segment_mb)
+    record = record_file(paths, parts)
+    try:
+        with stack as info:
+            typer.echo(f"detour: {', '.join(parts)} up (proxy port {info.proxy_port}, replicas at "
+                       f"{info.replica_url}), state in {paths.home}", err=True)
             signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-            wait(paths, idle_exit)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            if whole:
-                paths.stack_file.unlink(missing_ok=True)
+            wait(paths, stack, record, idle_exit)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        record.unlink(missing_ok=True)  # once the stack's processes are gone: `stack stop` waits for this
 
 
-def wait(paths: StatePaths, idle_exit: float | None) -> None:
-    """Until a signal, or (a background stack) until no command has used it for `idle_exit` s."""
-    if idle_exit is None:
-        signal.pause()
-        return
+def refuse_a_second(paths: StatePaths, parts: tuple[str, ...]) -> None:
+    """One server per part and home: a second would fight the first for its ports and record."""
+    for info in running_stacks(paths):
+        if set(info.parts) & set(parts):
+            kind = "a background stack" if info.idle_exit_s else f"detour serve ({', '.join(info.parts)})"
+            raise fail(f"{kind} already runs for {paths.home} (pid {info.pid}, proxy port {info.proxy_port}): "
+                       "stop it with `detour stack stop`")
+
+
+def wait(paths: StatePaths, stack: Stack, record: Path, idle_exit: float | None) -> None:
+    """Until a signal, or (a background stack) until no command has used it for `idle_exit` s.
+    SIGHUP (`detour ca rotate` sends it) restarts the proxy with the home's new CA; the record
+    is written again once it listens, which is how the sender knows."""
+    hangups: list[int] = []
+    signal.signal(signal.SIGHUP, lambda number, _: hangups.append(number))
+    description = stack.info.model_copy(update={"idle_exit_s": idle_exit}).model_dump_json()
+    record.write_text(description)  # only now: a SIGHUP before the handler would end the server
     started = time.time()
-    while background.idle_for(paths, started) < idle_exit:
-        time.sleep(min(1.0, idle_exit / 4))
+    while idle_exit is None or background.idle_for(paths, started) < idle_exit:
+        if hangups:
+            hangups.clear()
+            stack.restart("proxy")
+            record.write_text(description)
+        time.sleep(1.0 if idle_exit is None else min(1.0, idle_exit / 4))
 
 
 def choose_database(paths: StatePaths, url: str) -> None:

@@ -11,36 +11,46 @@ import typer
 
 from detour import background
 from detour.cli.common import app, state
-from detour.stack import running_stack
+from detour.stack import PARTS, StackInfo, record_file, running_stacks
+from detour_core.paths import StatePaths
 
 stack_app = typer.Typer(help="The stack this home's commands use.", no_args_is_help=True)
 app.add_typer(stack_app, name="stack")
 STOP_TIMEOUT_S = 15.0
 
 
+def describe(paths: StatePaths, info: StackInfo) -> str:
+    """One line per server: what it runs, where, and (a background stack) when it leaves."""
+    record = record_file(paths, info.parts)
+    idle = background.idle_for(paths, record.stat().st_mtime)
+    kind = (f"background stack pid {info.pid} (leaves after {info.idle_exit_s:.0f} s unused)" if info.idle_exit_s
+            else f"stack pid {info.pid}" if info.parts == PARTS else f"detour serve --only {info.parts[0]}, pid {info.pid}")
+    where = [f"proxy {info.host}:{info.proxy_port}"] if "proxy" in info.parts else []
+    where += [f"replicas {info.replica_url}"]
+    return f"{kind}: {', '.join(where)}; last used {idle:.0f} s ago"
+
+
 @stack_app.command("status")
 def status() -> None:
-    """Which stack runs for this home, where, and how long since a command used it."""
+    """Which stack runs for this home (and `--only` parts), where, and how long since a command used it."""
     paths = state()
-    info = running_stack(paths)
-    if info is None:
+    found = running_stacks(paths)
+    if not found:
         typer.echo(f"no stack runs for {paths.home}; the next command starts one in the background")
-        return
-    idle = background.idle_for(paths, os.stat(paths.stack_file).st_mtime)
-    typer.echo(f"stack pid {info.pid}: proxy {info.host}:{info.proxy_port}, replicas {info.replica_url}; "
-               f"last used {idle:.0f} s ago")
+    for info in found:
+        typer.echo(describe(paths, info))
 
 
 @stack_app.command("stop")
 def stop() -> None:
-    """Stop the home's stack (its children go with it)."""
+    """Stop the home's stack and `--only` parts (their children go with them)."""
     paths = state()
-    info = running_stack(paths)
-    if info is None:
+    found = running_stacks(paths)
+    if not found:
         typer.echo("no stack runs")
-        return
-    os.kill(info.pid, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_TIMEOUT_S
-    while time.monotonic() < deadline and running_stack(paths) is not None:
-        time.sleep(0.1)
-    typer.echo(f"stopped stack {info.pid}")
+    for info in found:
+        os.kill(info.pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        while time.monotonic() < deadline and info in running_stacks(paths):
+            time.sleep(0.1)
+        typer.echo(f"stopped stack {info.pid}")

@@ -172,8 +172,10 @@ def test_bad_input_gets_a_clear_error(home, args, message, code):
 
 
 def test_ca_commands(home):
-    paths = detour(home, "ca", "path").stdout
-    assert "detour-ca.pem" in paths and ".key" not in paths
+    cert = detour(home, "ca", "path").stdout  # one path and nothing else: `--cacert "$(detour ca path)"`
+    assert cert.endswith("detour-ca.pem\n") and Path(cert.rstrip("\n")).is_file()
+    bundle = detour(home, "ca", "path", "--bundle").stdout.rstrip("\n")
+    assert Path(bundle).is_file() and bundle != cert.rstrip("\n") and ".key" not in cert + bundle
     before = detour(home, "ca", "show").stdout
     assert "CN=detour sandbox CA" in before
     assert "previous one" in detour(home, "ca", "rotate").stdout

@@ -1,0 +1,186 @@
+"""What people do to a running detour, as the CLI answers it: a CA rotated under a running stack,
+`stack status` asked often, ports that hold across a background stack's restarts, a second
+server, `--only` servers, and clearing environments away (issue 41, item 5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from certs.authority import CertificateAuthority
+from detour.stack import free_port, running_stack, running_stacks
+from detour_core.audit import AuditLog
+from detour_core.paths import StatePaths
+
+DETOUR = str(Path(sys.executable).parent / "detour")
+SLACK_CALL = """import json, urllib.request
+print(json.load(urllib.request.urlopen(urllib.request.Request(
+    "https://slack.com/api/api.test", data=b"", headers={"Authorization": "Bearer xoxb-1"})))["ok"])
+"""
+
+
+class Home:
+    """A detour home whose stacks take ports of their own (never 8080 or 8000 of a shared
+    machine); whatever its commands start is stopped at the end."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.state = StatePaths(root / "home")
+        ports: set[int] = set()
+        self.proxy_port, self.replica_port = free_port("127.0.0.1", ports), free_port("127.0.0.1", ports)
+        self.env = os.environ | {"DETOUR_HOME": str(self.state.home), "DETOUR_BACKGROUND": "on",
+                                 "DETOUR_STACK_IDLE_S": "120", "DETOUR_PROXY_PORT": str(self.proxy_port),
+                                 "DETOUR_REPLICA_PORT": str(self.replica_port)}
+        self.servers: list[subprocess.Popen] = []
+
+    def __call__(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([DETOUR, *args], env=self.env, capture_output=True, text=True, timeout=120,
+                              input=input, cwd=self.root)
+
+    def program(self, code: str, name: str = "agent.py") -> str:
+        path = self.root / name
+        path.write_text(code)
+        return str(path)
+
+    def serve(self, *args: str) -> subprocess.Popen:
+        """`detour serve ARGS` in the foreground, once its record says it is up."""
+        before = {info.pid for info in running_stacks(self.state)}
+        server = subprocess.Popen([DETOUR, "serve", "--workers", "1", *args], env=self.env)
+        self.servers.append(server)
+        deadline = time.monotonic() + 60
+        while server.pid not in {info.pid for info in running_stacks(self.state)} - before:
+            assert server.poll() is None and time.monotonic() < deadline, f"detour serve {' '.join(args)} did not start"
+            time.sleep(0.1)
+        return server
+
+    def close(self) -> None:
+        self("stack", "stop")
+        for server in self.servers:
+            if server.poll() is None:
+                server.send_signal(signal.SIGTERM)
+                server.wait(timeout=15)
+
+
+@pytest.fixture
+def home(tmp_path):
+    h = Home(tmp_path)
+    yield h
+    h.close()
+
+
+def test_stack_status_and_reuse_leave_no_audit_records(home):
+    program = home.program("print('hi')\n")
+    for _ in range(2):
+        assert home("run", "--backend", "process", program).stdout == "hi\n"
+        assert "pid" in home("stack", "status").stdout
+    assert AuditLog(home.state.audit_dir).all() == []
+
+
+def test_a_rotated_ca_is_the_one_the_running_stack_signs_with(home):
+    program = home.program(SLACK_CALL)
+    first = home("run", "--backend", "process", program)
+    assert first.stdout == "True\n", first.stderr
+    before = running_stack(home.state)
+    rotated = home("ca", "rotate")
+    assert rotated.returncode == 0, rotated.stderr
+    assert f"restarted the proxy of the running stack (pid {before.pid})" in rotated.stdout
+    after = home("run", "--backend", "process", program)
+    assert after.stdout == "True\n", after.stdout + after.stderr
+    assert running_stack(home.state).pid == before.pid
+
+
+def test_the_background_stack_keeps_its_ports_across_restarts_and_env_create_says_it_idles_out(home):
+    program = home.program("print('hi')\n")
+    assert home("run", "--backend", "process", program).returncode == 0
+    first = running_stack(home.state)
+    assert (first.proxy_port, first.replica_port) == (home.proxy_port, home.replica_port)
+    created = home("env", "create", "--json")
+    assert json.loads(created.stdout)["proxy_url"].endswith(f"@127.0.0.1:{home.proxy_port}")
+    assert "background stack's" in created.stderr and "120 s unused" in created.stderr
+    assert home("stack", "stop").returncode == 0
+    assert home("run", "--backend", "process", program).returncode == 0
+    second = running_stack(home.state)
+    assert second.pid != first.pid and second.proxy_port == home.proxy_port
+
+
+def test_serve_beside_a_background_stack_names_the_way_to_stop_it(home):
+    assert home("run", "--backend", "process", home.program("print('hi')\n")).returncode == 0
+    refused = home("serve")
+    assert refused.returncode != 0 and "detour stack stop" in refused.stderr, refused.stderr
+
+
+def test_only_servers_are_recorded_shown_and_used_by_runs(home):
+    home.serve("--only", "replicas")
+    shown = home("stack", "status").stdout
+    assert "detour serve --only replicas" in shown and f"replicas http://127.0.0.1:{home.replica_port}" in shown
+    proxy = home.serve("--only", "proxy", "--replicas", f"127.0.0.1:{home.replica_port}")
+    assert f"detour serve --only proxy, pid {proxy.pid}: proxy 127.0.0.1:{home.proxy_port}" in home("stack", "status").stdout
+    ran = home("run", "--backend", "process", home.program(SLACK_CALL))
+    assert ran.stdout == "True\n", ran.stderr
+    assert not home.state.stack_file.exists()  # no background stack: the run went through the proxy server
+    stopped = home("stack", "stop")
+    assert stopped.stdout.count("stopped stack") == 2 and running_stacks(home.state) == []
+
+
+def test_run_rm_deletes_the_environment_it_made(home):
+    ran = home("run", "--rm", "--json", "--backend", "process", home.program("print('hi')\n"))
+    assert ran.returncode == 0, ran.stderr
+    env_id = json.loads(ran.stdout)["env_id"]
+    assert env_id not in home("env", "list").stdout
+    kept = json.loads(home("env", "create", "--json").stdout)["env_id"]
+    refused = home("run", "--rm", "--env", kept, home.program("print('hi')\n"))
+    assert refused.returncode == 2 and "--rm" in refused.stderr and kept in home("env", "list").stdout
+
+
+def test_env_delete_all_and_older_than(home):
+    def create() -> str:
+        return json.loads(home("env", "create", "--json").stdout)["env_id"]
+
+    def deleted(*args: str) -> list[str]:
+        done = home("env", "delete", *args)
+        assert done.returncode == 0, done.stderr
+        return sorted(line.removeprefix("deleted ") for line in done.stdout.splitlines() if line.startswith("deleted "))
+
+    made = sorted(create() for _ in range(2))
+    assert home("env", "delete", "--older-than", "1h").stdout == "no environment to delete\n"
+    assert deleted("--older-than", "0s") == made
+    more = sorted(create() for _ in range(2))
+    assert deleted("--all") == more and home("env", "list").stdout == ""
+    bad = home("env", "delete", "--older-than", "soon")
+    assert bad.returncode == 2 and "(90s, 30m, 12h, 7d)" in bad.stderr
+    assert home("env", "delete").returncode == 2
+
+
+def test_the_platform_api_gives_its_caller_an_environments_secret_and_proxy_url(home):
+    home.serve()
+    url, key = running_stack(home.state).replica_url, home("api-key").stdout.strip()
+    create = f"{url}/api/platform/environments"
+    assert requests.post(create, json={"template": "slack_default"}).status_code == 401
+    made = requests.post(create, json={"template": "slack_default"}, headers={"X-API-Key": key})
+    assert made.status_code == 201, made.text
+    body = made.json()
+    proxy = f"http://{body['env_id']}:{body['secret']}@127.0.0.1:{home.proxy_port}"
+    assert body["proxy_url"] == proxy  # checked before use: a request never leaves loopback
+    access = requests.get(f"{create}/{body['env_id']}/access", headers={"X-API-Key": key})
+    assert access.json() == {"secret": body["secret"], "proxy_url": proxy}
+    assert requests.get(f"{create}/{body['env_id']}/access").status_code == 401
+    ca = str(CertificateAuthority(home.state).ensure().cert)
+    answer = requests.post("https://slack.com/api/api.test", proxies={"https": proxy}, verify=ca,
+                           headers={"Authorization": "Bearer xoxb-1"})
+    assert answer.json()["ok"] is True
+
+    page = requests.get(f"{url}/api/platform/docs")
+    assert page.status_code == 200 and "/openapi.json" in page.text
+    schema = requests.get(f"{url}/openapi.json").json()
+    assert "/api/platform/environments/{env_id}/access" in schema["paths"]
+    models = schema["components"]["schemas"]
+    assert all(field.get("description") for field in models["EnvironmentAccess"]["properties"].values())
+    assert {"secret", "proxy_url"} <= set(models["EnvironmentCreated"]["properties"])
