@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 import requests
 
@@ -184,3 +185,11 @@ def test_the_platform_api_gives_its_caller_an_environments_secret_and_proxy_url(
     models = schema["components"]["schemas"]
     assert all(field.get("description") for field in models["EnvironmentAccess"]["properties"].values())
     assert {"secret", "proxy_url"} <= set(models["EnvironmentCreated"]["properties"])
+
+
+def test_serve_takes_the_audit_segment_size(home):
+    """The README's `detour serve --audit-segment-mb`: the proxy starts with it (an option it did
+    not know would stop it)."""
+    server = home.serve("--audit-segment-mb", "1")
+    proxies = [p.cmdline() for p in psutil.Process(server.pid).children(recursive=True) if "proxy_addons" in p.cmdline()]
+    assert proxies and all("detour_audit_segment_mb=1" in argv for argv in proxies)
