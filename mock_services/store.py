@@ -23,6 +23,7 @@ from detour_core.policy import policy_file
 from detour_core.secrets import SecretStore
 from detour_core.pack import resolve
 from detour_core.registry import pack
+from mock_services.clock import Clock, bound
 from mock_services.databases import Connection, database_for
 from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidFork, InvalidTtl
 from mock_services.issued_tokens import SALT_KEY, Credentials, new_salt
@@ -42,6 +43,8 @@ class EnvironmentInfo(BaseModel):
     expires_at: float | None = None  # after it, the environment is gone (AgentDiff's ttlSeconds)
     require_issued_tokens: bool = False  # then a token the environment did not issue is refused
     forked_from: str | None = None  # the environment it is a copy of, as it stood when forked
+    clock: Clock = Clock()  # the environment's own time (mock_services.clock)
+    seed: str = ""          # what the ids its replicas make are drawn from (default: its template's name)
 
     @property
     def expired(self) -> bool:
@@ -71,6 +74,12 @@ class EnvState:
     @property
     def service(self) -> str:
         return self.info.service
+
+    def clock(self) -> Clock:
+        return self.info.clock
+
+    def seed(self) -> str:
+        return self.info.seed or self.info.template
 
     def _pk(self, table: str, row: Row) -> str:
         return row_key(self.service, table, row)
@@ -187,7 +196,10 @@ class EnvironmentStore:
 
     def create(self, template_name: str, env_id: str | None = None, acting_user: str | None = None,
                template_dirs: tuple[Path, ...] = (), request_budget: RequestBudget | None = None,
-               ttl_s: float | None = None, require_issued_tokens: bool = False) -> EnvironmentInfo:
+               ttl_s: float | None = None, require_issued_tokens: bool = False, clock: Clock | None = None,
+               seed: str | None = None) -> EnvironmentInfo:
+        """`clock`: the environment's time (the wall clock's by default); `seed`: what its ids are
+        drawn from (its template's name by default, so two of the same template make the same ids)."""
         if ttl_s is not None and ttl_s <= 0:
             raise InvalidTtl(f"a time to live is a positive number of seconds, not {ttl_s}")
         template = load_template(self.state, template_name, template_dirs)
@@ -198,6 +210,7 @@ class EnvironmentStore:
         info = EnvironmentInfo(env_id=env_id, template=template.name, service=template.service,
                                acting_user=acting_user or _default_user(template), created_at=created,
                                request_budget=request_budget, expires_at=created + ttl_s if ttl_s else None,
+                               clock=clock or Clock(), seed=seed or "",
                                require_issued_tokens=require_issued_tokens)
         defaults = pack(template.service).row_defaults
         rows = ((table, row_key(template.service, table, row), json.dumps({**defaults.get(table, {}), **row}))
@@ -273,6 +286,12 @@ class EnvironmentStore:
             hook = pack(state.service).credentials
             return resolve(hook)(state) if hook else Credentials({}, {})
 
+    def set_clock(self, env_id: str, clock: Clock) -> EnvironmentInfo:
+        """The environment's time from now on (its replicas read no other)."""
+        with self.open(env_id, write=True) as state:
+            state.set_meta("clock", clock.model_dump())
+            return state.info.model_copy(update={"clock": clock})
+
     def set_request_budget(self, env_id: str, budget: RequestBudget | None) -> EnvironmentInfo:
         with self.open(env_id, write=True) as state:
             state.set_meta("request_budget", budget.model_dump() if budget else None)
@@ -286,7 +305,9 @@ class EnvironmentStore:
             info = EnvironmentInfo(**{k: json.loads(v) for k, v in meta.items()})
             expired = info.expired
             if not expired:
-                yield EnvState(db, info)
+                state = EnvState(db, info)
+                with bound(state):
+                    yield state
         if expired:
             self._remove(env_id)
             raise EnvironmentNotFound(f"environment {env_id!r} expired (its time to live is over)")

@@ -7,10 +7,9 @@ field lists below decide what each representation holds.
 
 from __future__ import annotations
 
-import secrets
-from datetime import UTC, datetime
 from typing import Any
 
+from mock_services import clock
 from mock_services.box import errors
 from mock_services.box.access import DOWNLOAD, EDIT, GRANTS, ROOT, SHARE
 from mock_services.rest.router import Call
@@ -36,12 +35,12 @@ STANDARD = {
 
 
 def now() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat()
+    return clock.utcnow().replace(microsecond=0).isoformat()
 
 
 def new_id() -> str:
     """Box ids are decimal strings."""
-    return str(10_000_000_000 + secrets.randbelow(90_000_000_000))
+    return str(10_000_000_000 + int(clock.token_hex(8), 16) % 90_000_000_000)
 
 
 def fields_asked(call: Call) -> list[str] | None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import secrets
-import time
 from typing import Any
 
+from mock_services import clock
 from mock_services.calendar.times import local_column, updated_text
 from mock_services.store import Row
 
@@ -27,13 +26,14 @@ READ_ONLY = {"kind", "etag", "id", "htmlLink", "created", "updated", "creator", 
 
 
 def new_etag() -> str:
-    return f'"{time.time_ns() // 1000}"'
+    """Google's etags are quoted digits; a drawn tail keeps two writes in one frozen moment apart."""
+    return f'"{int(clock.now() * 1_000_000) + int(clock.token_hex(3), 16) % 1000}"'
 
 
 def new_id(prefix: str = "") -> str:
     """Google's event ids are base32hex (a-v, 0-9)."""
     alphabet = "abcdefghijklmnopqrstuv0123456789"
-    return prefix + "".join(secrets.choice(alphabet) for _ in range(26))
+    return prefix + clock.choice(alphabet, 26)
 
 
 def drop_none(data: dict) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from mock_services import clock
 from mock_services.rest.errors import RestError
 
 UTC = timezone.utc
@@ -73,7 +74,7 @@ def shifted(when: dict, to: datetime, all_day: bool) -> dict:
 
 def now_text() -> str:
     """Row timestamps in AgentDiff's style (naive UTC)."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
+    return clock.utcnow().strftime("%Y-%m-%dT%H:%M:%S.%f")
 
 
 def updated_text(row_value: str | None) -> str:

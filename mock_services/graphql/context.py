@@ -3,11 +3,11 @@ schema, the pack's entity model, and the filters over them."""
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 
 from graphql import GraphQLResolveInfo, GraphQLSchema
 
+from mock_services import clock
 from mock_services.graphql.entities import EntityModel
 from mock_services.graphql.filters import Filter
 from mock_services.store import EnvState
@@ -30,4 +30,4 @@ def ctx(info: GraphQLResolveInfo) -> GraphQLContext:
 
 
 def new_id() -> str:
-    return str(uuid.uuid4())
+    return str(clock.uuid4())

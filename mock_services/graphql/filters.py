@@ -10,11 +10,12 @@ relations comes from the schema and the pack's entity model, so there is no per-
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from typing import Any
 
 from graphql import GraphQLList, GraphQLObjectType, GraphQLSchema, get_named_type, get_nullable_type
 
+from mock_services import clock
 from mock_services.graphql.entities import EntityModel
 from mock_services.graphql.errors import ApiError
 from mock_services.store import EnvState, Row
@@ -29,7 +30,7 @@ def moment(value: Any) -> Any:
     sign, years, months, weeks, days, hours, minutes, seconds = match.groups()
     delta = timedelta(days=int(years or 0) * 365 + int(months or 0) * 30 + int(weeks or 0) * 7 + int(days or 0),
                       hours=int(hours or 0), minutes=int(minutes or 0), seconds=int(seconds or 0))
-    when = datetime.now(timezone.utc) + (-delta if sign else delta)
+    when = clock.utcnow() + (-delta if sign else delta)
     return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

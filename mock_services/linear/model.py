@@ -10,9 +10,9 @@ exceptions to that convention are listed.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from typing import Any
 
+from mock_services import clock
 from mock_services.graphql.entities import EntityModel, lower_first
 from mock_services.store import Row
 
@@ -72,7 +72,7 @@ LINKS: dict[tuple[str, str], tuple[str, str, str]] = {
 # Fields Linear computes from a row rather than stores: (type, field) -> function of the row.
 # The default resolver and the filters both read them.
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return clock.utcnow().isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _cycle_phase(row: Row) -> str:

@@ -9,12 +9,12 @@ entityId}`). A domain module adds only what its entity does beyond that.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 from graphql import GraphQLObjectType, GraphQLSchema, get_named_type
 
+from mock_services import clock
 from mock_services.linear import model
 from mock_services.graphql.context import GraphQLContext, ctx, new_id
 from mock_services.linear.model import now_iso
@@ -36,7 +36,7 @@ def changed(state_row: Row, changes: dict) -> Row:
 
 
 def sync_id() -> float:
-    return float(time.time())
+    return float(clock.now())
 
 
 def entity_payload(field: str, row: Row) -> dict:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import secrets
 import string
-import time
 
+from mock_services import clock
 from mock_services.store import EnvState
 
 ID_CHARS = string.ascii_uppercase + string.digits
@@ -13,7 +12,7 @@ ID_CHARS = string.ascii_uppercase + string.digits
 
 def new_id(prefix: str) -> str:
     """Slack-shaped ids: a type letter (or two) and ten of [A-Z0-9]."""
-    return prefix + "".join(secrets.choice(ID_CHARS) for _ in range(10))
+    return prefix + clock.choice(ID_CHARS, 10)
 
 
 def ts_string(micros: int) -> str:
@@ -22,11 +21,11 @@ def ts_string(micros: int) -> str:
 
 def new_ts(state: EnvState) -> str:
     """Slack's message ts: seconds.microseconds, unique within the workspace here."""
-    micros = int(time.time() * 1_000_000)
+    micros = int(clock.now() * 1_000_000)
     while state.first("messages", message_id=ts_string(micros)):
         micros += 1
     return ts_string(micros)
 
 
 def now() -> int:
-    return int(time.time())
+    return int(clock.now())

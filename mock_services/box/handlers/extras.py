@@ -6,8 +6,9 @@ from __future__ import annotations
 import io
 import secrets
 import zipfile
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
+from mock_services import clock
 from mock_services.box import access, contents, errors, tree
 from mock_services.box.access import DOWNLOAD, EDIT
 from mock_services.box.handlers.paging import marker_page
@@ -178,7 +179,7 @@ def zip_download(call: Call) -> dict:
     token = secrets.token_urlsafe(24)
     call.state.set_meta(DOWNLOAD_KEY + token, {"sha1": contents.keep(call.state, buffer.getvalue()), "name": name})
     call.status = 202
-    expires = (datetime.now(UTC) + timedelta(minutes=15)).replace(microsecond=0).isoformat()
+    expires = (clock.utcnow() + timedelta(minutes=15)).replace(microsecond=0).isoformat()
     return {"download_url": f"{DOWNLOAD_BASE}/{token}/download", "status_url": f"{DOWNLOAD_BASE}/{token}/status",
             "expires_at": expires, "name_conflicts": []}
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
+from mock_services import clock
 from mock_services.box import access, errors, tree
 from mock_services.box.access import EDIT, SEE, SHARE, TABLES
 from mock_services.box.resources import shown
@@ -40,7 +40,7 @@ def shared_link(row: Row, given: Any) -> dict | None:
     if level not in ACCESS_LEVELS:
         raise errors.bad_request(f"Invalid shared link access: {level}", name="access", reason="invalid_parameter")
     previous = row.get("shared_link") or {}
-    token = previous.get("url", "").rpartition("/")[2] or secrets.token_hex(16)
+    token = previous.get("url", "").rpartition("/")[2] or clock.token_hex(16)
     asked = given.get("permissions") or {}
     allowed = {"can_download": asked.get("can_download", True), "can_preview": True,
                "can_edit": bool(asked.get("can_edit", False)) and row["type"] == "file"}

@@ -9,11 +9,12 @@ import hashlib
 import json
 import re
 import secrets
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from urllib.parse import quote
 
 from fastapi.responses import Response
 
+from mock_services import clock
 from mock_services.box import access, contents, errors, tree
 from mock_services.box.access import DOWNLOAD, EDIT, UPLOAD
 from mock_services.box.handlers import items
@@ -160,9 +161,9 @@ def _open_session(call: Call, folder_id: str, file_id: str | None) -> dict:
     name = tree.check_name(body.get("file_name")) if body.get("file_name") else None
     if file_id is None:
         tree.ensure_free(call, folder_id, name or "", "file")
-    session = {"id": secrets.token_hex(16).upper(), "folder_id": folder_id, "file_id": file_id, "name": name,
+    session = {"id": clock.token_hex(16).upper(), "folder_id": folder_id, "file_id": file_id, "name": name,
                "size": size, "part_size": PART_SIZE, "total_parts": -(-size // PART_SIZE), "parts": [],
-               "expires_at": (datetime.now(UTC) + timedelta(days=7)).replace(microsecond=0).isoformat()}
+               "expires_at": (clock.utcnow() + timedelta(days=7)).replace(microsecond=0).isoformat()}
     call.state.set_meta(SESSION_KEY + session["id"], session)
     call.status = 201
     return _session_answer(session)

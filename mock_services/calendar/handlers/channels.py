@@ -3,8 +3,8 @@ keeps them as rows (AgentDiff's calendar_channels) and sends no notifications.""
 
 from __future__ import annotations
 
-import secrets
 
+from mock_services import clock
 from mock_services.calendar.resources import channel_json
 from mock_services.calendar.times import now_text
 from mock_services.rest.errors import RestError
@@ -23,7 +23,7 @@ def watch(call: Call, watched_path: str) -> dict:
         raise RestError(400, "invalid", f"Invalid channel type: {body.get('type')}")
     if call.state.first("calendar_channels", id=body["id"]):
         raise RestError(400, "channelIdNotUnique", "Channel id not unique")
-    row = {"id": body["id"], "resource_id": secrets.token_hex(12), "resource_uri": WATCHED + watched_path,
+    row = {"id": body["id"], "resource_id": clock.token_hex(12), "resource_uri": WATCHED + watched_path,
            "type": body.get("type", "web_hook"), "address": body["address"],
            "expiration": int(body["expiration"]) if str(body.get("expiration", "")).isdigit() else None,
            "token": body.get("token"), "params": body.get("params"), "payload": bool(body.get("payload", False)),

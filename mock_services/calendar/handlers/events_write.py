@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from mock_services import clock
 from mock_services.calendar import access
 from mock_services.calendar import quick_add as quick_add_text
 from mock_services.calendar.handlers.channels import watch
@@ -150,7 +151,7 @@ def quick_add(call: Call) -> dict:
     the calendar's zone; a text that names no time is its title, at the next full hour."""
     calendar, _ = access.calendar(call, call.params["calendarId"], at_least="writer")
     tz = calendar.get("time_zone") or "UTC"
-    now = datetime.now(zone(tz)).replace(tzinfo=None, microsecond=0)
+    now = clock.local(zone(tz)).replace(tzinfo=None, microsecond=0)
     found = quick_add_text.read(call.params["text"], now)
     if found is None:
         start = (now + timedelta(hours=1)).replace(minute=0, second=0)

@@ -7,9 +7,9 @@ entity starts with, and the few mutations whose inputs are not plain columns.
 from __future__ import annotations
 
 import re
-import secrets
 from datetime import datetime
 
+from mock_services import clock
 from mock_services.graphql.context import GraphQLContext, ctx, new_id
 from mock_services.graphql.errors import ApiError
 from mock_services.linear.mutations import NEW_ROW_DEFAULTS, entity_payload, new_row, require, update_row
@@ -23,7 +23,7 @@ PROJECT_LINKS = {"teamIds": ("project_teams", "teamId", "Team"), "memberIds": ("
 
 def slug_id(name: str) -> str:
     """Linear's project slugs: the name's words and a short random suffix."""
-    return f"{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')[:40]}-{secrets.token_hex(6)}"
+    return f"{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')[:40]}-{clock.token_hex(6)}"
 
 
 def org_url(c: GraphQLContext) -> str:

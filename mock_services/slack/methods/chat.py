@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from typing import Any
 
 from pydantic import BaseModel
 
+from mock_services import clock
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
 from mock_services.slack.ids import new_ts
@@ -126,7 +126,7 @@ def insert_message(state: EnvState, channel_id: str, user_id: str, text: str, th
     return state.insert("messages", {
         "message_id": ts, "channel_id": channel_id, "user_id": user_id, "message_text": text,
         "parent_id": thread_ts, "ts": ts, "type": "message",
-        "created_at": datetime.now(timezone.utc).isoformat(), **extra})
+        "created_at": clock.utcnow().isoformat(), **extra})
 
 
 def post_message(call: SlackCall) -> dict:
