@@ -13,6 +13,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+from datetime import datetime
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any, Literal
@@ -32,6 +33,7 @@ from detour.run_options import DEFAULT_TEMPLATE
 from detour.runner import RunResult, run_in_environment
 from detour.stack import PARTS, Part, Stack, StackInfo, running_stack
 from detour.suite import SuiteReport, run_suite
+from mock_services.clock import Clock, moved
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, EnvironmentStore, StateDiff
 from mock_services.templates import save_template, template_names
@@ -53,11 +55,14 @@ class Environments:
     def create(self, template: str = DEFAULT_TEMPLATE, env_id: str | None = None,
                acting_user: str | None = None, ttl_s: float | None = None,
                request_budget: RequestBudget | None = None, policy: Policy | None = None,
-               require_issued_tokens: bool = False) -> EnvironmentInfo:
+               require_issued_tokens: bool = False, clock: Clock | None = None,
+               seed: str | None = None) -> EnvironmentInfo:
         """`policy`: the environment's own network policy, beside the server's;
-        `require_issued_tokens`: refuse the tokens the environment did not issue (see `tokens`)."""
+        `require_issued_tokens`: refuse the tokens the environment did not issue (see `tokens`);
+        `clock` (`Clock().set(at)`) and `seed`: its time and what its ids are drawn from."""
         info = self.store.create(template, env_id=env_id, acting_user=acting_user, ttl_s=ttl_s,
-                                 request_budget=request_budget, require_issued_tokens=require_issued_tokens)
+                                 request_budget=request_budget, require_issued_tokens=require_issued_tokens,
+                                 clock=clock, seed=seed)
         if policy is not None and policy.secrets:
             try:
                 SecretStore(self.state.secrets_dir).take(info.env_id, policy.secrets)
@@ -91,6 +96,12 @@ class Environments:
             return set_faults(self.state, env_id, faults).faults
         path = policy_file(self.state, env_id)
         return load_policy(path).faults if path.exists() else []
+
+    def clock(self, env_id: str, at: datetime | None = None, mode: Literal["frozen", "running", "real"] = "frozen",
+              advance_s: float | None = None) -> Clock:
+        """Set the environment's time: `at` (or its current time), `advance_s` later, frozen or running
+        from there; `mode="real"` returns to the wall clock. Its replicas read no other time."""
+        return self.store.set_clock(env_id, moved(self.store.get(env_id).clock, at, mode, advance_s)).clock
 
     def fork(self, env_id: str, n: int = 1) -> list[EnvironmentInfo]:
         """`n` copies of the environment as it stands now (group rollouts, retries from here)."""

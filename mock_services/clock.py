@@ -47,6 +47,15 @@ class Clock(BaseModel):
         return Clock(mode=mode, at=at, since=time.time())
 
 
+def moved(current: Clock, at: datetime | None = None, mode: Literal["frozen", "running", "real"] = "frozen",
+          advance_s: float | None = None) -> Clock:
+    """A clock set to `at` (or kept at its current time), `advance_s` later, in `mode`."""
+    if mode == "real":
+        return Clock()
+    start = at.timestamp() if at is not None else current.now()
+    return Clock().set(start + (advance_s or 0), mode)
+
+
 class Holder(Protocol):
     """What the store binds: an environment's clock, its seed and a place to keep its count of draws."""
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from datetime import datetime
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Request
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -11,6 +12,9 @@ from pydantic import BaseModel, Field
 
 from detour_core.strict import Strict
 from detour_core.credentials import secret_for
+from detour_core.faults import Fault
+from detour_core.policy import set_faults
+from mock_services.clock import Clock, moved
 from mock_services.deps import StoreDep
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, StateDiff
@@ -100,6 +104,38 @@ def set_request_budget(env_id: str, store: StoreDep,
                        budget: Annotated[RequestBudget | None, Body()] = None) -> EnvironmentInfo:
     """Requests beyond the budget get the service's rate-limit answer (Slack: 429 `ratelimited`)."""
     return store.set_request_budget(env_id, budget)
+
+
+class ForkRequest(Strict):
+    count: int = Field(1, ge=1, le=1000, description="How many copies of the environment, as it stands now.")
+
+
+@router.post("/environments/{env_id}/fork", status_code=201)
+def fork_environment(env_id: str, store: StoreDep, body: Annotated[ForkRequest | None, Body()] = None
+                     ) -> EnvironmentsPublic:
+    """Each copy its own environment (id, credentials, state); each one's diff starts now."""
+    forks = store.fork(env_id, (body or ForkRequest()).count)
+    return EnvironmentsPublic(data=forks, count=len(forks))
+
+
+class ClockSet(Strict):
+    """The environment's time from now on: `at` (ISO 8601 or epoch seconds), frozen or running from
+    it; `advance_s` steps the current time; `real` returns to the wall clock."""
+    at: datetime | None = None
+    mode: Literal["frozen", "running", "real"] = "frozen"
+    advance_s: float | None = None
+
+
+@router.put("/environments/{env_id}/clock")
+def set_environment_clock(env_id: str, store: StoreDep, body: ClockSet) -> Clock:
+    return store.set_clock(env_id, moved(store.get(env_id).clock, body.at, body.mode, body.advance_s)).clock
+
+
+@router.put("/environments/{env_id}/faults")
+def set_environment_faults(env_id: str, store: StoreDep, faults: Annotated[list[Fault], Body()]) -> list[Fault]:
+    """What goes wrong on purpose (detour_core.faults), from the proxy's next request on; [] clears."""
+    store.get(env_id)
+    return set_faults(store.state, env_id, faults).faults
 
 
 @router.get("/environments/{env_id}/diff")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from datetime import datetime, timezone
 from typing import Annotated, Optional
 
 import typer
@@ -117,10 +118,10 @@ DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
 UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-def duration_s(text: str) -> float:
+def duration_s(text: str, option: str = "--older-than") -> float:
     match = DURATION.fullmatch(text.strip())
     if match is None:
-        raise fail(f"--older-than takes a number and a unit (90s, 30m, 12h, 7d), not {text!r}")
+        raise fail(f"{option} takes a number and a unit (90s, 30m, 12h, 7d), not {text!r}")
     return float(match[1]) * UNIT_S[match[2]]
 
 
@@ -141,6 +142,35 @@ def env_delete(env_ids: Annotated[Optional[list[str]], typer.Argument(help="The 
     for env_id in env_ids:
         environments.delete(env_id)
         typer.echo(f"deleted {env_id}")
+
+
+@env_app.command("clock")
+def env_clock(env_id: str,
+              set_to: Annotated[Optional[datetime], typer.Option("--set", help="The time it reads from now on "
+                                                                           "(ISO 8601); frozen unless --run.")] = None,
+              freeze: Annotated[bool, typer.Option("--freeze", help="Stop it where it is.")] = False,
+              run: Annotated[bool, typer.Option("--run", help="Let it run on from where it is (or --set).")] = False,
+              advance: Annotated[Optional[str], typer.Option(help="Step it on: 90s, 30m, 2h, 7d.")] = None,
+              real: Annotated[bool, typer.Option("--real", help="Back to the wall clock.")] = False) -> None:
+    """Show or set ENV_ID's time: its replicas read no other (timestamps, relative queries, expiries)."""
+    environments = client().environments
+    if freeze + run + real > 1:
+        raise fail("give one of --freeze, --run and --real")
+    clock = environments.get(env_id).clock
+    if set_to or freeze or run or real or advance:
+        at = set_to.replace(tzinfo=set_to.tzinfo or timezone.utc) if set_to else None
+        mode = "real" if real else "running" if run or (clock.mode == "running" and not freeze and not set_to) \
+            else "frozen"
+        clock = environments.clock(env_id, at, mode, duration_s(advance, "--advance") if advance else None)
+    typer.echo(f"{datetime.fromtimestamp(clock.now(), timezone.utc).isoformat()}  {clock.mode}")
+
+
+@env_app.command("fork")
+def env_fork(env_id: str, n: Annotated[int, typer.Option("-n", "--count", help="How many copies.")] = 1,
+             as_json: JsonOpt = False) -> None:
+    """Copies of ENV_ID as it stands now, each its own environment (ids, one a line)."""
+    for info in client().environments.fork(env_id, n):
+        typer.echo(info.model_dump_json() if as_json else info.env_id)
 
 
 @env_app.command("save-template")
