@@ -6,6 +6,11 @@ them with `where`, and checks how many there are or how their fields changed: `f
 test a changed row's values before and after (a field may already hold its `to` value, as
 in AgentDiff). In strict mode (the default) a changed row may change only the fields it
 names, besides ignored ones.
+
+Beyond AgentDiff's language, `"diff_type": "requested"` reads the environment's traffic
+(entity `requests`, mock_services/request_rows.py): `where` picks requests, `expected_count`
+counts them (0: never), and `before` names requests that must all come after the first one
+picked ("searched before posting").
 """
 
 from __future__ import annotations
@@ -16,11 +21,12 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from detour_core.errors import DetourError
 from detour_core.registry import pack
 from detour_core.strict import Strict, first_error, unknown_name
+from mock_services.request_rows import ENTITY, request_rows
 from mock_services.store import EnvironmentStore, EnvState, Row, StateDiff
 
 
@@ -89,15 +95,31 @@ class CountRange(Strict):
     min: int | None = Field(None, ge=0)
     max: int | None = Field(None, ge=0)
 
+    def __str__(self) -> str:
+        return ", ".join([*([f"at least {self.min}"] if self.min is not None else []),
+                          *([f"at most {self.max}"] if self.max is not None else [])]) or "any number"
+
 
 class Assertion(Strict):
-    diff_type: Literal["added", "removed", "changed"]
+    diff_type: Literal["added", "removed", "changed", "requested"]
     entity: str
     where: dict[str, Any] = {}
     expected_count: int | CountRange | None = None
     expected_changes: dict[str, dict[str, Any]] = {}
     ignore: list[str] = []
     description: str | None = None
+    before: dict[str, Any] | None = Field(None, description="requested: requests that must follow the first "
+                                                             "one `where` picks (all of them, and at least one).")
+
+    @model_validator(mode="after")
+    def _requests(self) -> Assertion:
+        if (self.diff_type == "requested") != (self.entity == ENTITY):
+            raise ValueError(f"the entity {ENTITY!r} goes with diff_type 'requested', and only it")
+        if self.before is not None and self.diff_type != "requested":
+            raise ValueError("`before` is for diff_type 'requested'")
+        for condition in (self.before or {}).values():
+            check_condition(condition)
+        return self
 
     @field_validator("where")
     @classmethod
@@ -242,8 +264,27 @@ def change_problem(update: Row, assertion: Assertion, ignored: set[str], strict:
     return None
 
 
+def evaluate_requested(index: int, assertion: Assertion, requests: list[Row]) -> AssertionResult:
+    found = [r for r in requests if matches(r, assertion.where)]
+    ok = count_ok(len(found), assertion.expected_count)
+    message = f"{len(found)} request(s) matched"
+    if not ok:
+        message += f", expected {'at least 1' if assertion.expected_count is None else assertion.expected_count}"
+    if assertion.before is not None:
+        later = [r for r in requests if matches(r, assertion.before)]
+        first = found[0]["n"] if found else None
+        early = [r for r in later if first is None or r["n"] < first]
+        if not later or early:
+            ok = False
+            message += "; none of the requests that should follow came" if not later else \
+                f"; {len(early)} of those that should follow came before it"
+    return AssertionResult(index=index, assertion=assertion, passed=ok, matched=len(found), message=message)
+
+
 def evaluate_one(index: int, assertion: Assertion, spec: Spec, diff: StateDiff,
-                 lookup: Lookup | None) -> AssertionResult:
+                 lookup: Lookup | None, requests: list[Row] | None = None) -> AssertionResult:
+    if assertion.diff_type == "requested":
+        return evaluate_requested(index, assertion, requests or [])
     ignored = set(spec.ignore_fields.get("global", [])) | set(spec.ignore_fields.get(assertion.entity, [])) \
         | set(assertion.ignore)
     if assertion.diff_type != "changed":
@@ -264,13 +305,15 @@ def evaluate_one(index: int, assertion: Assertion, spec: Spec, diff: StateDiff,
                            message=f"{good} changed {assertion.entity} row(s) as expected" + ("" if ok else f"; {reason}"))
 
 
-def evaluate(spec: Spec, diff: StateDiff, lookup: Lookup | None = None) -> list[AssertionResult]:
-    return [evaluate_one(i, a, spec, diff, lookup) for i, a in enumerate(spec.assertions)]
+def evaluate(spec: Spec, diff: StateDiff, lookup: Lookup | None = None,
+             requests: list[Row] | None = None) -> list[AssertionResult]:
+    """`requests`: the environment's traffic, for `requested` assertions (none given: none made)."""
+    return [evaluate_one(i, a, spec, diff, lookup, requests) for i, a in enumerate(spec.assertions)]
 
 
 def check_entities(spec: Spec, service: str, held: set[str], where: str) -> None:
     """Every entity is a table of the service, or one the environment (or its seed) holds."""
-    known = sorted(held | set(pack(service).tables))
+    known = sorted(held | set(pack(service).tables) | {ENTITY})
     for assertion in spec.assertions:
         if assertion.entity not in known:
             raise UnknownEntity(f"{where}: " + unknown_name("entity", assertion.entity, known))
@@ -286,7 +329,8 @@ def evaluate_environment(spec: Spec, store: EnvironmentStore, env_id: str) -> li
         check_entities(spec, state.service, held_tables(state), f"{state.service} environment {env_id}")
         def lookup(table: str, key: str, value: Any) -> Row | None:
             return state.first(table, **{key: value}) or state.first(table, id=value)
-        return evaluate(spec, state.diff(), lookup)
+        traffic = any(a.diff_type == "requested" for a in spec.assertions)
+        return evaluate(spec, state.diff(), lookup, request_rows(store.state, env_id) if traffic else None)
 
 
 def parse_spec(data: Any, suite_ignore: dict[str, list[str]] | None = None) -> Spec:

@@ -1,0 +1,47 @@
+"""The audit records of an environment as rows the assertion language reads (entity
+`requests`): what the agent asked of which service, in order, and what came of it. The
+records hold what the proxy saw; a body's fields are there where its policy captured bodies.
+
+    {"n", "ts", "service", "host", "method", "path", "query", "status", "decision", "fault",
+     "rule", "reason", "body": {...}}
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qsl
+
+from detour_core.audit import AuditLog, AuditRecord
+from detour_core.paths import StatePaths
+from mock_services.store import Row
+
+ENTITY = "requests"
+
+
+def _fields(record: AuditRecord) -> dict[str, Any]:
+    message = record.request
+    if message is None or message.body is None or message.encoding:
+        return {}
+    kind = dict((k.lower(), v) for k, v in message.headers).get("content-type", "").split(";")[0].strip()
+    if kind == "application/x-www-form-urlencoded":
+        return dict(parse_qsl(message.body))
+    try:
+        parsed = json.loads(message.body)
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def request_row(n: int, record: AuditRecord) -> Row:
+    path, _, query = record.path.partition("?")
+    return {"n": n, "ts": record.ts, "service": record.service, "host": record.host, "method": record.method,
+            "path": path, "query": query, "status": record.status, "decision": record.decision,
+            "fault": record.fault, "rule": record.rule, "reason": record.reason, "body": _fields(record)}
+
+
+def request_rows(state: StatePaths, env_id: str) -> list[Row]:
+    """Every request of the environment, in the order the proxy recorded them (connections that
+    made none are left out)."""
+    records, _ = AuditLog(state.audit_dir).read(env_id, (0, 0))
+    return [request_row(n, r) for n, r in enumerate((r for r in records if r.method not in ("-", "CONNECT")), 1)]
