@@ -22,6 +22,8 @@ from pydantic import BaseModel
 
 from mock_services.assertions import AssertionResult, evaluate_environment, load_spec, parse_spec
 from detour.compare import Comparison, compare
+from detour.replay import Replay, read_records, replay
+from detour_core.audit import AuditLog
 from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
@@ -187,6 +189,21 @@ class Client:
         program = Path(os.path.abspath(file))
         sandbox = self.sandbox(backend, (str(program),))
         return compare(self.state, self.stack, sandbox, template, command_for(program, sandbox.runtime), program)
+
+    def replay(self, env: str | None = None, records: str | os.PathLike | None = None,
+               template: str | None = None) -> Replay:
+        """A run's recorded requests sent again into a fresh environment: `env`'s own records
+        (and its template, clock and seed), or a file of them (`detour logs --json`) with a template."""
+        original = self.environments.get(env) if env else None
+        if records is not None:
+            found = read_records(Path(records))
+        elif env is not None:
+            found = AuditLog(self.state.audit_dir).read(env, (0, 0))[0]
+        else:
+            raise DetourError("replay needs an environment or a file of records")
+        if not (template or original):
+            raise DetourError("replay of a file of records needs --template")
+        return replay(self.state, self.stack, found, template or original.template, original)
 
     def check(self, env: str, assertions: str | os.PathLike | dict | list,
               test: str | None = None) -> list[AssertionResult]:

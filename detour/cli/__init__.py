@@ -5,12 +5,13 @@ The console entry point (detour/console.py) sends everything but a plain `run` h
 from __future__ import annotations
 
 # In the order `detour --help` lists them.
-from detour.cli import serve, stack, environments, secrets, faults, runs, logs, doctor, authority  # noqa: I001
+from detour.cli import serve, stack, environments, secrets, faults, runs, replay, logs, doctor, authority  # noqa: I001
 from detour.cli.common import app, fail
 from detour_core.errors import DetourError, EnvironmentNotFound
 from mock_services.assertions import UnknownEntity
 
-__all__ = ["app", "main", "authority", "doctor", "environments", "faults", "logs", "runs", "secrets", "serve", "stack"]
+__all__ = ["app", "main", "authority", "doctor", "environments", "faults", "logs", "replay", "runs", "secrets", "serve",
+           "stack"]
 
 
 # Errors that say a thing named does not exist leave with 1, as a command that looked and found
