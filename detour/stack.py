@@ -1,7 +1,10 @@
 """The detour stack: the replica server and the proxy, as two child processes.
 
-`detour serve` runs one in the foreground and records it in stack.json; `detour run`
-uses that one if it is alive, or starts an embedded one for the duration of the run.
+`detour serve` runs one in the foreground and records it in stack.json (`--only proxy|replicas`:
+stack-<part>.json); `detour run` uses a live whole stack or proxy-only server, else a
+background one (detour.background) or one of its own for the duration of the run. Liveness
+is read from the kernel's table of listening sockets, never by connecting to the proxy
+(which would record a connection without a request).
 Separate processes, because one mitmdump saturates a core on its own: `workers` proxies share
 the proxy's ports (SO_REUSEPORT) so that a stack can use every core, and where that measured
 faster each answers routed requests from the replica app in its own process (the replica
