@@ -6,6 +6,8 @@ the audit lines the run produced, and the environment's diff afterwards.
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from certs.authority import CertificateAuthority
@@ -15,8 +17,15 @@ from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
 from detour_core.secrets import SecretStore
 from detour.stack import StackInfo
+from mock_services.clock import Clock
 from mock_services.store import EnvironmentStore, StateDiff
 from sandbox.base import Execution, Limits, Mode, Sandbox, SandboxSpec
+
+
+# mitmproxy's certificates for each host are valid from 2 days before they are made (a day kept
+# in hand here) for 199 days (180 kept): the sandbox's clock must read a time inside that.
+LEAF_BACKDATE_S = 86_400
+LEAF_VALIDITY_S = 180 * 86_400
 
 
 class PrivatePath(DetourError):
@@ -45,6 +54,26 @@ def trust_warnings(requests: list[AuditRecord]) -> list[str]:
             for host in hosts if host]
 
 
+def sandbox_clock(ca: CertificateAuthority, clock: Clock) -> tuple[float | None, list[str]]:
+    """The time the sandbox's clock should read (None: the real one), and what to tell the user.
+    TLS clients check certificates against that clock, so a time before detour's certificates
+    are valid (or after they expire) stays out of the sandbox."""
+    if clock.mode == "real":
+        return None, []
+    at, wall = clock.now(), time.time()
+    valid_from = max(ca.certificate().not_valid_before_utc.timestamp(), wall - LEAF_BACKDATE_S)
+    if valid_from <= at <= wall + LEAF_VALIDITY_S:
+        return at, []
+    return None, [f"detour: the sandbox keeps the real time: the environment's time ({clock_text(at)}) is outside "
+                  f"the time detour's certificates are valid in ({clock_text(valid_from)} to "
+                  f"{clock_text(wall + LEAF_VALIDITY_S)}), where TLS clients would refuse them; its replicas "
+                  "keep the environment's time"]
+
+
+def clock_text(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
 class RunResult(Execution):
     env_id: str
     backend: str
@@ -64,7 +93,9 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
     files = named_files(state, argv, program)
     if workspace and workspace.resolve().is_relative_to(state.home.resolve()):
         raise PrivatePath(f"a workspace inside detour's state ({state.home}) would show it to sandboxes")
-    trust = CertificateAuthority(state).ensure().trust_files()
+    authority = CertificateAuthority(state)
+    trust = authority.ensure().trust_files()
+    clock_at, clock_warnings = sandbox_clock(authority, store.get(env_id).clock)
     proxy = stack.access(env_id, secret_for(state, env_id))
     audit = AuditLog(state.audit_dir)
     start = audit.end(env_id)
@@ -73,7 +104,8 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
     execution = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, mode=mode, trust=trust,
                                         limits=limits or Limits(), program=program, stdin=stdin,
                                         task=task or {}, files=files, workspace=workspace,
-                                        credentials=credentials, placeholders=placeholders))
+                                        credentials=credentials, placeholders=placeholders, clock_at=clock_at))
     requests, _ = audit.read(env_id, start)
-    return RunResult(**(execution.model_dump() | {"warnings": [*execution.warnings, *trust_warnings(requests)]}),
+    warnings = [*execution.warnings, *clock_warnings, *trust_warnings(requests)]
+    return RunResult(**(execution.model_dump() | {"warnings": warnings}),
                      env_id=env_id, backend=sandbox.name, mode=mode, requests=requests, diff=store.diff(env_id))

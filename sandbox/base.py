@@ -85,6 +85,8 @@ class SandboxSpec(BaseModel):
     placeholders: dict[str, str] = Field({}, description="Variables that stand for secrets the proxy injects "
                                                           "(detour_core.secrets): never the real values.")
     files: list[Path] = Field([], description="Host files the command names, visible read-only at their own path.")
+    clock_at: float | None = Field(None, description="The environment's time (epoch seconds) the sandbox's clock "
+                                                     "starts from (libfaketime); None: the real time.")
     workspace: Path | None = Field(None, description="A host folder that is the work directory, kept across runs "
                                                      "(an executor's): the sandbox may write to it.")
 

@@ -39,7 +39,7 @@ from sandbox import cgroups
 from sandbox.base import (SYSTEM_CERTS, Execution, KilledReason, Limits, LimitsVia, Sandbox, SandboxSpec,
                           TrustFiles)
 from sandbox.docker_pool import ContainerPool
-from sandbox.variables import sandbox_environment
+from sandbox.variables import clock_variables, sandbox_environment
 from sandbox.runtimes import PRELUDES, SYSTEM_PATH, Runtime
 from sandbox.images.build import IMAGES, WGETRC
 from sandbox.images import entry
@@ -122,7 +122,7 @@ def foreign_image(client: docker.DockerClient, tag: str) -> SandboxImage:
 def container_environment(spec: SandboxSpec, proxy_host: str, runtime: Runtime = IMAGE_RUNTIME) -> dict[str, str]:
     """The variables of a sandbox container that reaches detour at `proxy_host`: the docker
     backend's, and compose's `agent` service's (`detour env vars`)."""
-    return sandbox_environment(spec, IMAGE_TRUST, runtime, proxy_host=proxy_host) | {
+    return sandbox_environment(spec, IMAGE_TRUST, runtime, proxy_host=proxy_host) | clock_variables(spec) | {
         "HOME": str(HOME), "TMPDIR": "/tmp"}
 
 

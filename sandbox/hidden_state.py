@@ -6,7 +6,7 @@ The program starts in a user, mount and pid namespace of its own (util-linux's `
 privilege needed where the kernel lets users make namespaces): an empty tmpfs covers
 $DETOUR_HOME, a /proc of its own shows only its own processes (so no /proc/PID/root of the
 proxy leads around the tmpfs), and every capability is dropped before the program runs, so it
-cannot unmount the tmpfs. It still runs as detour's user, sees the rest of the machine and
+cannot unmount the tmpfs; /dev/shm is its own too. It still runs as detour's user, sees the rest of the machine and
 reaches the network as before: this is not isolation, only the state kept out of reach.
 Where namespaces cannot be made, the run goes on as before and its result says so.
 """
@@ -22,6 +22,7 @@ from sandbox.base import TrustFiles
 
 # Runs as root of the new user namespace: cover the state, then drop every capability and run.
 COVER = ('mount -t tmpfs -o size=4k,mode=0755 detour-state "$1" && shift && '
+         'mount -t tmpfs -o size=1m,mode=1777 detour-shm /dev/shm && '
          'exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"')
 NAMESPACES = ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private",
               "--pid", "--fork", "--mount-proc", "--kill-child", "--"]

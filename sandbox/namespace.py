@@ -24,7 +24,7 @@ from detour_core.paths import StatePaths
 from detour_core.registry import replicated_hosts
 from sandbox import cgroups, host_packages
 from sandbox.base import SYSTEM_CERTS, Execution, Mode, ProxyAccess, Sandbox, SandboxSpec, TrustFiles
-from sandbox.variables import sandbox_environment
+from sandbox.variables import clock_command, sandbox_environment
 from sandbox.netns import SandboxNetwork, teardown
 from sandbox.process import apply_rlimits
 from sandbox.runtimes import Runtime, host_runtime
@@ -182,7 +182,8 @@ def bwrap_argv(spec: SandboxSpec, runtime: Runtime, network: SandboxNetwork, sup
         argv += ["--ro-bind", str(path), inside]
     argv += ["--chdir", str(HOME), "--",
              "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
-             "--inh-caps=-all", "--bounding-set=-all", "--", *spec.argv]
+             "--inh-caps=-all", "--bounding-set=-all", "--",
+             *clock_command(spec), *spec.argv]
     return argv
 
 

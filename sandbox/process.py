@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
 from sandbox.hidden_state import UNHIDDEN, can_hide, hiding, trust_copies
-from sandbox.variables import sandbox_environment, workdir_variables
+from sandbox.variables import clock_command, sandbox_environment, workdir_variables
 from sandbox.runtimes import Runtime, host_runtime
 from sandbox.supervisor import MB, supervise
 from sandbox.workspace import prepare_workspace
@@ -59,7 +59,8 @@ class ProcessSandbox(Sandbox):
                 modules.symlink_to(self.runtime.node_modules, target_is_directory=True)
             trust = trust_copies(spec.trust, folder) if self.hide else spec.trust
             env = sandbox_environment(spec, trust, self.runtime)
-            argv = hiding(spec.argv, self.hide) if self.hide else spec.argv
+            # the environment's time only where /dev/shm is the program's own (libfaketime keeps state there)
+            argv = hiding([*clock_command(spec), *spec.argv], self.hide) if self.hide else spec.argv
             done = supervise(argv, env=env | workdir_variables(workdir), cwd=workdir,
                              limits=spec.limits, stdin=spec.stdin, limits_via="rlimit+watchdog",
                              preexec=lambda: apply_rlimits(spec.limits))

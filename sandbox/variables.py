@@ -8,11 +8,15 @@ read a different variable).
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from pathlib import Path
 
 from detour_core.registry import CREDENTIALS_HEADER, ORIGINAL_HOST_HEADER, rewrite_table
 from sandbox.base import ProxyAccess, SandboxSpec, TrustFiles
 from sandbox.runtimes import Runtime
+
+# Debian's libfaketime (`detour doctor --install`), the same path in detour's sandbox image.
+FAKETIME_LIBRARY = next(Path("/usr/lib").glob("*/faketime/libfaketime.so.1"), None)
 
 
 def proxy_variables(proxy_url: str) -> dict[str, str]:
@@ -33,6 +37,27 @@ def ca_variables(trust: TrustFiles) -> dict[str, str]:
         "WGETRC": str(trust.wgetrc),      # wget (GnuTLS) ignores SSL_CERT_FILE
         "GIT_SSL_CAINFO": bundle,         # git (Debian's: libcurl over GnuTLS) reads only the system store
     }
+
+
+def clock_variables(spec: SandboxSpec) -> dict[str, str]:
+    """libfaketime's: programs' clocks start at the environment's time and run on. They always
+    run, even when the environment's clock stands still: a stopped clock stops every timer and
+    event loop in the program (libfaketime fakes the monotonic clock too, and must, or sleeping
+    fails). Programs that read the time without libc (Go's) keep the real time. libfaketime keeps
+    its start time in /dev/shm, so each backend gives the program a /dev/shm of its own and these
+    variables to the program alone (not to the tools that start it as another user)."""
+    if spec.clock_at is None or FAKETIME_LIBRARY is None:
+        return {}
+    stamp = datetime.fromtimestamp(spec.clock_at).strftime("%Y-%m-%d %H:%M:%S")  # libfaketime reads local time
+    return {"LD_PRELOAD": str(FAKETIME_LIBRARY), "FAKETIME": f"@{stamp}", "FAKETIME_DONT_RESET": "1"}
+
+
+def clock_command(spec: SandboxSpec) -> list[str]:
+    """The words before a program that give it (and it alone) the environment's time: the
+    tools that start it (unshare, setpriv) would otherwise make libfaketime's /dev/shm files
+    where the host keeps them."""
+    variables = clock_variables(spec)
+    return ["/usr/bin/env", *(f"{k}={v}" for k, v in variables.items())] if variables else []
 
 
 def workdir_variables(workdir: Path) -> dict[str, str]:

@@ -1,13 +1,16 @@
 """An environment's clock through the proxy: two environments of the same template, frozen
 clock and seed, each given the same agent, end with the same diff byte for byte, on each of the
-four services; and a relative query (Linear's `-P1D`) follows the environment's time."""
+four services; a relative query (Linear's `-P1D`) follows the environment's time; and the
+sandbox's own clock reads it where detour's certificates are valid then."""
 
 import json
-from datetime import UTC, datetime
+from pathlib import Path
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from mock_services.clock import Clock
+from tests.conftest import BACKENDS
 
 FROZEN = Clock().set(datetime(2026, 3, 2, 9, 30, tzinfo=UTC).timestamp())
 AGENTS = {
@@ -70,3 +73,24 @@ def test_a_relative_query_follows_the_environments_clock(live_stack, api_client)
     assert json.loads(live_stack.run(env, RECENT, ".py").stdout) == ["Same"]
     api_client.environments.clock(env, advance_s=3 * 86400)  # three days on, it is no longer recent
     assert json.loads(live_stack.run(env, RECENT, ".py").stdout) == []
+
+
+DATE = """
+import datetime, requests, time
+print(datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"))
+time.sleep(0.01)  # timers still run (the monotonic clock stays real)
+print(requests.post("https://slack.com/api/api.test", timeout=10).status_code)  # TLS still trusts the proxy
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_sandbox_reads_the_environments_time_where_its_certificates_allow(live_stack, api_client, backend):
+    ahead = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(days=30, hours=5)
+    env = api_client.environments.create("slack_default", clock=Clock().set(ahead.timestamp())).env_id
+    result = live_stack.run(env, DATE, ".py", backend=backend)
+    assert result.stdout.split() == [*ahead.strftime("%Y-%m-%d %H:%M").split(), "200"], result.stderr
+    past = api_client.environments.create("slack_default", clock=FROZEN).env_id  # 2026-03-02: before the CA
+    result = live_stack.run(past, DATE, ".py", backend=backend)
+    assert result.stdout.split()[-1] == "200" and result.stdout.split()[0] != "2026-03-02"
+    assert [w for w in result.warnings if "the sandbox keeps the real time" in w], result.warnings
+    assert not list(Path("/dev/shm").glob("*faketime*"))  # libfaketime's files stayed in the sandbox
