@@ -4,8 +4,8 @@ four services; a relative query (Linear's `-P1D`) follows the environment's time
 sandbox's own clock reads it where detour's certificates are valid then."""
 
 import json
-from pathlib import Path
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
