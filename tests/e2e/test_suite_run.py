@@ -36,14 +36,21 @@ def test_the_early_suite_passes_with_environments_in_postgres(tmp_path, postgres
     assert not list((tmp_path / "home" / "environments").glob("*.sqlite"))  # they were in Postgres
 
 
+# Tasks Slack's rules make impossible for the suite's agent (a bot): editing or deleting someone
+# else's message, which Slack refuses as the replica now does (issue #33's author rule).
+IMPOSSIBLE = {"slack_bench.json": {"test_12": "cant_update_message", "test_15": "cant_delete_message"}}
+
+
 def passes(tmp_path, suite: str, agent: str, tests: int, backend: str) -> None:
+    """Every task passes but those Slack itself refuses, each with Slack's error."""
     done = suite_run(tmp_path, suite, f"python3 {AGENTS / agent}", "--backend", backend)
     assert done.stdout.strip(), done.stderr[-3000:]
     report = json.loads(done.stdout)
-    failed = [(t["id"], [a["message"] for a in t["assertions"] if not a["passed"]], t["stderr_tail"][-300:])
-              for t in report["tests"] if not t["passed"]]
-    assert failed == [] and len(report["tests"]) == tests
-    assert done.returncode == 0
+    failed = {t["id"]: t["stderr_tail"] for t in report["tests"] if not t["passed"]}
+    impossible = IMPOSSIBLE.get(suite, {})
+    assert sorted(failed) == sorted(impossible) and len(report["tests"]) == tests, failed
+    assert all(error in failed[test] for test, error in impossible.items()), failed
+    assert done.returncode == (1 if impossible else 0)
 
 
 @pytest.mark.parametrize("backend", ["auto", pytest.param("docker", marks=needs_docker)])
