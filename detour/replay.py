@@ -16,7 +16,6 @@ import base64
 import json
 from pathlib import Path
 
-import httpx
 from pydantic import BaseModel
 
 from certs.authority import CertificateAuthority
@@ -78,7 +77,7 @@ def _body(record: AuditRecord) -> bytes | None:
     return message.body.encode() if message.encoding is None else base64.b64decode(message.body)
 
 
-def _same_answer(record: AuditRecord, answer: httpx.Response) -> str | None:
+def _same_answer(record: AuditRecord, answer) -> str | None:
     """Why the replayed answer differs from the recorded one, or None."""
     if record.status != answer.status_code:
         return f"status {record.status} then, {answer.status_code} now"
@@ -95,6 +94,7 @@ def _same_answer(record: AuditRecord, answer: httpx.Response) -> str | None:
 def replay(state: StatePaths, stack: StackInfo, records: list[AuditRecord], template: str,
            original: EnvironmentInfo | None = None) -> Replay:
     """Into a fresh environment of `template` (and of `original`'s clock and seed, where given)."""
+    import httpx  # here: the stack's images install detour without its client-side libraries
     store = EnvironmentStore(state)
     env = store.create(template, clock=original.clock if original else None, seed=original.seed if original else None)
     token = next(iter(store.credentials(env.env_id).variables.values()), PLACEHOLDER_TOKEN)

@@ -178,9 +178,10 @@ def host_config(client: docker.DockerClient, limits: Limits, workspace: Path | N
         ulimits=[Ulimit(name="cpu", soft=limits.cpu_s, hard=limits.cpu_s + 2),
                  Ulimit(name="fsize", soft=limits.file_size_mb * MB, hard=limits.file_size_mb * MB),
                  Ulimit(name="core", soft=0, hard=0)],
-        binds={str(host): {"bind": str(inside), "mode": "ro"} for host, inside in
+        # a list, not a mapping: one host file (the bundle) is shown at several places
+        binds=[f"{host}:{inside}:ro" for host, inside in
                ((trust.cert, IMAGE_TRUST.cert), (trust.bundle, IMAGE_TRUST.bundle), *system_stores(trust),
-                *image.brings)} | ({str(workspace): {"bind": str(HOME), "mode": "rw"}} if workspace else {}))
+                *image.brings)] + ([f"{workspace}:{HOME}:rw"] if workspace else []))
 
 
 def system_stores(trust: TrustFiles) -> list[tuple[Path, Path]]:

@@ -21,7 +21,7 @@ from sandbox import netns
 from sandbox.base import Limits
 from certs.authority import CertificateAuthority
 from detour.runner import run_in_environment
-from sandbox.docker import IMAGE_TRUST, LABEL, DockerSandbox
+from sandbox.docker import IMAGE_TRUST, LABEL, DockerSandbox, system_stores
 from tests.conftest import needs_docker
 
 pytestmark = needs_docker
@@ -75,7 +75,9 @@ sleep 1
     trust = live_stack.state.ca_dir
     assert sorted((m["Source"], m["Destination"], m["RW"]) for m in seen["Mounts"]) == sorted([
         (str(trust / "bundle.pem"), str(IMAGE_TRUST.bundle), False),
-        (str(trust / "detour-ca.pem"), str(IMAGE_TRUST.cert), False)])
+        (str(trust / "detour-ca.pem"), str(IMAGE_TRUST.cert), False),
+        *((str(host), str(inside), False) for host, inside in system_stores(CertificateAuthority(
+            live_stack.state).ensure().trust_files()))])  # the system store with the CA, where each distribution has it
 
 
 def test_twenty_sandboxes_at_once_each_in_its_own_environment(live_stack, make_env):

@@ -99,4 +99,5 @@ def test_the_live_views_records_api(client, state):
     assert client.get("/api/platform/audit/records/nope", params={"env": "e1"}).status_code == 404
     bad = client.get("/api/platform/audit/records", params={"after": "later"})
     assert (bad.status_code, bad.json()["detail"]) == (400, "after is segment:offset, not 'later'")
-    assert client.get("/api/platform/audit/environments").json() == [{"env_id": "e1", "live": False}]
+    gone = {"env_id": "e1", "live": False, "created_at": 1795392000.0}  # a deleted one: dated by its first record
+    assert client.get("/api/platform/audit/environments").json() == [gone]
