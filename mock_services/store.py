@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from detour_core.credentials import new_env_id, validate_env_id
 from detour_core.paths import StatePaths
-from detour_core.policy import policy_file
+from detour_core.policy import Policy, policy_file, save_policy
 from detour_core.secrets import SecretStore
 from detour_core.pack import resolve
 from detour_core.registry import pack
@@ -207,10 +207,13 @@ class EnvironmentStore:
         if self.db.exists(env_id):
             raise EnvironmentExists(f"environment {env_id!r} exists already")
         created = time.time()
+        settings = template.settings
+        if clock is None and settings.now is not None:
+            clock = Clock().set(settings.now.timestamp())
         info = EnvironmentInfo(env_id=env_id, template=template.name, service=template.service,
                                acting_user=acting_user or _default_user(template), created_at=created,
                                request_budget=request_budget, expires_at=created + ttl_s if ttl_s else None,
-                               clock=clock or Clock(), seed=seed or "",
+                               clock=clock or Clock(), seed=seed or settings.seed or "",
                                require_issued_tokens=require_issued_tokens)
         defaults = pack(template.service).row_defaults
         rows = ((table, row_key(template.service, table, row), json.dumps({**defaults.get(table, {}), **row}))
@@ -218,6 +221,8 @@ class EnvironmentStore:
         meta = {k: json.dumps(v) for k, v in info.model_dump().items()} | {SALT_KEY: json.dumps(new_salt())}
         self.db.create(env_id, meta, rows,
                        template_key=f"{template.name}:{template.digest}:{json.dumps(defaults, sort_keys=True)}")
+        if settings.faults:  # the template's curriculum: its faults open the environment's own policy
+            save_policy(policy_file(self.state, env_id), Policy(faults=settings.faults))
         return info
 
     def fork(self, env_id: str, count: int = 1) -> list[EnvironmentInfo]:

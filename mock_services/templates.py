@@ -2,6 +2,9 @@
 
 Built-in templates ship with their service pack (mock_services/<service>/templates/); users
 add their own under $DETOUR_HOME/templates/ (for instance from an environment's current state).
+Beside its tables a template may say, under `"_detour"`, what its environments start with
+besides rows: their time (`now`, frozen there), their seed, and faults (a curriculum that
+replays): `{"_detour": {"now": "2025-06-02T09:00:00Z", "seed": "s", "faults": [...]}, ...tables}`.
 """
 
 from __future__ import annotations
@@ -9,15 +12,30 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
+from pydantic import Field, ValidationError
+
+from detour_core.faults import Fault
 from detour_core.paths import StatePaths
+from detour_core.strict import Strict, first_error
 from detour_core.registry import pack, signature_tables, template_folders
 from detour_core.errors import InvalidTemplate, UnknownTemplate
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 Rows = dict[str, list[dict]]
+
+
+SETTINGS_KEY = "_detour"
+
+
+class TemplateSettings(Strict):
+    """What a template's environments start with besides their rows."""
+    now: datetime | None = Field(None, description="Their clock, frozen at this time (else the wall clock's).")
+    seed: str | None = Field(None, description="What their ids are drawn from (else the template's name).")
+    faults: list[Fault] = Field([], description="Their policy's faults.")
 
 
 @dataclass(frozen=True)
@@ -26,6 +44,7 @@ class Template:
     service: str
     tables: Rows
     digest: str = ""  # of the file's text: a database may keep one copy per content to clone
+    settings: TemplateSettings = field(default_factory=TemplateSettings)
 
 
 def _search_path(state: StatePaths) -> list[Path]:
@@ -54,6 +73,10 @@ def parse_template(name: str, text: str) -> Template:
         tables = json.loads(text)
     except json.JSONDecodeError as e:
         raise InvalidTemplate(f"template {name!r} is not valid JSON: {e}") from None
+    try:
+        settings = TemplateSettings.model_validate(tables.pop(SETTINGS_KEY, {}) if isinstance(tables, dict) else {})
+    except ValidationError as e:
+        raise InvalidTemplate(f"template {name!r}: {SETTINGS_KEY}: {first_error(e)}") from None
     if not isinstance(tables, dict) or not all(
         isinstance(rows, list) and all(isinstance(r, dict) for r in rows) for rows in tables.values()
     ):
@@ -63,7 +86,7 @@ def parse_template(name: str, text: str) -> Template:
         key = pack(service).primary_key(table)
         if any(not all(col in row for col in key) for row in rows):
             raise InvalidTemplate(f"template {name!r}: every row of {table!r} needs {', '.join(key)}")
-    return Template(name, service, tables, hashlib.sha256(text.encode()).hexdigest())
+    return Template(name, service, tables, hashlib.sha256(text.encode()).hexdigest(), settings)
 
 
 def _infer_service(name: str, tables: Rows) -> str:
