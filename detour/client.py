@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from datetime import datetime
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -166,12 +166,13 @@ class Client:
     def run(self, code_or_file: str | os.PathLike, language: Language = "python", env: str | None = None,
             template: str = DEFAULT_TEMPLATE, backend: Backend | None = None, mode: Mode = "proxy",
             limits: Limits | None = None, workspace: str | os.PathLike | None = None,
-            filename: str | None = None) -> RunResult:
+            filename: str | None = None, args: Sequence[str] = ()) -> RunResult:
         """A path is a program file (its suffix says its language); a string is code in
-        `language`, or in the file type of `filename`. Without `env`, a new environment from `template`."""
+        `language`, or in the file type of `filename`; `args` follow it on its command line
+        (`sys.argv[1:]`). Without `env`, a new environment from `template`."""
         with _program(code_or_file, language, filename) as program:
             sandbox = self.sandbox(backend, (str(program),) if isinstance(code_or_file, os.PathLike) else ())
-            argv = command_for(program, sandbox.runtime)  # refuse an unknown file type before making anything
+            argv = [*command_for(program, sandbox.runtime), *args]  # an unknown file type: refused before anything
             env_id = self._environment(env, template)
             return run_in_environment(self.state, self.stack, env_id, sandbox, argv, program=program, limits=limits,
                                       mode=mode, workspace=Path(workspace) if workspace else None)

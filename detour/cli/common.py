@@ -68,9 +68,12 @@ def host_path(word: str) -> Path:
     return Path(os.path.abspath(os.path.expanduser(word)))
 
 
-def program_file(args: list[str]) -> Path | None:
-    """FILE (one existing file, or one name with a program suffix), or None for a command."""
-    if len(args) == 1 and (host_path(args[0]).is_file() or Path(args[0]).suffix.lower() in LANGUAGES):
+def program_file(args: list[str], bare: bool = False) -> Path | None:
+    """FILE (an existing file, or a name with a program suffix), its arguments after it; None for
+    a command (`bare`: the words came after `--`, or the first one is no program)."""
+    if bare or not args:
+        return None
+    if (len(args) == 1 and host_path(args[0]).is_file()) or Path(args[0]).suffix.lower() in LANGUAGES:
         program = host_path(args[0])
         if not program.is_file():
             raise fail(f"no such file: {args[0]}")

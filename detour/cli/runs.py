@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -25,7 +26,8 @@ ModeOpt = Annotated[Mode, typer.Option("--mode", help=RUN_OPTIONS["--mode"].help
 
 
 @app.command(context_settings={"allow_interspersed_args": False})
-def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS...")],
+def run(args: Annotated[list[str], typer.Argument(help="FILE [ARG...] (run as `python FILE ARG...`), "
+                                                      "or -- CMD ARG...")],
         env: EnvOpt = None, template: TemplateOpt = None,
         timeout: Annotated[float, typer.Option(help="Wall-clock seconds.")] = Limits().timeout_s,
         memory_mb: Annotated[int, typer.Option(help="Memory of the process tree.")] = Limits().memory_mb,
@@ -44,14 +46,14 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE, or -- CMD ARGS..."
         raise fail("--rm deletes the environment a run makes; one given with --env stays (`detour env delete` it)")
     limits = Limits(timeout_s=timeout, memory_mb=memory_mb, cpu_s=cpu_s, processes=processes,
                     output_bytes=output_bytes)
-    program = program_file(args)
+    program = program_file(args, bare="--" in sys.argv[1:])
     argv = None if program else agent_argv(args)
     with client(backend, python, node_modules, image) as dt:
         warn_if_not_isolated(dt, backend, tuple(argv or [str(program)]))
         made = dt.environments.create(template or DEFAULT_TEMPLATE).env_id if rm else None
         options = dict(env=env or made, template=template or DEFAULT_TEMPLATE, mode=mode, limits=limits)
         try:
-            result = dt.run(program, **options) if program else dt.run_command(argv, **options)
+            result = dt.run(program, args=args[1:], **options) if program else dt.run_command(argv, **options)
         finally:
             if made:
                 dt.environments.delete(made)
