@@ -54,6 +54,16 @@ def trust_warnings(requests: list[AuditRecord]) -> list[str]:
             for host in hosts if host]
 
 
+def proxy_hints(backend: str, stderr: str) -> list[str]:
+    """What a failure on the process backend (where only variables lead to the proxy) means when
+    a client ignored them: httplib2 reads proxy variables only with PySocks installed."""
+    if backend == "process" and "httplib2" in stderr and "ServerNotFoundError" in stderr:
+        return ["detour: httplib2 (google-api-python-client's transport) went for the host itself instead of "
+                "the proxy: it reads proxy variables only with PySocks installed (pip install PySocks in the "
+                "program's Python); the namespace and docker backends capture it either way"]
+    return []
+
+
 def sandbox_clock(ca: CertificateAuthority, clock: Clock) -> tuple[float | None, list[str]]:
     """The time the sandbox's clock should read (None: the real one), and what to tell the user.
     TLS clients check certificates against that clock, so a time before detour's certificates
@@ -106,6 +116,7 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
                                         task=task or {}, files=files, workspace=workspace,
                                         credentials=credentials, placeholders=placeholders, clock_at=clock_at))
     requests, _ = audit.read(env_id, start)
-    warnings = [*execution.warnings, *clock_warnings, *trust_warnings(requests)]
+    warnings = [*execution.warnings, *clock_warnings, *trust_warnings(requests),
+                *proxy_hints(sandbox.name, execution.stderr)]
     return RunResult(**(execution.model_dump() | {"warnings": warnings}),
                      env_id=env_id, backend=sandbox.name, mode=mode, requests=requests, diff=store.diff(env_id))

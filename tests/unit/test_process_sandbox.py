@@ -116,3 +116,12 @@ def test_nothing_outlives_the_run(run):
     assert result.exit_code == 0
     leftovers = [p for p in psutil.process_iter(["cmdline"]) if marker in " ".join(p.info["cmdline"] or [])]
     assert leftovers == []
+
+
+def test_an_httplib2_that_went_around_the_proxy_is_explained_on_the_process_backend():
+    """Shown with the error's text: a real one would need a lookup of a host outside this machine."""
+    from detour.runner import proxy_hints
+    failure = ("Traceback (most recent call last):\n  File \"httplib2/__init__.py\", line 1, in _conn_request\n"
+               "httplib2.error.ServerNotFoundError: Unable to find the server at www.googleapis.com\n")
+    assert "pip install PySocks" in proxy_hints("process", failure)[0]
+    assert proxy_hints("namespace", failure) == [] and proxy_hints("process", "Traceback: KeyError\n") == []
