@@ -85,8 +85,9 @@ class Fault(Strict):
 
 
 class FaultDraws:
-    """Which matching requests a fault hits: each fault of each environment keeps its own seeded
-    draw and count, so the same requests in the same order are hit the same way."""
+    """Which matching requests a fault hits: each fault of each environment keeps its own draw
+    and count, the draw seeded by the fault alone (its number and seed), so the same requests in
+    the same order are hit the same way in every environment with that policy."""
 
     def __init__(self) -> None:
         self.draws: dict[tuple[str, int, str], random.Random] = {}
@@ -103,4 +104,4 @@ class FaultDraws:
 
     def draw(self, env_id: str, number: int, fault: Fault) -> random.Random:
         return self.draws.setdefault((env_id, number, fault.model_dump_json()),
-                                     random.Random(f"{env_id}:{number}:{fault.seed}"))
+                                     random.Random(f"{number}:{fault.seed}"))
