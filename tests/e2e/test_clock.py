@@ -94,3 +94,21 @@ def test_the_sandbox_reads_the_environments_time_where_its_certificates_allow(li
     assert result.stdout.split()[-1] == "200" and result.stdout.split()[0] != "2026-03-02"
     assert [w for w in result.warnings if "the sandbox keeps the real time" in w], result.warnings
     assert not list(Path("/dev/shm").glob("*faketime*"))  # libfaketime's files stayed in the sandbox
+
+
+QUICK_ADD = """
+import json
+from google.oauth2.credentials import Credentials
+from googleapiclient.discovery import build
+cal = build("calendar", "v3", credentials=Credentials("token"))
+made = cal.events().quickAdd(calendarId="primary", text="Standup tomorrow 10am").execute()
+print(json.dumps(made["start"]))
+"""
+
+
+def test_calendars_quick_add_reads_tomorrow_from_the_environments_clock(live_stack, api_client):
+    """google-api-python-client, unmodified: "tomorrow" is the day after the environment's today."""
+    env = api_client.environments.create("calendar_default", clock=FROZEN).env_id  # 2026-03-02 09:30 UTC
+    result = live_stack.run(env, QUICK_ADD, ".py")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["dateTime"].startswith("2026-03-03T10:00")
