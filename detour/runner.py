@@ -99,13 +99,13 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
     """`argv` may name host files (an agent script): their folders become visible read-only.
     A `workspace` is the run's work directory, kept after it (an executor's)."""
     store = EnvironmentStore(state)
-    store.get(env_id)  # fail before running anything if the environment is missing
+    info = store.get(env_id)  # fails before anything runs if the environment is missing
     files = named_files(state, argv, program)
     if workspace and workspace.resolve().is_relative_to(state.home.resolve()):
         raise PrivatePath(f"a workspace inside detour's state ({state.home}) would show it to sandboxes")
     authority = CertificateAuthority(state)
     trust = authority.ensure().trust_files()
-    clock_at, clock_warnings = sandbox_clock(authority, store.get(env_id).clock)
+    clock_at, clock_warnings = sandbox_clock(authority, info.clock)
     proxy = stack.access(env_id, secret_for(state, env_id))
     audit = AuditLog(state.audit_dir)
     start = audit.end(env_id)

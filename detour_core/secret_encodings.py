@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -92,8 +93,10 @@ def _text_forms(value: str) -> list[str]:
             *_hex_escapes(value), hexed, hexed.upper()]
 
 
-def forms(value: str, placeholder: str) -> list[Form]:
-    """Each form of `value` (as UTF-8 bytes) with what it becomes, each form once, longest first."""
+@functools.lru_cache(maxsize=256)
+def forms(value: str, placeholder: str) -> tuple[Form, ...]:
+    """Each form of `value` (as UTF-8 bytes) with what it becomes, each form once, longest first;
+    made once per secret, not per answer."""
     found: dict[bytes, Form] = {}
     for v, p in zip(_text_forms(value), _text_forms(placeholder)):
         found.setdefault(v.encode(), literal(v.encode(), p.encode()))
@@ -102,4 +105,5 @@ def forms(value: str, placeholder: str) -> list[Form]:
             form = _base64(value.encode(), placeholder.encode(), offset, alphabet)
             found.setdefault(form.pattern, form)
     raw = value.encode()
-    return sorted((f for f in found.values() if f.core == raw or len(f.core) >= SHORTEST_FORM), key=lambda f: -f.size)
+    return tuple(sorted((f for f in found.values() if f.core == raw or len(f.core) >= SHORTEST_FORM),
+                        key=lambda f: -f.size))
