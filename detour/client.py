@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from datetime import datetime
 from pathlib import Path
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -34,7 +34,7 @@ from detour import background
 from detour.run_options import DEFAULT_TEMPLATE
 from detour.runner import RunResult, run_in_environment
 from detour.stack import PARTS, Part, Stack, StackInfo, running_stack
-from detour.suite import SuiteReport, run_suite
+from detour.suite import SuiteReport, TestOutcome, run_suite, stream_suite
 from mock_services.clock import Clock, moved
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, EnvironmentStore, StateDiff
@@ -54,12 +54,14 @@ class Environments:
         self.state = state
         self.store = EnvironmentStore(state)
 
-    def create(self, template: str = DEFAULT_TEMPLATE, env_id: str | None = None,
+    def create(self, template: str | list[str] = DEFAULT_TEMPLATE, env_id: str | None = None,
                acting_user: str | None = None, ttl_s: float | None = None,
                request_budget: RequestBudget | None = None, policy: Policy | None = None,
                require_issued_tokens: bool = False, clock: Clock | None = None,
                seed: str | None = None) -> EnvironmentInfo:
-        """`policy`: the environment's own network policy, beside the server's;
+        """`template`: a service's or a world's, or several of different services joined into
+        one world; `acting_user`: in a world, a person's handle (`alice`), who acts in every service;
+        `policy`: the environment's own network policy, beside the server's;
         `require_issued_tokens`: refuse the tokens the environment did not issue (see `tokens`);
         `clock` (`Clock().set(at)`) and `seed`: its time and what its ids are drawn from."""
         info = self.store.create(template, env_id=env_id, acting_user=acting_user, ttl_s=ttl_s,
@@ -111,7 +113,7 @@ class Environments:
 
     def save_template(self, env_id: str, name: str) -> Path:
         with self.store.open(env_id) as env_state:
-            return save_template(self.state, name, env_state.tables())
+            return save_template(self.state, name, env_state.template_body())
 
 
 class Client:
@@ -214,10 +216,21 @@ class Client:
 
     def run_suite(self, suite: str | os.PathLike, agent: list[str], backend: Backend | None = None,
                   mode: Mode = "proxy", test: str | None = None, limits: Limits | None = None,
-                  progress: Callable[[object], None] | None = None) -> SuiteReport:
-        argv = [os.path.abspath(word) if os.path.isfile(word) else word for word in agent]
+                  progress: Callable[[object], None] | None = None, workers: int = 1) -> SuiteReport:
+        """Every test once, `workers` at once, reported in the suite's order."""
+        argv = _agent_argv(agent)
         return run_suite(self.state, self.stack, self.sandbox(backend, tuple(argv)), Path(suite), argv,
-                         mode=mode, only=test, limits=limits, progress=progress or (lambda _: None))
+                         mode=mode, only=test, limits=limits, progress=progress or (lambda _: None), workers=workers)
+
+    def rollouts(self, suite: str | os.PathLike, agent: list[str], n: int = 1, workers: int = 4,
+                 backend: Backend | None = None, mode: Mode = "proxy", test: str | None = None,
+                 limits: Limits | None = None, keep: bool = False) -> Iterator[TestOutcome]:
+        """Each test of the suite `n` times, `workers` at once, each outcome yielded as it
+        finishes (its `score` is the reward). Each rollout gets its own environment, sandbox and
+        credentials; its environment is deleted once scored, unless `keep`."""
+        argv = _agent_argv(agent)
+        return stream_suite(self.state, self.stack, self.sandbox(backend, tuple(argv)), Path(suite), argv, n=n,
+                            workers=workers, mode=mode, only=test, limits=limits, keep=keep)
 
     def executor(self, language: Language = "python", env: str | None = None, template: str = DEFAULT_TEMPLATE,
                  workspace: str | os.PathLike | None = None, backend: Backend | None = None,
@@ -234,6 +247,11 @@ class Client:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _agent_argv(agent: list[str]) -> list[str]:
+    """Words naming files made absolute: runs start in a fresh folder."""
+    return [os.path.abspath(word) if os.path.isfile(word) else word for word in agent]
 
 
 @contextlib.contextmanager

@@ -2,18 +2,23 @@
 
 The agent is any command. It runs in a sandbox like `detour run`, with the task in
 DETOUR_PROMPT (and DETOUR_TEST_ID, DETOUR_ACTING_USER); its score is the share of tests
-whose assertions all pass against the environment's diff.
+whose assertions all pass against the environment's diff. Rollouts run on several workers at
+once and stream as they finish (an RL trainer's loop); each has its own environment and
+credentials, and the backend makes each its own sandbox, so the order they finish in
+changes no score.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
-from mock_services.assertions import (AssertionResult, InvalidAssertions, check_entities, evaluate_environment,
-                                      load_suite)
+from mock_services.assertions import (AssertionResult, InvalidAssertions, Suite, SuiteTest, check_entities,
+                                      evaluate_environment, load_suite)
 from detour_core.paths import StatePaths
 from detour.runner import run_in_environment
 from detour.stack import StackInfo
@@ -34,6 +39,13 @@ class TestOutcome(BaseModel):
     stdout_tail: str = Field(description=f"The agent's last {TAIL_CHARS} characters of stdout.")
     stderr_tail: str = Field(description=f"The agent's last {TAIL_CHARS} characters of stderr.")
     diff: StateDiff = Field(description="What the agent changed in its environment: what the assertions read.")
+    rollout: int = Field(0, description="Which of the test's rollouts this is (0 to n-1).")
+    duration_ms: float = Field(0.0, description="Wall time from the environment's creation to the assertions' result.")
+
+    @computed_field(description="The share of the test's assertions that pass: an RL reward in [0, 1].")
+    @property
+    def score(self) -> float:
+        return sum(a.passed for a in self.assertions) / len(self.assertions) if self.assertions else float(self.passed)
 
 
 class SuiteReport(BaseModel):
@@ -45,28 +57,78 @@ class SuiteReport(BaseModel):
         return sum(t.passed for t in self.tests)
 
 
-def run_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, agent: list[str],
-              mode: Mode = "proxy", only: str | None = None, limits: Limits | None = None,
-              progress: Callable[[TestOutcome], None] = lambda _: None) -> SuiteReport:
-    suite = load_suite(path)  # every test and assertion checked before anything runs
+def prepare_suite(state: StatePaths, path: Path, only: str | None = None) -> tuple[Suite, list[SuiteTest]]:
+    """The suite and the tests to run, every test, assertion, seed and entity checked before anything runs."""
+    suite = load_suite(path)
     tests = [suite.test(only)] if only is not None else suite.tests
-    for test in tests:  # every seed and entity found before anything runs
+    for test in tests:
         if not test.seed_template:
             raise InvalidAssertions(f"{path}: test {test.id} names no seed_template to start from")
         seed = load_template(state, test.seed_template, (path.parent / "seeds",))
-        check_entities(test.spec(), seed.service, set(seed.tables), f"{path}: test {test.id} ({seed.name})")
+        check_entities(test.spec(), list(seed.held()), seed.is_world, set(seed.tables),
+                       f"{path}: test {test.id} ({seed.name})")
+    return suite, tests
+
+
+def run_test(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, suite: Suite, test: SuiteTest,
+             agent: list[str], mode: Mode = "proxy", limits: Limits | None = None, rollout: int = 0,
+             keep: bool = True) -> TestOutcome:
+    """One rollout: a fresh environment from the test's seed, the agent, the assertions; without
+    `keep`, the environment is deleted once its diff and assertions are read."""
+    started = time.perf_counter()
     store = EnvironmentStore(state)
-    outcomes = []
-    for test in tests:
-        user = test.impersonate_user_id
-        env_id = store.create(test.seed_template, acting_user=user, template_dirs=(path.parent / "seeds",)).env_id
+    user = test.impersonate_user_id
+    env_id = store.create(test.seed_template, acting_user=user, template_dirs=(path.parent / "seeds",)).env_id
+    try:
         task = {"DETOUR_PROMPT": test.prompt, "DETOUR_TEST_ID": str(test.id), "DETOUR_ACTING_USER": user or ""}
         result = run_in_environment(state, stack, env_id, sandbox, agent, limits=limits, mode=mode, task=task)
         checks = evaluate_environment(test.spec(suite.ignore_fields), store, env_id)
-        outcome = TestOutcome(id=str(test.id), name=test.name, env_id=env_id, exit_code=result.exit_code,
-                              passed=all(c.passed for c in checks), assertions=checks,
-                              stdout_tail=result.stdout[-TAIL_CHARS:], stderr_tail=result.stderr[-TAIL_CHARS:],
-                              diff=result.diff)
+    finally:
+        if not keep:
+            store.delete(env_id)
+    return TestOutcome(id=str(test.id), name=test.name, env_id=env_id, exit_code=result.exit_code,
+                       passed=all(c.passed for c in checks), assertions=checks,
+                       stdout_tail=result.stdout[-TAIL_CHARS:], stderr_tail=result.stderr[-TAIL_CHARS:],
+                       diff=result.diff, rollout=rollout, duration_ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+def stream_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, agent: list[str],
+                 n: int = 1, workers: int = 1, mode: Mode = "proxy", only: str | None = None,
+                 limits: Limits | None = None, keep: bool = True) -> Iterator[TestOutcome]:
+    """Each test `n` times, `workers` rollouts at once, yielded as they finish. No more than
+    `workers` are started ahead of the consumer; closing the iterator starts no more."""
+    if n < 1 or workers < 1:
+        raise InvalidAssertions(f"rollouts need n >= 1 and workers >= 1, not n={n}, workers={workers}")
+    suite, tests = prepare_suite(state, path, only)
+    jobs = iter([(test, rollout) for rollout in range(n) for test in tests])
+    with ThreadPoolExecutor(workers, thread_name_prefix="detour-rollout") as pool:
+        running: set[Future[TestOutcome]] = set()
+        try:
+            while True:
+                for test, rollout in jobs:
+                    running.add(pool.submit(run_test, state, stack, sandbox, path, suite, test, agent, mode, limits,
+                                            rollout, keep))
+                    if len(running) >= workers:
+                        break
+                if not running:
+                    return
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+        finally:
+            for future in running:
+                future.cancel()
+
+
+def run_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, agent: list[str],
+              mode: Mode = "proxy", only: str | None = None, limits: Limits | None = None,
+              progress: Callable[[TestOutcome], None] = lambda _: None, workers: int = 1) -> SuiteReport:
+    """The whole suite once, reported in the suite's order whatever order the tests finish in."""
+    suite = load_suite(path)
+    order = {str(test.id): index for index, test in enumerate(suite.tests)}
+    outcomes = []
+    for outcome in stream_suite(state, stack, sandbox, path, agent, workers=workers, mode=mode, only=only,
+                                limits=limits):
         progress(outcome)
         outcomes.append(outcome)
-    return SuiteReport(suite=suite.name or path.stem, tests=outcomes)
+    return SuiteReport(suite=suite.name or path.stem, tests=sorted(outcomes, key=lambda o: order[o.id]))

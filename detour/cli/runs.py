@@ -146,19 +146,25 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
               test: Annotated[Optional[str], typer.Option(help="Only this test id.")] = None,
               backend: BackendOpt = "auto", mode: ModeOpt = "proxy",
               timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = Limits().timeout_s,
+              workers: Annotated[int, typer.Option(min=1, help="Tests run at once, each in its own environment "
+                                                             "and sandbox (scores do not depend on it).")] = 1,
               python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
               as_json: JsonOpt = False) -> None:
     """For each test: a fresh environment from its seed, the agent with DETOUR_PROMPT, its assertions.
     Exit code 1 unless every test passes."""
-    from rich.progress import Progress
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     argv = agent_argv(shlex.split(agent))
     total = len(load_suite(suite).tests) if test is None else 1
-    with client(backend, python, node_modules, image) as dt, Progress(transient=True, disable=as_json) as bar:
+    quiet = as_json or not sys.stdout.isatty()  # a bar only for a person watching
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("[green]{task.fields[passed]} passed"), TimeElapsedColumn())
+    with client(backend, python, node_modules, image) as dt, Progress(*columns, transient=True, disable=quiet) as bar:
         warn_if_not_isolated(dt, backend, tuple(argv))
-        task = bar.add_task(f"running {suite.name}", total=total)
-        result = dt.run_suite(suite, argv, mode=mode, test=test, limits=Limits(timeout_s=timeout),
-                              progress=lambda _: bar.advance(task))
+        task = bar.add_task(f"running {suite.name}", total=total, passed=0)
+        result = dt.run_suite(suite, argv, mode=mode, test=test, limits=Limits(timeout_s=timeout), workers=workers,
+                              progress=lambda done: bar.update(task, advance=1,
+                                                               passed=bar.tasks[0].fields["passed"] + done.passed))
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
