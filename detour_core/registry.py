@@ -24,6 +24,7 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services.linear.pack",
     "mock_services.calendar.pack",
     "mock_services.box.pack",
+    "mock_services.stripe.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"
 

@@ -62,6 +62,30 @@ def _multipart(raw: bytes, content_type: str) -> dict[str, Any]:
     return parts
 
 
+def nested_form(pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    """`a[b][0]=x&tags[]=p&tags[]=q` (Stripe's clients, Rails' and PHP's style) as nested
+    objects; `[]` appends and numbered keys stay keys (a schema reads them as a list)."""
+    out: dict[str, Any] = {}
+    for name, value in pairs:
+        head, _, rest = name.partition("[")
+        keys = [head, *(k.rstrip("]") for k in rest.split("[") if rest)] if rest else [head]
+        node: Any = out
+        for i, key in enumerate(keys):
+            last = i == len(keys) - 1
+            if isinstance(node, list):
+                node.append(value if last else {})
+                node = node[-1]
+                continue
+            if last:
+                node[key] = value
+            else:
+                fresh: Any = [] if keys[i + 1] == "" else {}
+                if not isinstance(node.get(key), dict | list):
+                    node[key] = fresh
+                node = node[key]
+    return out
+
+
 def read_body(declared: str, content_type: str, raw: bytes) -> Any:
     """The body of a request whose operation declares `declared` and which came as `content_type`."""
     if declared == "application/octet-stream":
@@ -71,5 +95,6 @@ def read_body(declared: str, content_type: str, raw: bytes) -> Any:
     if content_type.startswith("multipart/form-data"):
         return _multipart(raw, content_type)
     if content_type.startswith("application/x-www-form-urlencoded") and declared != "application/json":
-        return dict(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True))
+        pairs = parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)
+        return nested_form(pairs) if any("[" in name for name, _ in pairs) else dict(pairs)
     return _json(raw, allow_list=declared == "application/json-patch+json")

@@ -104,10 +104,13 @@ def parse_params(operation: Operation, common: dict[str, Parameter], path_values
     known = {**common, **operation.parameters}
     for name, raw in query:
         parameter = known.get(name)
+        if parameter is None and "[" in name:  # `expand[]=a`, `expand[0]=a`: one more item of a list
+            parameter = known.get(name.split("[", 1)[0])
+            parameter = parameter if parameter is not None and parameter.repeated else None
         if parameter is None or parameter.location != "query":
             continue  # vendors ignore what they do not know
         value = _convert(parameter, raw)
-        params[name] = [*params.get(name, []), value] if parameter.repeated else value
+        params[parameter.name] = [*params.get(parameter.name, []), value] if parameter.repeated else value
     for parameter in operation.headers():
         if parameter.name.lower() in headers:
             params[parameter.name] = _convert(parameter, headers[parameter.name.lower()])

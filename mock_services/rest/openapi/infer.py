@@ -1,0 +1,231 @@
+"""The resource model a trimmed description implies, as data: which paths are collections and
+items (`/customers`, `/customers/{customer}`, nested `/issues/{key}/comments`), what each
+operation does to them (list, create, read, update, delete; anything else is unmodeled), how
+lists page (Stripe's `starting_after`, `startAt` offsets, `after` cursors, `page` with a Link
+header), which query parameters filter on stored fields, how ids look (`cus_` prefixes, numbers,
+uuids, `PROJ-12` keys: from the vendor's example objects, else the id's format), and the
+vendor's error body laid out from its error schema."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+PREFIX_WORDS = re.compile(r"^(v\d+(\.\d+)?|api|rest|\d+(\.\d+)?|latest)$")
+PAGING = {  # a list operation's parameters -> its style
+    "starting_after": "starting_after", "startAt": "offset", "offset": "offset", "after": "after",
+    "cursor": "cursor", "start_cursor": "cursor", "page_token": "cursor", "pageToken": "cursor",
+    "PageToken": "cursor", "page": "page", "Page": "page"}
+PAGE_WORDS = {"limit", "starting_after", "ending_before", "startAt", "maxResults", "offset", "after", "before",
+              "cursor", "start_cursor", "page_size", "page_token", "pageToken", "page", "per_page", "PageSize",
+              "Page", "PageToken", "expand", "fields", "properties", "sort", "order", "sort_by", "sort_order"}
+SCALARS = {"string", "integer", "number", "boolean"}
+# Where list answers keep their items (another array property is a field of one object).
+LIST_FIELDS = ("data", "values", "results", "items", "issues", "records", "entries", "users", "tickets",
+               "messages", "calls", "comments", "contacts", "companies", "deals", "elements")
+ACTION_WORDS = {"search", "bulk", "batch", "count"}  # verbs, not collections: unmodeled unless a pack overrides
+
+
+def _ref_name(node: Any) -> str | None:
+    if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        return node["$ref"].rsplit("/", 1)[-1]
+    return None
+
+
+def _schema(document: dict, node: Any) -> dict:
+    name = _ref_name(node)
+    return document["components"]["schemas"].get(name, {}) if name else (node or {})
+
+
+def _success(operation: dict) -> tuple[str | None, dict]:
+    """The first 2xx answer's JSON schema."""
+    for status in sorted(operation["responses"]):
+        if status.startswith("2"):
+            content = operation["responses"][status].get("content", {})
+            media = next((m for m in content if "json" in m), None)
+            return status, content[media]["schema"] if media else {}
+    return None, {}
+
+
+def _list_field(document: dict, node: dict) -> tuple[str | None, dict | None]:
+    """Where a list answer keeps its items: "" for a bare array, else the array property's name."""
+    resolved = _schema(document, node)
+    if resolved.get("type") == "array":
+        return "", resolved.get("items")
+    arrays = [(n, p) for n, p in resolved.get("properties", {}).items() if _schema(document, p).get("type") == "array"]
+    found = [a for a in arrays if a[0] in LIST_FIELDS][:1]
+    return (found[0][0], _schema(document, found[0][1]).get("items")) if found else (None, None)
+
+
+def _segments(path: str) -> list[str]:
+    return [s for s in path.strip("/").split("/") if s]
+
+
+def _is_placeholder(segment: str) -> bool:
+    return segment.startswith("{") and segment.endswith("}")
+
+
+def id_style(example_id: Any, id_schema: dict) -> dict:
+    """How the vendor's ids look, from one example id, else from the id's declared type and format."""
+    if isinstance(example_id, int) or (isinstance(example_id, str) and example_id.isdigit()):
+        return {"kind": "numeric", "digits": max(len(str(example_id)), 5), "as": "integer"
+                if isinstance(example_id, int) or id_schema.get("type") == "integer" else "string"}
+    if isinstance(example_id, str):
+        if re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", example_id, re.I):
+            return {"kind": "uuid"}
+        if re.fullmatch(r"[A-Z][A-Z0-9]+-\d+", example_id):
+            return {"kind": "key"}
+        prefixed = re.fullmatch(r"([A-Za-z]+_)([A-Za-z0-9]+)", example_id)
+        if prefixed:
+            return {"kind": "prefix", "prefix": prefixed.group(1), "length": len(prefixed.group(2))}
+    if id_schema.get("type") == "integer":
+        return {"kind": "numeric", "digits": 5, "as": "integer"}
+    if id_schema.get("format") == "uuid":
+        return {"kind": "uuid"}
+    return {"kind": "prefix", "prefix": "", "length": 24}
+
+
+def _examples(found: Any, into: dict[str, Any]) -> None:
+    """Vendor example objects (Stripe's fixtures: `{"resources": {"customer": {...}}}`, or any
+    JSON): an object with an `id` and an `object` type names that type's example id."""
+    if isinstance(found, dict):
+        if "id" in found and isinstance(found.get("object"), str):
+            into.setdefault(found["object"], found["id"])
+        for value in found.values():
+            _examples(value, into)
+    elif isinstance(found, list):
+        for value in found:
+            _examples(value, into)
+
+
+def _object_type(schema: dict) -> str | None:
+    enum = schema.get("properties", {}).get("object", {}).get("enum")
+    return enum[0] if enum and len(enum) == 1 else None
+
+
+def _table_name(pack: str, segments: list[str]) -> str:
+    words = [s for s in segments if not _is_placeholder(s) and not PREFIX_WORDS.match(s)]
+    return re.sub(r"[^a-z0-9_]", "_", f"{pack}_" + "_".join(words).lower())
+
+
+def infer(pack: str, document: dict, examples: Any = None) -> dict:
+    """The model: resources (collections and their items) and each operation's action."""
+    example_ids: dict[str, Any] = {}
+    _examples(examples, example_ids)
+    paths = document["paths"]
+    resources: dict[str, dict] = {}
+    for path, operations in paths.items():  # collections: a literal last segment with a list or a create
+        segments = _segments(path)
+        if not segments or _is_placeholder(segments[-1]) or segments[-1] in ACTION_WORDS:
+            continue
+        item_path = next((p for p in paths if _segments(p)[:-1] == segments and _is_placeholder(_segments(p)[-1])),
+                         None)
+        listed = "get" in operations and _list_field(document, _success(operations["get"])[1])[0] is not None
+        if not (listed or (item_path and "post" in operations)):
+            continue
+        schema = None
+        if item_path and "get" in paths[item_path]:
+            schema = _ref_name(_success(paths[item_path]["get"])[1])
+        if schema is None and "post" in operations:
+            schema = _ref_name(_success(operations["post"])[1])
+        if schema is None and listed:
+            schema = _ref_name(_list_field(document, _success(operations["get"])[1])[1])
+        if schema is None:
+            continue
+        shape = _schema(document, {"$ref": f"#/components/schemas/{schema}"})
+        parent = next((r for r in resources.values() if r["item"] and _segments(r["item"]) == segments[:-1]), None)
+        placeholders = [s[1:-1] for s in segments if _is_placeholder(s)]
+        object_type = _object_type(shape)
+        resources[_table_name(pack, segments)] = {
+            "table": _table_name(pack, segments), "collection": path, "item": item_path, "schema": schema,
+            "key": _segments(item_path)[-1][1:-1] if item_path else None,
+            "parent_key": placeholders[-1] if placeholders else None,
+            "parent": parent["table"] if parent else None, "object": object_type,
+            "id": id_style(example_ids.get(object_type or schema), shape.get("properties", {}).get("id", {}))}
+    for table, resource in list(resources.items()):  # a parent may come after its child in path order
+        if resource["parent_key"] and resource["parent"] is None:
+            parent_item = "/" + "/".join(_segments(resource["collection"])[:-1])
+            resource["parent"] = next((r["table"] for r in resources.values() if r["item"] == parent_item), None)
+    return {"pack": pack, "resources": resources, "operations": _operations(document, resources),
+            "error": error_template(document)}
+
+
+def _operations(document: dict, resources: dict) -> dict[str, dict]:
+    by_path = {}
+    for resource in resources.values():
+        by_path[resource["collection"]] = (resource["table"], "collection")
+        if resource["item"]:
+            by_path[resource["item"]] = (resource["table"], "item")
+    actions = {("collection", "get"): "list", ("collection", "post"): "create", ("item", "get"): "read",
+               ("item", "put"): "update", ("item", "patch"): "update", ("item", "delete"): "delete",
+               ("item", "post"): "update"}
+    found = {}
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            table, place = by_path.get(path, (None, None))
+            action = actions.get((place, method)) if table else None
+            if action == "update" and method == "post" and ("put" in operations or "patch" in operations):
+                action = None  # a POST beside a PUT/PATCH is some other verb
+            entry: dict[str, Any] = {"action": action, "resource": table if action else None}
+            if action == "list":
+                entry.update(_list_details(document, operation, resources[table]))
+            found[operation["operationId"]] = entry
+    return dict(sorted(found.items()))
+
+
+def _list_details(document: dict, operation: dict, resource: dict) -> dict:
+    names = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
+    style = next((PAGING[n] for n in PAGING if n in names), "none")
+    size = next((n for n in ("limit", "maxResults", "page_size", "per_page", "PageSize", "pageSize") if n in names),
+                None)
+    fields = _schema(document, {"$ref": f"#/components/schemas/{resource['schema']}"}).get("properties", {})
+    filters = sorted(n for n, p in names.items() if n not in PAGE_WORDS and n in fields
+                     and _schema(document, p["schema"]).get("type") in SCALARS)
+    return {"paging": style, "page_size": size, "items": _list_field(document, _success(operation)[1])[0],
+            "filters": filters}
+
+
+def error_template(document: dict) -> Any:
+    """The vendor's error body with `{message}`, `{code}`, `{status}`, `{type}`, `{param}` where
+    its error schema has such fields (the first 4xx or default answer that has a schema)."""
+    for operation in (o for ops in document["paths"].values() for o in ops.values()):
+        for status, response in sorted(operation["responses"].items()):
+            if status.startswith("4") or status == "default":
+                content = response.get("content", {})
+                media = next((m for m in content if "json" in m), None)
+                if media and content[media].get("schema"):
+                    return _lay_out(document, content[media]["schema"], 0)
+    return {"message": "{message}", "code": "{code}"}
+
+
+def _lay_out(document: dict, node: Any, depth: int) -> Any:
+    schema = _schema(document, node)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if schema.get(key) and "properties" not in schema:
+            return _lay_out(document, schema[key][0], depth)
+    kind = schema.get("type", "object" if "properties" in schema else "string")
+    if kind == "array":
+        inner = _schema(document, schema.get("items", {}))
+        return ["{message}"] if inner.get("type", "string") == "string" else []
+    if kind != "object" or depth > 3:
+        return None
+    body = {}
+    for name, prop in schema.get("properties", {}).items():
+        lower = name.lower()
+        if lower in ("message", "detail", "title", "error_description", "errormessage"):
+            body[name] = "{message}"
+        elif lower in ("code", "errorcode", "error_code", "reason", "category"):
+            body[name] = "{code}"
+        elif lower in ("status", "statuscode", "status_code"):
+            body[name] = "{status}"
+        elif lower == "type":
+            body[name] = "{type}"
+        elif lower == "param":
+            body[name] = "{param}"
+        elif lower == "errormessages":
+            body[name] = ["{message}"]
+        elif lower in ("error", "errors") and _schema(document, prop).get("type", "object") in ("object", "array"):
+            laid = _lay_out(document, prop, depth + 1)
+            if laid is not None:
+                body[name] = laid
+    return body or ({} if depth else {"message": "{message}"})

@@ -1,0 +1,106 @@
+"""A generated pack at run time: its trimmed description read as the engine's operation table,
+every operation given a handler (the generic action the model names, the pack's override where
+it has one, else the vendor's error saying it is not modeled), and the engine's router over it.
+
+A pack's overrides module (optional) may define:
+    HANDLERS: {operationId: (resources, call) -> answer}  real rules (a payment intent's states)
+    DEFAULTS: {table: {field: value}}                     what a new row has unless the body says
+    identify: (state, token, headers) -> user id          who acts (default: the environment's user)
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from functools import partial
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter
+
+from mock_services.rest import faults as rest_faults
+from mock_services.rest.errors import RestError
+from mock_services.rest.openapi import styles
+from mock_services.rest.openapi.schemas import Schemas
+from mock_services.rest.openapi.semantics import Resources, not_modeled
+from mock_services.rest.router import RestApi, build_router
+from mock_services.rest.spec import Operation, Parameter, Spec
+from mock_services.store import EnvState
+
+
+def _parameter(schemas: Schemas, data: dict) -> Parameter:
+    schema = schemas.resolve(data.get("schema", {}))
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        schema = schemas.resolve(options[0])
+    repeated = schema.get("type") == "array"
+    inner = schemas.resolve(schema.get("items", {})) if repeated else schema
+    kind = inner.get("type", "string")
+    enum = tuple(str(v) for v in inner.get("enum", ()) if isinstance(v, str))
+    default = inner.get("default")
+    return Parameter(data["name"], data["in"], kind if kind in ("integer", "boolean", "number") else "string",
+                     bool(data.get("required")), repeated, enum, str(default) if default is not None else None)
+
+
+def operation_table(pack: str, document: dict) -> Spec:
+    """The engine's table from the trimmed description (the one source of the operations)."""
+    schemas = Schemas(document)
+    prefix = urlsplit((document.get("servers") or [{"url": ""}])[0]["url"]).path.rstrip("/")
+    operations = []
+    for path, methods in document["paths"].items():
+        for method, data in methods.items():
+            content = data.get("requestBody", {}).get("content", {})
+            operations.append(Operation(
+                f"{pack}.{data['operationId']}", method.upper(), path.lstrip("/"),
+                {p["name"]: _parameter(schemas, p) for p in data["parameters"] if p["in"] in ("path", "query", "header")},
+                "body" if content else None, None, next(iter(content), "application/json")))
+    return Spec(pack, document.get("info", {}).get("version", ""), prefix, None, tuple(operations), {},
+                document["components"].get("schemas", {}))
+
+
+def _acting_user(state: EnvState, token: str | None, headers: dict[str, str]) -> str:
+    return state.info.acting_user
+
+
+def _overrides(module: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name != module:
+            raise
+        return None
+
+
+def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]:
+    """(the engine's API, its router, its fault answer) for the pack generated into `folder`."""
+    document = json.loads((folder / "spec" / "openapi.json").read_text())
+    model = json.loads((folder / "spec" / "model.json").read_text())
+    pack = model["pack"]
+    overrides = _overrides(overrides_module)
+    resources = Resources(pack, document, model, getattr(overrides, "DEFAULTS", {}))
+    custom = getattr(overrides, "HANDLERS", {})
+    unknown = sorted(set(custom) - set(model["operations"]))
+    if unknown:
+        raise ValueError(f"{overrides_module} overrides operations the description lacks: {', '.join(unknown)}")
+    handlers = {}
+    for operation_id, entry in model["operations"].items():
+        path, method, _ = resources.raw_ops[operation_id]
+        if operation_id in custom:
+            handlers[operation_id] = partial(custom[operation_id], resources)
+        elif entry["action"]:
+            handlers[operation_id] = getattr(resources, entry["action"])
+        else:
+            handlers[operation_id] = not_modeled(pack, operation_id, method, path)
+
+    def error_body(error: RestError) -> Any:
+        return styles.error_body(model["error"], error)
+
+    def rate_limited(retry_after: int) -> RestError:
+        return RestError(429, "rate_limit", "Too many requests hit the API too quickly.",
+                         {"Retry-After": str(retry_after)})
+
+    api = RestApi(pack=pack, spec=operation_table(pack, document), handlers=handlers, error_body=error_body,
+                  identify=getattr(overrides, "identify", _acting_user), rate_limited=rate_limited,
+                  partial_responses=False)
+    return api, build_router(api), rest_faults.answers(rate_limited, error_body, {})

@@ -1,0 +1,194 @@
+"""Generic state-backed handlers for a generated pack: create, read, list, update, delete over
+the resource model's tables, with bodies checked against the description, answers filled to it,
+list filters from the declared query parameters, and expansions of ids (`expand[]=customer`).
+A pack's overrides (real rules, such as a payment intent's states) call the same pieces."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mock_services import clock
+from mock_services.rest.errors import RestError
+from mock_services.rest.openapi import styles
+from mock_services.rest.openapi.schemas import Schemas
+from mock_services.rest.router import Call
+from mock_services.store import Row
+
+CREATED = ("created", "created_at", "createdAt", "date_created", "created_time")
+UPDATED = ("updated", "updated_at", "updatedAt", "date_updated", "last_edited_time")
+
+
+class Resources:
+    """The model of one pack, over its trimmed description."""
+
+    def __init__(self, pack: str, document: dict, model: dict, defaults: dict[str, dict] | None = None) -> None:
+        self.pack, self.document, self.model = pack, document, model
+        self.schemas = Schemas(document)
+        self.defaults = defaults or {}
+        self.raw_ops = {o["operationId"]: (path, method, o) for path, ops in document["paths"].items()
+                        for method, o in ops.items()}
+
+    # -- lookups -------------------------------------------------------------------------------
+    def resource(self, call: Call) -> dict:
+        return self.model["resources"][self.model["operations"][call.operation.short_id]["resource"]]
+
+    def request_schema(self, operation_id: str) -> dict | None:
+        content = self.raw_ops[operation_id][2].get("requestBody", {}).get("content", {})
+        return next(iter(content.values()), {}).get("schema") if content else None
+
+    def response(self, operation_id: str) -> tuple[int, dict | None]:
+        for status, answer in sorted(self.raw_ops[operation_id][2]["responses"].items()):
+            if status.startswith("2"):
+                content = answer.get("content", {})
+                media = next((m for m in content if "json" in m), None)
+                return int(status), content[media]["schema"] if media else None
+        return 200, None
+
+    def row_schema(self, resource: dict) -> dict:
+        return self.schemas.named(resource["schema"])
+
+    def not_found(self, resource: dict, key: Any) -> RestError:
+        kind = resource["object"] or resource["schema"]
+        return RestError(404, "resource_missing", f"No such {kind}: '{key}'", details={"param": "id"})
+
+    def find(self, call: Call, resource: dict, key: Any = None) -> Row:
+        key = call.params.get(resource["key"]) if key is None else key
+        row = call.state.first(resource["table"], id=key)
+        if row is None and isinstance(key, str) and key.isdigit():
+            row = call.state.first(resource["table"], id=int(key))
+        if row is None or not self._in_parent(call, resource, row):
+            raise self.not_found(resource, key)
+        return row
+
+    def _in_parent(self, call: Call, resource: dict, row: Row) -> bool:
+        parent = resource.get("parent_key")
+        return not parent or str(row.get(parent)) == str(call.params.get(parent))
+
+    # -- bodies and answers --------------------------------------------------------------------
+    def body(self, call: Call) -> dict:
+        """The request body read as the schema's types and checked against it (a 400 otherwise)."""
+        schema = self.request_schema(call.operation.short_id)
+        body = call.body if isinstance(call.body, dict) else {} if call.body in (None, b"") else call.body
+        if schema is None:
+            return body if isinstance(body, dict) else {}
+        body = self.schemas.coerce(body, schema)
+        self.schemas.check(body, schema)
+        return body if isinstance(body, dict) else {}
+
+    def present(self, call: Call, row: Row, schema: Any) -> Any:
+        """A stored row as the answer's schema has it, with the fields `expand` names expanded."""
+        expanded = dict(row)
+        for path in call.params.get("expand") or []:
+            self._expand(call, expanded, str(path).split("."))
+        return self.schemas.fill(expanded, schema) if schema else expanded
+
+    def _expand(self, call: Call, node: Any, path: list[str]) -> None:
+        if not isinstance(node, dict) or not path:
+            return
+        head, rest = path[0], path[1:]
+        value = node.get(head)
+        if isinstance(value, str):
+            for resource in self.model["resources"].values():
+                found = call.state.first(resource["table"], id=value)
+                if found is not None:
+                    node[head] = dict(found)
+                    break
+        if rest and isinstance(node.get(head), dict):
+            self._expand(call, node[head], rest)
+
+    def stamp(self, row: Row, names: tuple[str, ...], schema: dict) -> None:
+        for name in names:
+            prop = self.schemas.resolve(schema.get("properties", {}).get(name, {}))
+            if prop:
+                row[name] = int(clock.now()) if prop.get("type") == "integer" else \
+                    clock.utcnow().replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+    # -- the five actions ----------------------------------------------------------------------
+    def create(self, call: Call, extra: dict | None = None) -> Any:
+        resource = self.resource(call)
+        schema = self.row_schema(resource)
+        props = schema.get("properties", {})
+        body = self.body(call)
+        row: Row = {k: v for k, v in body.items() if k in props or not props}
+        row = {**self.defaults.get(resource["table"], {}), **row, **(extra or {})}
+        taken = {r.get("id") for r in call.state.rows(resource["table"])}
+        row["id"] = (extra or {}).get("id") or styles.new_id(resource["id"], taken)
+        if resource["object"]:
+            row["object"] = resource["object"]
+        if resource.get("parent_key"):
+            parent = self.model["resources"].get(resource["parent"] or "")
+            if parent:
+                self.find(call, parent, call.params.get(resource["parent_key"]))
+            row[resource["parent_key"]] = call.params.get(resource["parent_key"])
+        self.stamp(row, CREATED + UPDATED, schema)
+        row = self.schemas.fill(row, schema)
+        call.state.insert(resource["table"], row)
+        status, answer = self.response(call.operation.short_id)
+        call.status = status
+        return self.present(call, row, answer)
+
+    def read(self, call: Call) -> Any:
+        return self.present(call, self.find(call, self.resource(call)), self.response(call.operation.short_id)[1])
+
+    def update(self, call: Call, extra: dict | None = None) -> Any:
+        resource = self.resource(call)
+        row = self.find(call, resource)
+        schema = self.row_schema(resource)
+        props = schema.get("properties", {})
+        changes = {k: v for k, v in self.body(call).items() if (k in props or not props) and k != "id"}
+        merged = dict(row)
+        for name, value in {**changes, **(extra or {})}.items():
+            if isinstance(value, dict) and isinstance(merged.get(name), dict) and call.operation.method != "PUT":
+                merged[name] = {k: v for k, v in {**merged[name], **value}.items() if v != ""}  # Stripe: "" unsets
+            else:
+                merged[name] = None if value == "" and name in props and self.schemas.resolve(
+                    props[name]).get("nullable") else value
+        self.stamp(merged, UPDATED, schema)
+        merged = self.schemas.fill(merged, schema)
+        call.state.update(resource["table"], merged)
+        return self.present(call, merged, self.response(call.operation.short_id)[1])
+
+    def delete(self, call: Call) -> Any:
+        resource = self.resource(call)
+        row = self.find(call, resource)
+        call.state.delete(resource["table"], row)
+        status, answer = self.response(call.operation.short_id)
+        if answer is None or status == 204:
+            return None
+        gone = {"id": row["id"], "deleted": True, **({"object": row["object"]} if "object" in row else {})}
+        return self.schemas.fill(gone, self._deleted_schema(answer))
+
+    def _deleted_schema(self, answer: dict) -> Any:
+        options = self.schemas.resolve(answer).get("anyOf") or []
+        return next((o for o in options if "deleted" in self.schemas.resolve(o).get("properties", {})), answer)
+
+    def list(self, call: Call) -> Any:
+        resource = self.resource(call)
+        operation = self.model["operations"][call.operation.short_id]
+        equals = {name: call.params[name] for name in operation.get("filters", []) if call.params.get(name) is not None}
+        if resource.get("parent_key"):
+            equals[resource["parent_key"]] = call.params.get(resource["parent_key"])
+        rows = call.state.rows(resource["table"], **equals)
+        if operation.get("paging") == "starting_after":
+            rows.reverse()  # newest first, as Stripe lists
+        chosen, beside, headers = styles.page(rows, operation, call.params, "/" + call.operation.path)
+        call.response_headers.update(headers)
+        status, answer = self.response(call.operation.short_id)
+        answer_schema = self.schemas.resolve(answer)
+        field = operation.get("items") or ""
+        item_schema = (answer_schema.get("items") if field == "" else
+                       self.schemas.resolve(answer_schema.get("properties", {}).get(field, {})).get("items"))
+        items = [self.present(call, r, item_schema) for r in chosen]
+        if field == "":
+            return items
+        props = answer_schema.get("properties", {})
+        listing = {k: v for k, v in beside.items() if k in props and v is not None}
+        return self.schemas.fill({**listing, field: items}, answer)
+
+
+def not_modeled(pack: str, operation_id: str, method: str, path: str) -> Callable[[Call], Any]:
+    def answer(call: Call) -> Any:
+        raise RestError(501, "not_modeled", f"detour's {pack} replica does not model {operation_id} "
+                                            f"({method.upper()} {path}) yet", details={"type": "api_error"})
+    return answer

@@ -1,0 +1,92 @@
+"""What differs between vendors, read from the model: the error body (its template, with
+`{message}`, `{code}`, `{status}`, `{type}`, `{param}`), how lists page (Stripe's
+`starting_after`/`ending_before` with `has_more`; `startAt`/`offset` with a total; `after`
+cursors; `page` numbers with a Link header; none), and how new ids look."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from mock_services import clock
+from mock_services.rest.errors import RestError
+from mock_services.store import Row
+
+ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+ENGINE_CODES = {"invalid": "parameter_invalid", "required": "parameter_missing", "parseError": "invalid_body",
+                "notFound": "resource_missing", "httpMethodNotAllowed": "method_not_allowed",
+                "backendError": "api_error", "invalidParameter": "parameter_invalid"}
+DEFAULT_PAGE = 10
+
+
+def error_body(template: Any, error: RestError) -> Any:
+    """The vendor's error body: its template with this error's values put in."""
+    details = error.details or {}
+    values = {"{message}": error.message, "{code}": ENGINE_CODES.get(error.reason, error.reason),
+              "{status}": error.status, "{param}": details.get("param"),
+              "{type}": details.get("type") or ("api_error" if error.status >= 500 else "invalid_request_error")}
+
+    def put(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: v for k, v in ((k, put(v)) for k, v in node.items()) if v is not None}
+        if isinstance(node, list):
+            return [put(v) for v in node]
+        return values.get(node, node) if isinstance(node, str) else node
+    return put(template)
+
+
+def new_id(style: dict, taken: set[Any]) -> Any:
+    """An id of the vendor's shape, drawn from the environment's seed, not among `taken`."""
+    while True:
+        kind = style.get("kind")
+        if kind == "numeric":
+            digits = style.get("digits", 5)
+            drawn = 10 ** (digits - 1) + int(clock.token_hex(8), 16) % (9 * 10 ** (digits - 1))
+            found: Any = drawn if style.get("as") == "integer" else str(drawn)
+        elif kind == "uuid":
+            found = str(clock.uuid4())
+        elif kind == "key":
+            found = str(len(taken) + 10000)  # a pack's override gives `PROJ-12` keys; a bare number here
+        else:
+            found = style.get("prefix", "") + clock.choice(ALNUM, style.get("length", 24))
+        if found not in taken:
+            return found
+
+
+def page(rows: list[Row], operation: dict, params: dict[str, Any], path: str) -> tuple[list[Row], dict, dict]:
+    """One page of `rows` in the operation's style: the rows, the fields the list answer gets
+    beside them, and the headers."""
+    style = operation.get("paging", "none")
+    size_name = operation.get("page_size")
+    size = params.get(size_name) if size_name else None
+    size = max(1, min(int(size), 100)) if isinstance(size, int) else DEFAULT_PAGE if size_name else len(rows) or 1
+    if style == "starting_after":
+        after, before = params.get("starting_after"), params.get("ending_before")
+        ids = [r.get("id") for r in rows]
+        if before in ids:
+            chosen = rows[max(0, ids.index(before) - size):ids.index(before)]
+            return chosen, {"has_more": ids.index(before) - size > 0, "url": path}, {}
+        start = ids.index(after) + 1 if after in ids else 0
+        return rows[start:start + size], {"has_more": start + size < len(rows), "url": path}, {}
+    if style == "offset":
+        name = "startAt" if "startAt" in params or size_name == "maxResults" else "offset"
+        start = max(0, int(params.get(name) or 0))
+        chosen = rows[start:start + size]
+        return chosen, {name: start, size_name or "limit": size, "total": len(rows),
+                        "isLast": start + size >= len(rows)}, {}
+    if style in ("after", "cursor"):
+        cursor = params.get("after") or params.get("cursor") or params.get("start_cursor") or \
+            params.get("page_token") or params.get("pageToken") or params.get("PageToken")
+        start = int(cursor) if isinstance(cursor, str) and cursor.isdigit() else 0
+        chosen = rows[start:start + size]
+        more = start + size < len(rows)
+        nxt = str(start + size) if more else None
+        return chosen, {"paging": {"next": {"after": nxt}} if nxt else None, "next_cursor": nxt, "has_more": more}, {}
+    if style == "page":
+        number = max(1, int(params.get("page") or params.get("Page") or 1))
+        chosen = rows[(number - 1) * size:number * size]
+        more = number * size < len(rows)
+        headers = {"Link": f'<{path}?{urlencode({"page": number + 1, size_name or "per_page": size})}>; rel="next"'} \
+            if more else {}
+        return chosen, {"has_more": more, "url": path, "next_page": str(number + 1) if more else None}, headers
+    return rows, {"url": path}, {}
