@@ -1,9 +1,11 @@
-"""The README's shell examples, run as a new user would: every command of its ```sh blocks that
+"""The README's shell examples and the documentation pages its content moved to, run as a new
+user would: every command of their ```sh blocks that
 needs no Docker engine, no internet and no long-running server runs against a home of its own
 and must exit 0. A synopsis line stands for each of its forms (`A | B` alternatives of a
 subcommand, `[...]` left out); ENV, NAME and HOST stand for an environment, a name and a host
 the test provides, and `agent.py` for a program it writes. What cannot run here is skipped by
-name below, with the reason; a README command that is neither run nor listed fails the test."""
+name below, with the reason; a command that is neither run nor listed fails the test. The
+quickstart page runs on its own too, as written, with the files it shows."""
 
 from __future__ import annotations
 
@@ -19,7 +21,17 @@ from detour.stack import free_port
 from detour_core.paths import StatePaths
 from mock_services.store import EnvironmentNotFound, EnvironmentStore
 
-README = Path(__file__).parents[2] / "README.md"
+REPO = Path(__file__).parents[2]
+README = REPO / "README.md"
+# The README and the site's pages that hold what it used to say (docs/guides/mcp.md, written for
+# the site, is run by its own test).
+PAGES = [README, *(REPO / "docs" / page for page in (
+    "index.md", "quickstart.md", "architecture.md", "limits.md", "reference/benchmarks.md",
+    "guides/running-agents.md", "guides/runtimes.md", "guides/environments.md", "guides/auditing.md",
+    "guides/secrets.md", "guides/suites.md", "guides/evaluation.md", "guides/backends.md", "guides/python.md",
+    "guides/rewrite-mode.md", "guides/agentdiff.md", "guides/scaling.md", "services/index.md",
+    "services/slack.md", "services/linear.md", "services/calendar.md", "services/box.md"))]
+QUICKSTART = REPO / "docs" / "quickstart.md"
 BIN = Path(sys.executable).parent
 PLACEHOLDERS = {"ENV": "readme-env", "NAME": "readme_name", "HOST": "api.example.test"}
 AGENT = "print('hi from agent.py')\n"
@@ -29,6 +41,8 @@ SKIPPED = {
     # the whole demo, the whole test suite: each minutes long, and `make test` is this suite
     "make demo": "runs the demo, minutes long",
     "make test": "runs the whole test suite",
+    "pip install dist/detour-*.whl": "installs the package (tests/e2e/test_wheel.py does, in a venv of its own)",
+    "detour doctor --install": "installs Debian packages and removes leftovers of every sandbox on the machine",
     # a long-running server (the test's commands use the background stack instead)
     "detour serve": "runs in the foreground until interrupted",
     "curl -s -X POST http://127.0.0.1:8000/api/platform/run -H \"X-API-Key: $(detour api-key)\" "
@@ -100,8 +114,18 @@ def expand(command: str) -> list[str]:
     return [" ".join(first)] + [" ".join(first[:verb] + form) for form in forms[1:]]
 
 
+def commands_of(page: Path) -> list[str]:
+    return [form for block in sh_blocks(page.read_text()) for line in lines_of(block) for form in expand(line)]
+
+
 def readme_commands() -> list[str]:
-    return [form for block in sh_blocks(README.read_text()) for line in lines_of(block) for form in expand(line)]
+    """Each command once, in the order the pages give them (the README repeats some of the site's)."""
+    return list(dict.fromkeys(command for page in PAGES for command in commands_of(page)))
+
+
+def shown_files(page: Path) -> dict[str, str]:
+    """The files a page shows whole (```python title="agent.py"), by name."""
+    return dict(re.findall(r'^```\w+ title="([^"]+)"\n(.*?)^```', page.read_text(), re.S | re.M))
 
 
 def test_the_skip_list_names_only_commands_the_readme_has():
@@ -139,3 +163,20 @@ def test_every_readme_command_that_can_run_here_exits_0(home):
         assert done.returncode == 0, f"{line!r} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
         ran.append(command)
     assert len(ran) >= 20, ran
+
+
+def test_the_quickstart_runs_as_written(home):
+    """Its own files and commands, in order, in a fresh home: the agent posts, the diff shows it."""
+    folder, env = home
+    for name, text in shown_files(QUICKSTART).items():
+        (folder / name).write_text(text)
+    outputs = []
+    for command in commands_of(QUICKSTART):
+        if command in SKIPPED:
+            continue
+        done = subprocess.run(["bash", "-c", command], env=env, cwd=folder, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{command!r} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+        outputs.append(done.stdout)
+    assert "agent.py" in shown_files(QUICKSTART) and len(outputs) == 4, outputs
+    assert "posted in #general" in outputs[1]
+    assert '"message_text": "Hello from my first agent"' in outputs[2] and "routed 2" in outputs[3]
