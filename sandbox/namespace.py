@@ -34,6 +34,10 @@ from sandbox.workspace import prepare_workspace
 HOME = Path("/home/agent")
 TRUST_DIR = Path("/run/detour-ca")
 INSIDE_TRUST = TrustFiles(cert=TRUST_DIR / "ca.pem", bundle=TRUST_DIR / "bundle.pem", wgetrc=TRUST_DIR / "wgetrc")
+# CA bundles that vendor clients ship and pass to their HTTP library themselves, ignoring the
+# variables and the system store (stripe-python's `verify=stripe.ca_bundle_path`): the
+# sandbox's bundle is bound over them where the runtime has them, so such clients run unmodified.
+PINNED_BUNDLES = ("stripe/data/ca-certificates.crt",)
 MASKED = (Path("/root"), Path("/home"), Path("/tmp"), Path("/var/tmp"), Path("/run"))
 FIRST_UID = 200_000
 MB = 1024 * 1024
@@ -147,6 +151,13 @@ def _support_files(folder: Path, host_ip: str) -> dict[str, Path]:
     return paths
 
 
+def _pinned_bundles(folders: tuple[Path, ...]) -> list[str]:
+    """The PINNED_BUNDLES that the runtime's folders (an interpreter's prefix or its packages) hold."""
+    places = ("", "lib/python3*/site-packages/", "lib/python3/dist-packages/")
+    return sorted({str(found) for folder in folders for place in places for relative in PINNED_BUNDLES
+                   for found in folder.glob(place + relative) if found.is_file()})
+
+
 def bwrap_argv(spec: SandboxSpec, runtime: Runtime, network: SandboxNetwork, support: dict[str, Path],
                copies: dict[Path, Path], state_home: Path) -> list[str]:
     disk = str(spec.limits.disk_mb * MB)
@@ -176,6 +187,7 @@ def bwrap_argv(spec: SandboxSpec, runtime: Runtime, network: SandboxNetwork, sup
     argv += ["--perms", "0755", "--dir", str(TRUST_DIR),
              "--ro-bind", str(spec.trust.cert), str(INSIDE_TRUST.cert),
              "--ro-bind", str(spec.trust.bundle), str(INSIDE_TRUST.bundle)]
+    argv += [arg for pinned in _pinned_bundles(runtime.shows) for arg in ("--ro-bind", str(spec.trust.bundle), pinned)]
     if spec.trust.certs:  # the system store, with detour's CA: what git, Java, Go, Ruby and PHP read
         argv += ["--ro-bind", str(spec.trust.certs), str(SYSTEM_CERTS)]
     for inside, path in support.items():
