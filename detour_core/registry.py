@@ -24,7 +24,10 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services.linear.pack",
     "mock_services.calendar.pack",
     "mock_services.box.pack",
+    "mock_services.gmail.pack",
+    "mock_services.drive.pack",
     "mock_services.stripe.pack",
+    "mock_services.github.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"
 

@@ -1,0 +1,22 @@
+"""The Gmail replica's descriptor: what the rest of detour knows of it. Tokens come from
+`oauth2.googleapis.com/token`, which the Calendar pack answers for every environment."""
+
+from pathlib import Path
+
+from detour_core.pack import ServicePack
+
+PACK = ServicePack(
+    name="gmail",
+    hosts=("gmail.googleapis.com/gmail/v1/", "gmail.googleapis.com/upload/gmail/v1/", "gmail.googleapis.com/batch",
+           "www.googleapis.com/gmail/v1/", "www.googleapis.com/upload/gmail/v1/", "www.googleapis.com/batch/gmail/v1"),
+    router="mock_services.gmail.router:router",
+    faults="mock_services.rest.google:fault_answer",
+    templates=Path(__file__).parent / "templates",
+    signature_tables=("gmail_users", "gmail_messages"),
+    primary_keys={"gmail_labels": ("user_id", "id"), "gmail_settings": ("user_id", "name"),
+                  "gmail_send_as": ("user_id", "send_as_email")},
+    users_table="gmail_users",
+    tables=("gmail_users", "gmail_messages", "gmail_labels", "gmail_drafts", "gmail_history", "gmail_filters",
+            "gmail_send_as", "gmail_settings"),
+    spec="Gmail v1's discovery document, as google-api-python-client ships it (spec/gmail_v1.json)",
+)
