@@ -72,11 +72,22 @@ class RestApi:
         return [o.id for o in self.spec.operations if o.short_id not in self.handlers]
 
 
-def _pattern(path: str) -> re.Pattern:
-    """`calendars/{calendarId}/acl` -> a regex with a group per placeholder (one segment each)."""
-    parts = re.split(r"\{([^}]+)\}", path.lstrip("/"))
-    regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/]+)" for i, p in enumerate(parts))
+def _pattern(operation: Operation) -> re.Pattern:
+    """`calendars/{calendarId}/acl` -> a regex with a group per placeholder (one segment each,
+    or several where the description says the placeholder spans them)."""
+    parts = re.split(r"\{([^}]+)\}", operation.path.lstrip("/"))
+    spans = {n for n, p in operation.parameters.items() if p.multi_segment}
+    regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>{'.+' if p in spans else '[^/]+'})"
+                    for i, p in enumerate(parts))
     return re.compile(regex + "$")
+
+
+def _specificity(operation: Operation) -> tuple[int, int, int, int]:
+    """Literal paths before placeholders; a placeholder that spans segments last, the longest
+    literal text first among those (`branches/{branch}/protection` before `branches/{branch}`)."""
+    spans = sum(p.multi_segment for p in operation.parameters.values())
+    literal = len(re.sub(r"\{[^}]+\}", "", operation.path))
+    return spans, -literal if spans else 0, operation.path.count("{"), len(operation.required())
 
 
 def _convert(parameter: Parameter, raw: str) -> Any:
@@ -141,8 +152,8 @@ class Engine:
         self.api = api
         # Literal paths before placeholders (`users/me` is not the user `me`); of the variants a
         # description gives one route, the least demanding answers (the others' handlers agree).
-        by_specificity = sorted(api.spec.operations, key=lambda o: (o.path.count("{"), len(o.required())))
-        self.routes = [(o, _pattern(o.path)) for o in by_specificity]
+        by_specificity = sorted(api.spec.operations, key=_specificity)
+        self.routes = [(o, _pattern(o)) for o in by_specificity]
 
     def match(self, method: str, path: str) -> tuple[Operation, dict[str, str]]:
         found_path = False

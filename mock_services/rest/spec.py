@@ -22,6 +22,7 @@ class Parameter:
     enum: tuple[str, ...] = ()
     default: str | None = None
     comma_list: bool = False          # one value of comma-separated items, each of `type` (Box's lists)
+    multi_segment: bool = False       # a path placeholder that spans segments (GitHub's file paths and refs)
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class Spec:
 def _parameter(name: str, data: dict) -> Parameter:
     return Parameter(name, data["location"], data.get("type", "string"), data.get("required", False),
                      data.get("repeated", False), tuple(data.get("enum", ())), data.get("default"),
-                     data.get("list", False))
+                     data.get("list", False), data.get("multiSegment", False))
 
 
 @cache

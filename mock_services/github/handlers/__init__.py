@@ -1,0 +1,48 @@
+"""State-backed handlers of GitHub's REST operations, by family. `handlers_for` maps every
+operation of the generated table to one: the modeled ones to theirs, every other to GitHub's
+error shape with 501, naming the operation. Every answer carries GitHub's rate-limit headers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mock_services.github import errors
+from mock_services.github.handlers import commits, contents, issues, merging, pulls, repos, users
+from mock_services.github.handlers.common import now_seconds
+from mock_services.rest.router import Call
+from mock_services.rest.spec import Spec
+
+MODELED: dict[str, Callable[[Call], Any]] = {
+    **users.HANDLERS, **repos.HANDLERS, **commits.HANDLERS, **contents.HANDLERS, **issues.HANDLERS,
+    **pulls.HANDLERS, **merging.HANDLERS}
+LIMIT = 5000
+
+
+def _prepared(handler: Callable[[Call], Any]) -> Callable[[Call], Any]:
+    """Path values as their declared types (`pull_number` is a number; the engine hands path
+    values over as text), and GitHub's rate-limit headers on every answer: the hourly window of
+    the core resource."""
+    def answer(call: Call) -> Any:
+        for name, parameter in call.operation.parameters.items():
+            value = call.params.get(name)
+            if parameter.location == "path" and parameter.type == "integer" and isinstance(value, str):
+                if not value.isdigit():
+                    raise errors.not_found()
+                call.params[name] = int(value)
+        reset = now_seconds() // 3600 * 3600 + 3600
+        call.response_headers.update({"X-RateLimit-Limit": str(LIMIT), "X-RateLimit-Remaining": str(LIMIT - 1),
+                                      "X-RateLimit-Used": "1", "X-RateLimit-Reset": str(reset),
+                                      "X-RateLimit-Resource": "core", "X-GitHub-Media-Type": "github.v3"})
+        return handler(call)
+    return answer
+
+
+def _not_modeled(operation_id: str) -> Callable[[Call], None]:
+    def answer(call: Call) -> None:
+        raise errors.not_modeled(operation_id)
+    return answer
+
+
+def handlers_for(spec: Spec) -> dict[str, Callable[[Call], Any]]:
+    return {o.short_id: _prepared(MODELED.get(o.short_id) or _not_modeled(o.id)) for o in spec.operations}

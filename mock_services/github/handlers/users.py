@@ -1,0 +1,48 @@
+"""Users and organizations: the authenticated user, any user or organization by login, an
+organization's members."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mock_services.github import access, errors, shapes
+from mock_services.github.handlers.common import acting
+from mock_services.github.handlers.paging import page
+from mock_services.rest.router import Call
+
+
+def get_authenticated(call: Call) -> dict[str, Any]:
+    me = acting(call)
+    return {**shapes.user(me), "two_factor_authentication": True,  # type: ignore[dict-item]
+            "plan": {"name": "free", "space": 976562499, "private_repos": 10000, "collaborators": 0}}
+
+
+def get_by_username(call: Call) -> dict[str, Any] | None:
+    return shapes.user(access.account(call.state, call.arg("username")))
+
+
+def get_org(call: Call) -> dict[str, Any] | None:
+    org = access.account(call.state, call.arg("org"))
+    if org.get("type") != "Organization":
+        raise errors.not_found()
+    return {**shapes.user(org), "description": org.get("description")}  # type: ignore[dict-item]
+
+
+def list_org_members(call: Call) -> list[Any]:
+    org = access.account(call.state, call.arg("org"))
+    members = [shapes.user(call.state.first("github_users", id=m["user_id"]))
+               for m in call.state.rows("github_org_members", org_id=org["id"])
+               if call.arg("role", "all") in ("all", m["role"])]
+    return page(call, members)
+
+
+def list_orgs_for_user(call: Call) -> list[Any]:
+    uid = access.account(call.state, call.arg("username"))["id"] if call.arg("username") else acting(call)["id"]
+    orgs = [shapes.user(call.state.first("github_users", id=m["org_id"]))
+            for m in call.state.rows("github_org_members", user_id=uid)]
+    return page(call, orgs)
+
+
+HANDLERS = {"users/get-authenticated": get_authenticated, "users/get-by-username": get_by_username,
+            "orgs/get": get_org, "orgs/list-members": list_org_members,
+            "orgs/list-for-authenticated-user": list_orgs_for_user, "orgs/list-for-user": list_orgs_for_user}

@@ -1,0 +1,25 @@
+"""The GitHub replica's descriptor: what the rest of detour knows of it."""
+
+from pathlib import Path
+
+from detour_core.pack import ServicePack
+
+PACK = ServicePack(
+    name="github",
+    hosts=("api.github.com",              # REST (and GraphQL's path, which answers not modeled)
+           "github.com",                  # git's smart HTTP: info/refs, git-upload-pack, git-receive-pack
+           "raw.githubusercontent.com",   # a file's bytes at a ref
+           "codeload.github.com",         # tarballs and zipballs
+           "uploads.github.com"),         # release assets
+    router="mock_services.github.router:router",
+    faults="mock_services.github.errors:fault_answer",
+    credentials="mock_services.github.access:credentials",
+    templates=Path(__file__).parent / "templates",
+    signature_tables=("github_repositories", "github_refs", "github_pulls"),
+    users_table="github_users",
+    primary_keys={"github_refs": ("repository_id", "ref"), "github_commits": ("repository_id", "sha")},
+    tables=("github_users", "github_org_members", "github_repositories", "github_refs", "github_commits",
+            "github_issues", "github_pulls", "github_reviews", "github_issue_comments", "github_labels",
+            "github_milestones"),
+    spec="GitHub's OpenAPI description (npm @octokit/openapi, api.github.com.json; spec/api.github.com.json)",
+)

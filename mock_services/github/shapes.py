@@ -1,0 +1,74 @@
+"""GitHub's JSON objects, made from rows when answered (URLs, counts and a pull request's
+head are derived here, never stored)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mock_services.store import EnvState, Row
+
+API = "https://api.github.com"
+WEB = "https://github.com"
+
+
+def user(row: Row | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    login = row["login"]
+    return {"login": login, "id": row["id"], "node_id": f"U_{row['id']}", "type": row.get("type", "User"),
+            "site_admin": row.get("site_admin", False), "name": row.get("name"), "email": row.get("email"),
+            "avatar_url": f"https://avatars.githubusercontent.com/u/{row['id']}", "gravatar_id": "",
+            "url": f"{API}/users/{login}", "html_url": f"{WEB}/{login}",
+            "repos_url": f"{API}/users/{login}/repos", "organizations_url": f"{API}/users/{login}/orgs",
+            "created_at": row.get("created_at"), "updated_at": row.get("created_at")}
+
+
+def user_by_id(state: EnvState, user_id: int | None) -> dict[str, Any] | None:
+    return user(state.first("github_users", id=user_id)) if user_id else None
+
+
+def repository(state: EnvState, row: Row, role: str | None = None) -> dict[str, Any]:
+    owner = state.first("github_users", id=row["owner_id"])
+    full = f"{owner['login']}/{row['name']}" if owner else row["name"]
+    base = f"{API}/repos/{full}"
+    shaped = {"id": row["id"], "node_id": f"R_{row['id']}", "name": row["name"], "full_name": full,
+              "owner": user(owner), "private": row.get("private", False),
+              "visibility": "private" if row.get("private") else "public", "description": row.get("description"),
+              "fork": row.get("fork", False), "url": base, "html_url": f"{WEB}/{full}",
+              "clone_url": f"{WEB}/{full}.git", "git_url": f"git://github.com/{full}.git",
+              "ssh_url": f"git@github.com:{full}.git", "default_branch": row["default_branch"],
+              "created_at": row.get("created_at"), "updated_at": row.get("updated_at", row.get("created_at")),
+              "pushed_at": row.get("pushed_at", row.get("created_at")), "language": row.get("language"),
+              "topics": row.get("topics", []), "archived": row.get("archived", False), "disabled": False,
+              "has_issues": True, "has_projects": True, "has_wiki": True, "has_downloads": True,
+              "open_issues_count": _open_issues(state, row["id"]),
+              "pulls_url": base + "/pulls{/number}", "issues_url": base + "/issues{/number}",
+              "allow_merge_commit": True, "allow_squash_merge": True, "allow_rebase_merge": True}
+    shaped["open_issues"] = shaped["open_issues_count"]
+    if role is not None:
+        shaped["permissions"] = {r: ROLE_ORDER.index(r) <= ROLE_ORDER.index(role_name(role))
+                                 for r in ("admin", "maintain", "push", "triage", "pull")}
+    return shaped
+
+
+ROLE_ORDER = ("pull", "triage", "push", "maintain", "admin")
+
+
+def role_name(role: str) -> str:
+    """access's roles (read, write) as GitHub's `permissions` names them (pull, push)."""
+    return {"read": "pull", "write": "push"}.get(role, role)
+
+
+def _open_issues(state: EnvState, repository_id: int) -> int:
+    return len(state.rows("github_issues", repository_id=repository_id, state="open"))
+
+
+def label(repo_url: str, row: Row) -> dict[str, Any]:
+    return {"id": row["id"], "node_id": f"LA_{row['id']}", "url": f"{repo_url}/labels/{row['name']}",
+            "name": row["name"], "color": row.get("color", "ededed"), "description": row.get("description"),
+            "default": row.get("default", False)}
+
+
+def repo_url(state: EnvState, repository: Row) -> str:
+    owner = state.first("github_users", id=repository["owner_id"])
+    return f"{API}/repos/{owner['login'] if owner else ''}/{repository['name']}"
