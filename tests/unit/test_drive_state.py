@@ -133,7 +133,7 @@ def test_queries_over_the_seed(api):
     assert names(api, "'root' in parents and mimeType = 'application/vnd.google-apps.folder'") == ["Notes"]
     assert names(api, "modifiedTime > '2025-10-15T00:00:00' and trashed = false") == [
         "Expenses September.csv", "Weekly sync 2025-10-01"]
-    assert names(api, "starred = true") == ["Notes", "Q3 Roadmap"]
+    assert names(api, "starred = true") == ["Globex QBR notes", "Q3 Roadmap"]
     bad = api("GET", "/drive/v3/files", params={"q": "name = "})
     assert bad.status_code == 400 and bad.json()["error"]["message"] == "Invalid Value"
     page = api("GET", "/drive/v3/files", params={"pageSize": 5, "orderBy": "name desc"}).json()
