@@ -1,0 +1,129 @@
+"""The GitHub replica's REST surface and git data, through its router on a fresh environment of
+`github_default`: the generated table is GitHub's (every operation routed and answered), what
+is not modeled says so in GitHub's shape, and the contents API, pull requests and merges are
+real git commits over the environment's own objects and refs."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+from dulwich.objects import Blob
+from fastapi.testclient import TestClient
+
+from mock_services.app import create_replica_app
+from mock_services.github.generate_spec import generate
+from mock_services.github.git.store import EnvObjectStore, open_repo
+from mock_services.github.handlers import MODELED
+from mock_services.github.router import API, SPEC, SPEC_FILE
+from mock_services.store import EnvironmentStore
+
+DESCRIPTION = (Path(__file__).parents[1] / "node_clients" / "node_modules" / "@octokit" / "openapi" / "generated"
+               / "api.github.com.json")
+
+
+@pytest.fixture
+def github(state):
+    store = EnvironmentStore(state)
+    env = store.create("github_default").env_id
+    tokens = store.credentials(env).tokens
+    client = TestClient(create_replica_app(state))
+    return client, store, env, tokens
+
+
+def call(github, method: str, path: str, user: str | None = "1", **kwargs):
+    client, _, env, tokens = github
+    headers = {"Authorization": f"token {tokens[user]}"} if user else {}
+    return client.request(method, f"/api/env/{env}/services/github/{path}", headers=headers, **kwargs)
+
+
+def test_every_operation_of_the_table_is_answered():
+    assert len(SPEC.operations) > 1000 and API.missing() == []
+    ids = {o.short_id for o in SPEC.operations}
+    assert set(MODELED) <= ids, set(MODELED) - ids
+
+
+@pytest.mark.skipif(not DESCRIPTION.is_file(), reason="@octokit/openapi is not installed under tests/node_clients")
+def test_the_table_is_what_the_generator_makes_of_githubs_description():
+    assert json.loads(SPEC_FILE.read_text()) == generate(json.loads(DESCRIPTION.read_text()))
+
+
+def test_what_is_not_modeled_answers_in_githubs_shape(github):
+    answer = call(github, "GET", "repos/acme/api/actions/runs")
+    assert answer.status_code == 501
+    assert answer.json() == {"message": "detour's GitHub replica does not model github.actions/list-workflow-runs-for-"
+                                        "repo yet", "documentation_url": "https://docs.github.com/rest", "status": "501"}
+    assert call(github, "GET", "no/such/path/here").json()["message"] == "Not Found"
+
+
+def test_private_repositories_are_404_to_who_may_not_see_them(github):
+    assert call(github, "GET", "repos/acme/infra", user=None).status_code == 404
+    assert call(github, "GET", "repos/acme/infra").json()["permissions"]["push"] is True
+    assert call(github, "GET", "repos/acme/api", user=None).json()["full_name"] == "acme/api"
+    assert call(github, "PUT", "repos/acme/api/contents/x.md", user=None,
+                json={"message": "m", "content": "eA=="}).status_code == 401
+
+
+def test_pages_carry_githubs_link_header(github):
+    answer = call(github, "GET", "repos/acme/api/issues", params={"state": "all", "per_page": 2, "page": 1})
+    assert [i["number"] for i in answer.json()] == [4, 3]
+    assert 'page=2>; rel="next"' in answer.headers["link"] and answer.headers["x-ratelimit-limit"] == "5000"
+
+
+def test_a_contents_write_is_a_commit_on_the_branch_and_its_ref_row(github):
+    _, store, env, _ = github
+    before = call(github, "GET", "repos/acme/api/branches/main").json()["commit"]["sha"]
+    written = call(github, "PUT", "repos/acme/api/contents/docs/limits.md",
+                   json={"message": "Document limits", "content": base64.b64encode(b"60/min\n").decode()})
+    assert written.status_code == 201
+    sha = written.json()["commit"]["sha"]
+    assert written.json()["commit"]["parents"][0]["sha"] == before
+    read = call(github, "GET", "repos/acme/api/contents/docs/limits.md").json()
+    assert base64.b64decode(read["content"]) == b"60/min\n"
+    diff = store.diff(env)
+    assert [(u["before"]["sha"], u["after"]["sha"]) for u in diff.updates if u["__table__"] == "github_refs"] == [
+        (before, sha)]
+    assert [r["message"] for r in diff.inserts if r["__table__"] == "github_commits"] == ["Document limits\n"]
+
+
+def test_objects_live_in_their_environment_alone(github):
+    _, store, env, _ = github
+    other = store.create("github_default").env_id
+    with store.open(env, write=True) as opened:
+        objects = EnvObjectStore(opened)
+        blob = Blob.from_string(b"only here")
+        objects.add_object(blob)
+        assert objects[blob.id].data == b"only here"
+        main = open_repo(opened, opened.first("github_repositories", name="api")).refs[b"refs/heads/main"]
+        assert objects[main].type_name == b"commit"  # read through to the seed's pack
+    with store.open(other) as opened:
+        assert blob.id not in EnvObjectStore(opened)
+
+
+def test_a_pull_request_merges_by_each_method_into_real_commits(github):
+    opened = call(github, "POST", "repos/acme/api/pulls", json={"title": "Docs", "head": "docs/auth", "base": "main"})
+    assert opened.status_code == 201 and opened.json()["mergeable"] is True
+    number = opened.json()["number"]
+    assert call(github, "POST", "repos/acme/api/pulls", json={"title": "Again", "head": "docs/auth",
+                                                                 "base": "main"}).status_code == 422
+    squashed = call(github, "PUT", f"repos/acme/api/pulls/{number}/merge", json={"merge_method": "squash"}).json()
+    commit = call(github, "GET", f"repos/acme/api/commits/{squashed['sha']}").json()
+    assert len(commit["parents"]) == 1 and [f["filename"] for f in commit["files"]] == ["docs/auth.md"]
+    rebased = call(github, "PUT", "repos/acme/api/pulls/4/merge", json={"merge_method": "rebase"}).json()
+    history = call(github, "GET", "repos/acme/api/commits", params={"sha": rebased["sha"], "per_page": 3}).json()
+    assert [c["commit"]["message"] for c in history] == ["Apply the limit to orders", "Rate limit the public endpoints",
+                                                         "Docs (#5)\n\n* Document the auth flow"]
+    assert call(github, "GET", "repos/acme/api/pulls/4").json()["merged"] is True
+    assert call(github, "PUT", "repos/acme/api/pulls/4/merge", json={}).status_code == 405
+
+
+def test_conflicting_branches_are_not_mergeable(github):
+    for branch, text in (("main", "one\n"), ("docs/auth", "two\n")):
+        call(github, "PUT", "repos/acme/api/contents/clash.txt",
+             json={"message": f"clash on {branch}", "content": base64.b64encode(text.encode()).decode(),
+                   "branch": branch})
+    opened = call(github, "POST", "repos/acme/api/pulls", json={"title": "Clash", "head": "docs/auth", "base": "main"})
+    assert opened.json()["mergeable"] is False and opened.json()["mergeable_state"] == "dirty"
+    assert call(github, "PUT", f"repos/acme/api/pulls/{opened.json()['number']}/merge").status_code == 405
