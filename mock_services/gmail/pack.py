@@ -10,6 +10,7 @@ PACK = ServicePack(
     hosts=("gmail.googleapis.com/gmail/v1/", "gmail.googleapis.com/upload/gmail/v1/", "gmail.googleapis.com/batch",
            "www.googleapis.com/gmail/v1/", "www.googleapis.com/upload/gmail/v1/", "www.googleapis.com/batch/gmail/v1"),
     router="mock_services.gmail.router:router",
+    credentials="mock_services.gmail.mailbox:credentials",
     faults="mock_services.rest.google:fault_answer",
     templates=Path(__file__).parent / "templates",
     signature_tables=("gmail_users", "gmail_messages"),

@@ -2,13 +2,14 @@
 drafted as media rather than as base64 in JSON. Each upload becomes the JSON call it stands
 for (the metadata with the bytes as `raw`) and runs as that operation: `uploadType=media`
 (the bytes alone), `multipart` (multipart/related: metadata, then the bytes) and `resumable`
-(a session whose id carries the metadata, then the bytes in one PUT)."""
+(a session whose id carries the method and metadata, then the bytes in one PUT)."""
 
 from __future__ import annotations
 
 import base64
 import json
 import re
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -19,6 +20,7 @@ from mock_services.rest.errors import RestError
 from mock_services.rest.router import Engine
 
 PREFIX = "/upload/gmail/v1/"
+ROOT = "https://gmail.googleapis.com"  # where a resumable session's later requests go (Gmail's rootUrl)
 
 
 def related_parts(content_type: str, raw: bytes) -> list[bytes]:
@@ -67,13 +69,15 @@ def upload_routes(router: APIRouter, engine: Engine) -> None:
         kind = request.query_params.get("uploadType", "media")
         body, content_type = await request.body(), headers.get("content-type", "")
         try:
+            method = request.method
             if kind == "resumable" and "upload_id" not in request.query_params:
-                session = base64.urlsafe_b64encode(json.dumps(metadata_of(body)).encode()).decode()
-                location = f"{request.url.replace_query_params(uploadType='resumable')}&upload_id={session}"
+                session = base64.urlsafe_b64encode(json.dumps({"method": method, "metadata": metadata_of(body)})
+                                                   .encode()).decode()
+                location = f"{ROOT}{PREFIX}{path}?{urlencode([*query, ('uploadType', 'resumable')])}&upload_id={session}"
                 return Response(status_code=200, headers={"Location": location, "X-GUploader-UploadID": session})
             if kind == "resumable":
-                metadata = metadata_of(base64.urlsafe_b64decode(request.query_params["upload_id"].encode()))
-                data = body
+                session = metadata_of(base64.urlsafe_b64decode(request.query_params["upload_id"].encode()))
+                method, metadata, data = session.get("method", "POST"), session.get("metadata") or {}, body
             elif kind == "multipart":
                 parts = related_parts(content_type, body)
                 if len(parts) != 2:
@@ -85,6 +89,5 @@ def upload_routes(router: APIRouter, engine: Engine) -> None:
                 raise RestError(400, "invalid", f"Invalid uploadType: {kind}")
         except (RestError, ValueError) as e:
             return engine.error(e if isinstance(e, RestError) else RestError(400, "invalid", "Invalid upload"))
-        method = "PUT" if request.method == "PUT" else "POST"
         return await engine.respond(request, store, env_id, method, "gmail/v1/" + path, query,
                                     headers | {"content-type": "application/json"}, with_raw(path, metadata, data))

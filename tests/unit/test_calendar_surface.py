@@ -14,6 +14,7 @@ from detour.apps.server import create_app
 from mock_services.calendar.router import API, SPEC_FILE
 from mock_services.rest.discovery import generate, installed_document
 from mock_services.store import EnvironmentStore
+from tests.fidelity import google_shapes
 
 AUTH = {"Authorization": "Bearer ya29.test"}
 SEED_ARGS = {"calendarId": "cal_dungeon_masters", "eventId": "evt_dungeon_boardgame_brawl",
@@ -30,32 +31,10 @@ BODIES = {
     "FreeBusyRequest": {"timeMin": "2018-06-01T00:00:00Z", "timeMax": "2018-07-01T00:00:00Z",
                         "items": [{"id": "test.user@test.com"}]},
 }
-TYPES = {"string": str, "boolean": bool, "integer": int, "number": (int, float), "object": dict, "array": list}
 
 
 def conforms(value, schema: dict, path: str = "") -> list[str]:
-    """Where `value` leaves the document's schema: unknown fields, wrong types."""
-    if "$ref" in schema:
-        return conforms(value, API.spec.schemas[schema["$ref"]], path)
-    kind = schema.get("type")
-    if kind == "string" and schema.get("format") in ("int64", "uint64"):
-        return [] if isinstance(value, str) and value.lstrip("-").isdigit() else [f"{path}: not an int64 string"]
-    if kind in TYPES and not isinstance(value, TYPES[kind]) or kind == "integer" and isinstance(value, bool):
-        return [f"{path}: {type(value).__name__} where the document says {kind}"]
-    problems = []
-    if kind == "object" and isinstance(value, dict):
-        properties = schema.get("properties", {})
-        for name, item in value.items():
-            if name in properties:
-                problems += conforms(item, properties[name], f"{path}.{name}")
-            elif isinstance(schema.get("additionalProperties"), dict):
-                problems += conforms(item, schema["additionalProperties"], f"{path}.{name}")
-            else:
-                problems.append(f"{path}.{name}: not in the document")
-    if kind == "array" and isinstance(value, list):
-        for i, item in enumerate(value):
-            problems += conforms(item, schema.get("items", {}), f"{path}[{i}]")
-    return problems
+    return google_shapes.conforms(value, schema, API.spec.schemas, path)
 
 
 @pytest.fixture

@@ -1,0 +1,31 @@
+"""Whether an answer has the shape a Google discovery document gives its response schema:
+only the document's fields, each of its type (int64s as digit strings)."""
+
+from __future__ import annotations
+
+TYPES = {"string": str, "boolean": bool, "integer": int, "number": (int, float), "object": dict, "array": list}
+
+
+def conforms(value, schema: dict, schemas: dict, path: str = "") -> list[str]:
+    """Where `value` leaves the schema: unknown fields, wrong types."""
+    if "$ref" in schema:
+        return conforms(value, schemas[schema["$ref"]], schemas, path)
+    kind = schema.get("type")
+    if kind == "string" and schema.get("format") in ("int64", "uint64"):
+        return [] if isinstance(value, str) and value.lstrip("-").isdigit() else [f"{path}: not an int64 string"]
+    if kind in TYPES and not isinstance(value, TYPES[kind]) or kind == "integer" and isinstance(value, bool):
+        return [f"{path}: {type(value).__name__} where the document says {kind}"]
+    problems = []
+    if kind == "object" and isinstance(value, dict):
+        properties = schema.get("properties", {})
+        for name, item in value.items():
+            if name in properties:
+                problems += conforms(item, properties[name], schemas, f"{path}.{name}")
+            elif isinstance(schema.get("additionalProperties"), dict):
+                problems += conforms(item, schema["additionalProperties"], schemas, f"{path}.{name}")
+            else:
+                problems.append(f"{path}.{name}: not in the document")
+    if kind == "array" and isinstance(value, list):
+        for i, item in enumerate(value):
+            problems += conforms(item, schema.get("items", {}), schemas, f"{path}[{i}]")
+    return problems
