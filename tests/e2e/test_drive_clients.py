@@ -1,0 +1,78 @@
+"""Google's own Python client (google-api-python-client), run unmodified in a sandbox, reaches
+the environment's Drive replica through the proxy: a folder, a multipart and a resumable
+upload (in chunks), sharing with a colleague, a list with a query, downloads with Range (the
+client's chunked downloader and a Range of our own), a Doc exported as text, Google's 404; the
+diff shows the files and the permission."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import needs_docker, needs_namespaces
+
+AGENT = r'''
+import io, json
+from google.oauth2.credentials import Credentials
+from googleapiclient.discovery import build
+from googleapiclient.errors import HttpError
+from googleapiclient.http import MediaInMemoryUpload, MediaIoBaseDownload
+
+drive = build("drive", "v3", credentials=Credentials(token="anything"))
+out = {}
+folder = drive.files().create(body={"name": "Launch", "mimeType": "application/vnd.google-apps.folder"},
+                              fields="id").execute()
+small = drive.files().create(body={"name": "plan.txt", "parents": [folder["id"]]},
+                             media_body=MediaInMemoryUpload(b"launch plan: ship on Monday\n", mimetype="text/plain"),
+                             fields="id,size,md5Checksum").execute()
+data = bytes(range(256)) * 4096  # 1 MiB, sent in four chunks of 256 KiB
+big = drive.files().create(body={"name": "data.bin", "parents": [folder["id"]]}, fields="id,size",
+                           media_body=MediaInMemoryUpload(data, mimetype="application/octet-stream",
+                                                          resumable=True, chunksize=256 * 1024)).execute()
+out["sizes"] = [small["size"], big["size"]]
+shared = drive.permissions().create(fileId=small["id"], fields="role,emailAddress",
+                                    body={"role": "writer", "type": "user", "emailAddress": "sarah@example.com"}).execute()
+out["shared"] = shared
+listed = drive.files().list(q=f"'{folder['id']}' in parents and trashed = false and name contains 'plan'",
+                            orderBy="name", fields="files(name,shared)").execute()
+out["listed"] = listed["files"]
+buffer = io.BytesIO()
+downloader = MediaIoBaseDownload(buffer, drive.files().get_media(fileId=big["id"]), chunksize=300 * 1024)
+done, chunks = False, 0
+while not done:
+    _, done = downloader.next_chunk()
+    chunks += 1
+out["download"] = [buffer.getvalue() == data, chunks]
+ranged = drive.files().get_media(fileId=small["id"])
+ranged.headers["Range"] = "bytes=0-10"
+out["range"] = ranged.execute().decode()
+doc = drive.files().list(q="name = 'Q3 Roadmap'", fields="files(id)").execute()["files"][0]["id"]
+out["export"] = drive.files().export(fileId=doc, mimeType="text/plain").execute().decode().splitlines()[:2]
+try:
+    drive.files().get(fileId="no-such-file").execute()
+except HttpError as e:
+    out["error"] = [e.resp.status, json.loads(e.content)["error"]["errors"][0]["reason"]]
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces),
+                                     pytest.param("docker", marks=needs_docker)])
+def test_google_api_python_client_through_the_proxy(live_stack, backend):
+    env = live_stack.env("drive_default")
+    result = live_stack.run(env, AGENT, ".py", backend=backend)
+    assert result.exit_code == 0, result.stderr[-3000:]
+    out = json.loads(result.stdout)
+    assert out["sizes"] == ["28", str(1024 * 1024)]
+    assert out["shared"] == {"role": "writer", "emailAddress": "sarah@example.com"}
+    assert out["listed"] == [{"name": "plan.txt", "shared": True}]
+    assert out["download"] == [True, 4]
+    assert out["range"] == "launch plan"
+    assert out["export"] == ["Q3 Roadmap", "Theme: reliability first. Cut API p99 latency to 300 ms and error rate under 0.1%."]
+    assert out["error"] == [404, "notFound"]
+    assert {r.service for r in result.requests} == {"drive"} and {r.host for r in result.requests} == {"www.googleapis.com"}
+    files = {row["name"]: row for row in result.diff.inserts if row["__table__"] == "drive_files"}
+    assert set(files) == {"Launch", "plan.txt", "data.bin"} and files["data.bin"]["size"] == 1024 * 1024
+    assert [(row["email"], row["role"]) for row in result.diff.inserts if row["__table__"] == "drive_permissions"] \
+        == [("sarah@example.com", "writer")]
