@@ -127,3 +127,37 @@ def test_conflicting_branches_are_not_mergeable(github):
     opened = call(github, "POST", "repos/acme/api/pulls", json={"title": "Clash", "head": "docs/auth", "base": "main"})
     assert opened.json()["mergeable"] is False and opened.json()["mergeable_state"] == "dirty"
     assert call(github, "PUT", f"repos/acme/api/pulls/{opened.json()['number']}/merge").status_code == 405
+
+
+def test_the_git_database_api_makes_a_commit_git_would(github):
+    main = call(github, "GET", "repos/acme/api/git/ref/heads/main").json()["object"]["sha"]
+    base_tree = call(github, "GET", f"repos/acme/api/git/commits/{main}").json()["tree"]["sha"]
+    blob = call(github, "POST", "repos/acme/api/git/blobs", json={"content": "aGk=", "encoding": "base64"}).json()
+    tree = call(github, "POST", "repos/acme/api/git/trees", json={"base_tree": base_tree, "tree": [
+        {"path": "notes/hi.txt", "mode": "100644", "type": "blob", "sha": blob["sha"]}]}).json()
+    commit = call(github, "POST", "repos/acme/api/git/commits",
+                  json={"message": "By the API", "tree": tree["sha"], "parents": [main]}).json()
+    assert call(github, "PATCH", "repos/acme/api/git/refs/heads/docs/auth",
+                json={"sha": commit["sha"]}).json()["message"] == "Update is not a fast forward"
+    moved = call(github, "PATCH", "repos/acme/api/git/refs/heads/main", json={"sha": commit["sha"]})
+    assert moved.json()["object"]["sha"] == commit["sha"]
+    listed = call(github, "GET", "repos/acme/api/git/trees/main", params={"recursive": "1"}).json()["tree"]
+    assert {"notes/hi.txt", "app/main.py"} <= {e["path"] for e in listed}
+    assert base64.b64decode(call(github, "GET", "repos/acme/api/contents/notes/hi.txt").json()["content"]) == b"hi"
+    assert [t["name"] for t in call(github, "GET", "repos/acme/api/tags").json()] == ["v1.0.0"]
+
+
+@pytest.mark.parametrize("query, numbers", [
+    ("repo:acme/api is:open label:enhancement", [4, 1]),
+    ("author:priya-patel -is:closed", [2]),
+    ("rate in:title is:pr", [4]),
+    ('label:"documentation" state:closed', [3]),
+    ("replicas", [1]),  # in the private infra repository, which members see
+])
+def test_search_reads_githubs_qualifiers(github, query, numbers):
+    found = call(github, "GET", "search/issues", params={"q": query}).json()
+    assert [i["number"] for i in found["items"]] == numbers and found["total_count"] == len(numbers)
+
+
+def test_search_leaves_out_what_the_caller_may_not_see(github):
+    assert call(github, "GET", "search/issues", user=None, params={"q": "replicas"}).json()["total_count"] == 0

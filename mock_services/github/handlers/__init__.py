@@ -8,14 +8,14 @@ from collections.abc import Callable
 from typing import Any
 
 from mock_services.github import errors
-from mock_services.github.handlers import commits, contents, issues, merging, pulls, repos, users
+from mock_services.github.handlers import commits, contents, gitdb, issues, merging, pulls, repos, search, users
 from mock_services.github.handlers.common import now_seconds
 from mock_services.rest.router import Call
 from mock_services.rest.spec import Spec
 
 MODELED: dict[str, Callable[[Call], Any]] = {
     **users.HANDLERS, **repos.HANDLERS, **commits.HANDLERS, **contents.HANDLERS, **issues.HANDLERS,
-    **pulls.HANDLERS, **merging.HANDLERS}
+    **pulls.HANDLERS, **merging.HANDLERS, **gitdb.HANDLERS, **search.HANDLERS}
 LIMIT = 5000
 
 
