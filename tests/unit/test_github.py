@@ -6,7 +6,9 @@ real git commits over the environment's own objects and refs."""
 from __future__ import annotations
 
 import base64
+import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -161,3 +163,14 @@ def test_search_reads_githubs_qualifiers(github, query, numbers):
 
 def test_search_leaves_out_what_the_caller_may_not_see(github):
     assert call(github, "GET", "search/issues", user=None, params={"q": "replicas"}).json()["total_count"] == 0
+
+
+def test_raw_files_and_archives_read_the_same_refs(github):
+    assert call(github, "GET", "acme/api/feature/rate-limits/app/limits.py", user=None).text == "LIMIT_PER_MINUTE = 60\n"
+    assert call(github, "GET", "acme/infra/main/README.md", user=None).status_code == 404  # private
+    assert call(github, "GET", "acme/infra/main/README.md").text.startswith("# infra")
+    link = call(github, "GET", "repos/acme/api/zipball/v1.0.0", follow_redirects=False)
+    assert link.headers["location"] == "https://codeload.github.com/acme/api/legacy.zip/v1.0.0"
+    archive = call(github, "GET", "acme/api/legacy.zip/v1.0.0")
+    names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
+    assert "api-v1.0.0/app/main.py" in names and "api-v1.0.0/app/orders.py" not in names

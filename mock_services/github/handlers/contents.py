@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 from typing import Any
 
 from dulwich.objects import Blob, Tree
 from dulwich.repo import BaseRepo
+from fastapi.responses import RedirectResponse, Response
 
 from mock_services.github import errors, shapes
 from mock_services.github.git import history
@@ -132,5 +134,18 @@ def delete_file(call: Call) -> dict[str, Any]:
     return _write(call, None)
 
 
+def _archive_link(kind: str) -> Callable[[Call], Response]:
+    """The API's tarball and zipball links: a 302 to codeload.github.com, as GitHub answers."""
+    def answer(call: Call) -> Response:
+        repository = target(call)
+        ref = call.arg("ref") or repository["default_branch"]
+        resolve(git(call, repository), ref, repository["default_branch"])
+        full = shapes.repository(call.state, repository)["full_name"]
+        return RedirectResponse(f"https://codeload.github.com/{full}/legacy.{kind}/{ref}", status_code=302)
+    return answer
+
+
 HANDLERS = {"repos/get-content": get_content, "repos/get-readme": get_readme,
-            "repos/create-or-update-file-contents": put_content, "repos/delete-file": delete_file}
+            "repos/create-or-update-file-contents": put_content, "repos/delete-file": delete_file,
+            "repos/download-tarball-archive": _archive_link("tar.gz"),
+            "repos/download-zipball-archive": _archive_link("zip")}
