@@ -65,14 +65,16 @@ def _archive(repo: BaseRepo, commit: Commit, kind: str, prefix: str) -> bytes:
 
 
 def serve(store: EnvironmentStore, env_id: str, owner: str, name: str, words: list[str],
-          headers: dict[str, str]) -> Response:
+          headers: dict[str, str]) -> Response | None:
+    """The file or archive; None where no repository the caller may see is named (then the
+    path is no file's either, and the API's 404 answers)."""
     not_found = Response("404: Not Found", status_code=404, media_type="text/plain")
     try:
         with store.open(env_id) as state:
             try:
                 repository = access.repository(state, access.identify(state, None, headers), owner, name)
             except RestError:
-                return not_found
+                return None
             repo = open_repo(state, repository)
             archive = ARCHIVES.get(words[0]) if words else None
             found = _commit_for(repo, words[1:] if archive else words)
@@ -90,7 +92,7 @@ def serve(store: EnvironmentStore, env_id: str, owner: str, name: str, words: li
                 return not_found
             return Response(repo.object_store[entry[1]].data, media_type="text/plain; charset=utf-8")  # type: ignore
     except EnvironmentNotFound:
-        return not_found
+        return None
 
 
 def file_routes(router: APIRouter, engine: Engine) -> None:
@@ -102,5 +104,7 @@ def file_routes(router: APIRouter, engine: Engine) -> None:
             engine.match("GET", path)
         except RestError:
             headers = {k.lower(): v for k, v in request.headers.items()}
-            return await run_call(request, serve, store, env_id, owner, name, rest.split("/"), headers)
+            answer = await run_call(request, serve, store, env_id, owner, name, rest.split("/"), headers)
+            if answer is not None:
+                return answer
         return await engine.answer(request, store, env_id, path)
