@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mock_services.rest.errors import RestError
-from mock_services.rest.google import token_user
+from mock_services.issued_tokens import Credentials
+from mock_services.rest.google import issue_token, token_user
 from mock_services.rest.router import Call
 from mock_services.store import EnvState, Row
 
@@ -20,6 +21,13 @@ VIEW_KEY = "drive:view"
 def rank(role: str) -> int:
     role = ALIASES.get(role, role)
     return ROLES.index(role) if role in ROLES else 0
+
+
+def credentials(state: EnvState) -> Credentials:
+    """An OAuth access token per user; a sandbox gets the acting user's as GOOGLE_OAUTH_ACCESS_TOKEN."""
+    tokens = {u["id"]: issue_token(u["id"]) for u in state.rows("drive_users")}
+    own = tokens.get(state.info.acting_user)
+    return Credentials(tokens, {"GOOGLE_OAUTH_ACCESS_TOKEN": own} if own else {})
 
 
 def identify(state: EnvState, token: str | None, _headers: dict[str, str]) -> str:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import html
-import re
 from html.parser import HTMLParser
 
+from mock_services import blobs
 from mock_services.drive.pack import PACK
 from mock_services.rest.errors import RestError
 from mock_services.store import EnvState
 
-SHA1 = re.compile(r"^[0-9a-f]{40}$")
 SEEDED = PACK.templates / "contents"
 
 FOLDER = "application/vnd.google-apps.folder"
@@ -40,21 +39,12 @@ def is_text(mime_type: str) -> bool:
 
 
 def read(state: EnvState, sha1: str | None) -> bytes | None:
-    if not sha1 or not SHA1.fullmatch(sha1):
-        return None
-    kept = state.blob(sha1)
-    if kept is not None:
-        return kept
-    seeded = SEEDED / sha1
-    return seeded.read_bytes() if seeded.is_file() else None
+    return blobs.read(state, sha1, SEEDED)
 
 
 def keep(state: EnvState, data: bytes) -> str:
     """Store `data`; its SHA-1, which names it."""
-    sha1 = hashlib.sha1(data, usedforsecurity=False).hexdigest()
-    if not (SEEDED / sha1).is_file():
-        state.put_blob(sha1, data)
-    return sha1
+    return blobs.keep(state, data, SEEDED)
 
 
 def digests(data: bytes) -> dict[str, str]:

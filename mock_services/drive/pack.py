@@ -10,6 +10,7 @@ PACK = ServicePack(
            "drive.googleapis.com/drive/v3/", "drive.googleapis.com/upload/drive/v3/",
            "drive.googleapis.com/batch/drive/v3"),
     router="mock_services.drive.router:router",
+    credentials="mock_services.drive.access:credentials",
     faults="mock_services.rest.google:fault_answer",
     templates=Path(__file__).parent / "templates",
     signature_tables=("drive_files", "drive_permissions"),

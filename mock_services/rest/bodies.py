@@ -1,10 +1,13 @@
 """Request bodies as an operation's description says they are encoded: JSON (an object, or a
 list for JSON Patch), a form, multipart form data (fields and files, as uploads send them) or
-raw bytes (upload parts). A body that does not parse is the vendor's 400, never a 500."""
+raw bytes (upload parts), and the parts of multipart/related (Google's media uploads). A body
+that does not parse is the vendor's 400, never a 500."""
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -84,6 +87,30 @@ def nested_form(pairs: list[tuple[str, str]]) -> dict[str, Any]:
                     node[key] = fresh
                 node = node[key]
     return out
+
+
+def related_parts(content_type: str, raw: bytes) -> list[tuple[dict[str, str], bytes]]:
+    """The parts of a multipart/related body (Google's uploads: metadata, then media), each its
+    headers (lowercase names) and its bytes as they came (base64 parts decoded)."""
+    matched = re.search(r'boundary="?([^";]+)"?', content_type)
+    if not content_type.startswith("multipart/related") or not matched:
+        raise RestError(400, "badContent", "A multipart upload needs a multipart/related body with a boundary")
+    parts = []
+    for chunk in raw.split(b"--" + matched.group(1).encode())[1:]:
+        if chunk.startswith(b"--"):
+            break
+        separator = b"\r\n\r\n" if b"\r\n\r\n" in chunk else b"\n\n"
+        head, _, body = chunk.lstrip(b"\r\n").partition(separator)
+        headers = {name.strip().lower(): value.strip() for name, _, value in
+                   (line.partition(":") for line in head.decode("latin-1").splitlines() if ":" in line)}
+        body = body[:-2] if body.endswith(b"\r\n") else body[:-1] if body.endswith(b"\n") else body
+        if headers.get("content-transfer-encoding", "").lower() == "base64":
+            try:
+                body = base64.b64decode(body)
+            except ValueError:
+                raise RestError(400, "badContent", "A base64 part does not decode") from None
+        parts.append((headers, body))
+    return parts
 
 
 def read_body(declared: str, content_type: str, raw: bytes) -> Any:

@@ -21,39 +21,15 @@ from mock_services.drive.router import API, MEDIA_UPLOADS, SPEC_FILE
 from mock_services.drive.seed import file_id
 from mock_services.rest.discovery import generate, installed_document
 from mock_services.store import EnvironmentStore
+from tests.fidelity.google_shapes import conforms
 
 AUTH = {"Authorization": "Bearer ya29.fidelity"}
 TODO, DOC, ROADMAP = file_id("Notes/todo.txt"), file_id("Notes/Weekly sync 2025-10-01"), file_id("Engineering/Q3 Roadmap")
-TYPES = {"string": str, "boolean": bool, "integer": int, "number": (int, float), "object": dict, "array": list}
 BODIES = {"File": {"name": "Fidelity", "mimeType": "application/vnd.google-apps.folder"},
           "Permission": {"role": "reader", "type": "user", "emailAddress": "john@example.com"},
           "Comment": {"content": "A fidelity comment"}, "Reply": {"content": "A fidelity reply"},
           "Revision": {"keepForever": True}}
 RESULTS: dict[str, Counter] = defaultdict(Counter)
-
-
-def conforms(value, schema: dict, path: str = "") -> list[str]:
-    """Where `value` leaves the document's schema: unknown fields, wrong types."""
-    if "$ref" in schema:
-        return conforms(value, API.spec.schemas[schema["$ref"]], path)
-    kind = schema.get("type")
-    if kind == "string" and schema.get("format") in ("int64", "uint64"):
-        return [] if isinstance(value, str) and value.lstrip("-").isdigit() else [f"{path}: not an int64 string"]
-    if kind in TYPES and not isinstance(value, TYPES[kind]) or kind == "integer" and isinstance(value, bool):
-        return [f"{path}: {type(value).__name__} where the document says {kind}"]
-    problems = []
-    if kind == "object" and isinstance(value, dict):
-        for name, item in value.items():
-            if name in schema.get("properties", {}):
-                problems += conforms(item, schema["properties"][name], f"{path}.{name}")
-            elif isinstance(schema.get("additionalProperties"), dict):
-                problems += conforms(item, schema["additionalProperties"], f"{path}.{name}")
-            else:
-                problems.append(f"{path}.{name}: not in the document")
-    if kind == "array" and isinstance(value, list):
-        for i, item in enumerate(value):
-            problems += conforms(item, schema.get("items", {}), f"{path}[{i}]")
-    return problems
 
 
 @pytest.fixture
@@ -125,7 +101,7 @@ def test_every_method_answers_in_the_documents_shape(drive, operation):
         RESULTS[family]["conforms"] += 1
         return
     if operation.response and response.headers["content-type"].startswith("application/json"):
-        problems = conforms(response.json(), {"$ref": operation.response})
+        problems = conforms(response.json(), {"$ref": operation.response}, API.spec.schemas)
         RESULTS[family]["conforms" if not problems else "leaves the schema"] += 1
         assert problems == [], json.dumps(response.json())[:500]
     else:

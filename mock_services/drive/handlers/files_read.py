@@ -4,13 +4,13 @@ files.generateIds."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import quote
 
 from fastapi.responses import Response
 
+from mock_services import blobs
 from mock_services.drive import access, contents, query
 from mock_services.drive.handlers.paging import page
 from mock_services.drive.resources import defaulted, file_json, new_id, permissions_of
@@ -18,7 +18,6 @@ from mock_services.rest.errors import RestError
 from mock_services.rest.router import Call
 from mock_services.store import Row
 
-RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 ORDER_KEYS = {"createdTime", "folder", "modifiedByMeTime", "modifiedTime", "name", "name_natural", "quotaBytesUsed",
               "recency", "sharedWithMeTime", "starred", "viewedByMeTime"}
 EXPORT_LIMIT = 10 * 1024 * 1024
@@ -31,21 +30,6 @@ def get_file(call: Call) -> object:
     return defaulted(call, file_json(call, access.view(call), row), "File")
 
 
-def ranged(data: bytes, range_header: str | None, headers: dict[str, str], media_type: str) -> Response:
-    """The bytes, whole or the `Range` asked for (206), as Google serves media."""
-    headers = {**headers, "Accept-Ranges": "bytes"}
-    matched = RANGE.match(range_header or "")
-    if not matched or matched.groups() == ("", ""):
-        return Response(data, media_type=media_type, headers=headers)
-    first, last = matched.groups()
-    start = int(first) if first else max(0, len(data) - int(last))
-    end = min(int(last), len(data) - 1) if first and last else len(data) - 1
-    if start >= len(data) or start > end:
-        return Response(status_code=416, headers={"Content-Range": f"bytes */{len(data)}"})
-    headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
-    return Response(data[start:end + 1], status_code=206, media_type=media_type, headers=headers)
-
-
 def download(call: Call, row: Row, sha1: str | None) -> Response:
     if contents.is_google_type(row["mime_type"]):
         raise RestError(403, "fileNotDownloadable",
@@ -54,7 +38,7 @@ def download(call: Call, row: Row, sha1: str | None) -> Response:
     if data is None:
         raise RestError(404, "notFound", f"The contents of file {row['id']} are not in this environment.")
     disposition = {"Content-Disposition": f"attachment; filename*=UTF-8''{quote(row['name'], safe='')}"}
-    return ranged(data, call.headers.get("range"), disposition, row["mime_type"])
+    return blobs.ranged(data, call.headers.get("range"), disposition, row["mime_type"])
 
 
 def export(call: Call) -> Response:

@@ -6,7 +6,6 @@ hash, its progress in the environment's state, so any proxy worker can take the 
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 
@@ -15,6 +14,7 @@ from fastapi.responses import Response
 from mock_services.drive.handlers.files_write import Media, create_file, update_file
 from mock_services.drive import contents
 from mock_services.drive.resources import new_id
+from mock_services.rest.bodies import related_parts
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Call
 
@@ -24,28 +24,12 @@ HOSTS = ("www.googleapis.com", "drive.googleapis.com")
 
 
 def _related(call: Call, raw: bytes) -> tuple[dict, Media]:
-    """multipart/related: the first part JSON metadata, the second the media (binary or base64)."""
-    content_type = call.headers.get("content-type", "")
-    matched = re.search(r'boundary="?([^";]+)"?', content_type)
-    if not content_type.startswith("multipart/related") or not matched:
-        raise RestError(400, "badContent", "Multipart uploads need a multipart/related body with a boundary.")
-    delimiter = b"--" + matched.group(1).encode()
-    parts = []
-    for chunk in raw.split(delimiter)[1:]:
-        if chunk.startswith(b"--"):
-            break
-        head, _, body = chunk.lstrip(b"\r\n").partition(b"\r\n\r\n")
-        if not _:
-            head, _, body = chunk.lstrip(b"\n").partition(b"\n\n")
-        headers = {k.strip().lower(): v.strip() for k, _, v in
-                   (line.partition(":") for line in head.decode("latin-1").splitlines() if ":" in line)}
-        body = body[:-2] if body.endswith(b"\r\n") else body[:-1] if body.endswith(b"\n") else body
-        if headers.get("content-transfer-encoding", "").lower() == "base64":
-            body = base64.b64decode(body)
-        parts.append((headers.get("content-type", "application/octet-stream"), body))
+    """multipart/related: the metadata's JSON, then the media."""
+    parts = related_parts(call.headers.get("content-type", ""), raw)
     if len(parts) != 2:
         raise RestError(400, "badContent", "A multipart upload has two parts: the metadata, then the media.")
-    return _json(parts[0][1]), Media(parts[1][1], parts[1][0])
+    (_, metadata), (headers, media) = parts
+    return _json(metadata), Media(media, headers.get("content-type", "application/octet-stream"))
 
 
 def _json(raw: bytes) -> dict:
