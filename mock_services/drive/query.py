@@ -108,18 +108,18 @@ class _Parser:
         return node
 
     def either(self) -> Node:
-        parts = [self.both()]
-        while self.is_word("or"):
-            self.take()
-            parts.append(self.both())
-        return parts[0] if len(parts) == 1 else Both("or", tuple(parts))
+        return self.joined("or", self.both)
 
     def both(self) -> Node:
-        parts = [self.single()]
-        while self.is_word("and"):
+        return self.joined("and", self.single)
+
+    def joined(self, word: str, part: Callable[[], Node]) -> Node:
+        """`part (word part)*`: one node, or all of them joined by `word`."""
+        parts = [part()]
+        while self.is_word(word):
             self.take()
-            parts.append(self.single())
-        return parts[0] if len(parts) == 1 else Both("and", tuple(parts))
+            parts.append(part())
+        return parts[0] if len(parts) == 1 else Both(word, tuple(parts))
 
     def single(self) -> Node:
         if self.is_word("not"):
