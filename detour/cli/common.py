@@ -24,6 +24,21 @@ env_app = typer.Typer(help="Create, list, delete and diff environments.", no_arg
 suite_app = typer.Typer(help="Run agents over AgentDiff test suites.", no_args_is_help=True)
 ca_app = typer.Typer(help="detour's certificate authority.", no_args_is_help=True)
 images_app = typer.Typer(help="detour's Docker images (the docker backend and compose.yaml).", no_args_is_help=True)
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+        typer.echo(f"detour {version('detour')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                                   help="Print detour's version and exit.")] = False) -> None:
+    """Run agent code whose only way out is detour's proxy."""
+
+
 app.add_typer(env_app, name="env")
 app.add_typer(ca_app, name="ca")
 app.add_typer(suite_app, name="suite")

@@ -38,7 +38,6 @@ def docker_leftovers(fix: bool) -> list[str]:
 def report_needs(install: bool) -> None:
     """What pip cannot install and this machine lacks; with `install`, apt gets it (as root)."""
     from sandbox import host_packages
-    from sandbox.runtimes import DEFAULT_VENV
     needs = host_packages.missing()
     for need in needs:
         typer.echo(f"missing: {need.probe} (Debian package {need.package}), for {need.used_by}")
@@ -50,8 +49,21 @@ def report_needs(install: bool) -> None:
             typer.echo(f"detour: {e}; going on with what this machine has", err=True)
     elif needs:
         typer.echo(f"to install them: sudo {' '.join(host_packages.apt_command(needs))}  (or: detour doctor --install)")
-    if not DEFAULT_VENV.is_dir():
-        typer.echo(f"missing: detour's sandbox runtime {DEFAULT_VENV} (run `make`)")
+    report_runtime(install)
+
+
+def report_runtime(install: bool) -> None:
+    """detour's own sandbox runtime (a clone's, or one under the user's data dir): built with `install`."""
+    from sandbox import own_runtime
+    runtime = own_runtime.own_runtime()
+    if runtime.ready():
+        typer.echo(f"sandbox runtime: {runtime.venv.parent}")
+    elif install:
+        own_runtime.build(runtime, lambda step: typer.echo(f"detour: {step}", err=True))
+        typer.echo(f"installed: the sandbox runtime at {runtime.venv.parent}")
+    else:
+        typer.echo(f"missing: detour's sandbox runtime at {runtime.venv.parent} (`detour doctor --install` builds it; "
+                   "the first run does too)")
 
 
 def report_languages() -> None:

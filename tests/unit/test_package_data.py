@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("detour", "detour_core", "mock_services", "proxy_addons", "certs")
+PACKAGES = ("detour", "detour_core", "mock_services", "proxy_addons", "certs", "sandbox")
 
 
 def test_every_data_file_of_the_packages_is_package_data():
