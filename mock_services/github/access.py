@@ -2,8 +2,8 @@
 classic `ghp_` and fine-grained `github_pat_` prefixes), and a user's role on a repository.
 
 A repository's owner, and an admin of the organization that owns it, are `admin`; the
-organization's members `write`; anyone else `read` on a public repository and nothing on a
-private one, which GitHub answers with 404 (not 403) so that its existence does not leak.
+organization's members `write`; a collaborator what they were granted (pull, triage, push,
+maintain, admin); anyone else `read` on a public repository and nothing on a private one, which GitHub answers with 404 (not 403) so that its existence does not leak.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from mock_services.store import EnvState, Row
 CLASSIC, FINE_GRAINED = "ghp_", "github_pat_"
 PREFIXES = (FINE_GRAINED, CLASSIC)
 ROLES = ("read", "triage", "write", "maintain", "admin")
+PERMISSIONS = {"pull": "read", "triage": "triage", "push": "write", "maintain": "maintain", "admin": "admin"}
 ANONYMOUS = 0
 
 
@@ -71,9 +72,11 @@ def role_on(state: EnvState, user: str, repository: Row) -> str | None:
     if uid and repository["owner_id"] == uid:
         return "admin"
     member = state.first("github_org_members", org_id=repository["owner_id"], user_id=uid) if uid else None
-    if member is not None:
-        return "admin" if member["role"] == "admin" else "write"
-    return None if repository.get("private") else "read"
+    granted = state.first("github_collaborators", repository_id=repository["id"], user_id=uid) if uid else None
+    found = [role for role in ("admin" if member and member["role"] == "admin" else "write" if member else None,
+                               PERMISSIONS.get(granted["permission"]) if granted else None,
+                               None if repository.get("private") else "read") if role]
+    return max(found, key=ROLES.index) if found else None
 
 
 def repository(state: EnvState, user: str, owner: str, name: str, needs: str = "read") -> Row:

@@ -19,7 +19,8 @@ PACK = ServicePack(
     users_table="github_users",
     primary_keys={"github_refs": ("repository_id", "ref"), "github_commits": ("repository_id", "sha")},
     tables=("github_users", "github_org_members", "github_repositories", "github_refs", "github_commits",
-            "github_issues", "github_pulls", "github_reviews", "github_issue_comments", "github_labels",
-            "github_milestones"),
+            "github_issues", "github_pulls", "github_reviews", "github_review_comments", "github_issue_comments",
+            "github_labels", "github_milestones", "github_collaborators", "github_stars", "github_hooks",
+            "github_releases"),
     spec="GitHub's OpenAPI description (npm @octokit/openapi, api.github.com.json; spec/api.github.com.json)",
 )

@@ -72,3 +72,15 @@ def label(repo_url: str, row: Row) -> dict[str, Any]:
 def repo_url(state: EnvState, repository: Row) -> str:
     owner = state.first("github_users", id=repository["owner_id"])
     return f"{API}/repos/{owner['login'] if owner else ''}/{repository['name']}"
+
+
+def milestone(state: EnvState, repository: Row, row: Row) -> dict[str, Any]:
+    """A milestone with its open and closed issue counts, counted when answered."""
+    base = repo_url(state, repository)
+    linked = state.rows("github_issues", repository_id=repository["id"], milestone_id=row["id"])
+    return {"url": f"{base}/milestones/{row['number']}", "html_url": "", "labels_url": "", "id": row["id"],
+            "node_id": f"MI_{row['id']}", "number": row["number"], "title": row["title"],
+            "description": row.get("description"), "state": row["state"], "creator": None,
+            "open_issues": sum(i["state"] == "open" for i in linked),
+            "closed_issues": sum(i["state"] == "closed" for i in linked), "created_at": row.get("created_at"),
+            "updated_at": row.get("updated_at"), "closed_at": row.get("closed_at"), "due_on": row.get("due_on")}

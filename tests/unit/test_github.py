@@ -174,3 +174,57 @@ def test_raw_files_and_archives_read_the_same_refs(github):
     archive = call(github, "GET", "acme/api/legacy.zip/v1.0.0")
     names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
     assert "api-v1.0.0/app/main.py" in names and "api-v1.0.0/app/orders.py" not in names
+
+
+def test_collaborators_grant_what_their_permission_says(github):
+    # sarah-smith (3) is a member: write on acme's repositories; a collaborator grant raises her to admin
+    assert call(github, "GET", "repos/acme/api/collaborators/sarah-smith/permission").json()["permission"] == "write"
+    assert call(github, "PATCH", "repos/acme/api", user="3", json={"description": "x"}).status_code == 403
+    assert call(github, "PUT", "repos/acme/api/collaborators/sarah-smith", json={"permission": "admin"}).status_code \
+        == 403  # the agent is a member, not an admin
+    assert call(github, "PUT", "repos/acme/api/collaborators/sarah-smith", user="2",
+                json={"permission": "admin"}).status_code == 201
+    assert call(github, "PATCH", "repos/acme/api", user="3", json={"description": "x", "topics": []}).json()[
+        "description"] == "x"
+    assert call(github, "PUT", "repos/acme/api/topics", user="3", json={"names": ["Rest", "api"]}).json() == {
+        "names": ["rest", "api"]}
+
+
+def test_issue_lifecycle_milestones_locks_assignees(github):
+    made = call(github, "POST", "repos/acme/api/issues", json={"title": "Flaky test", "milestone": 1,
+                                                                "labels": ["bug"], "assignees": ["yuki-tanaka"]})
+    number = made.json()["number"]
+    assert made.json()["milestone"]["open_issues"] == 2
+    call(github, "POST", f"repos/acme/api/issues/{number}/assignees", json={"assignees": ["john-doe"]})
+    call(github, "DELETE", f"repos/acme/api/issues/{number}/labels/bug")
+    call(github, "PUT", f"repos/acme/api/issues/{number}/lock", json={"lock_reason": "resolved"})
+    got = call(github, "GET", f"repos/acme/api/issues/{number}").json()
+    assert [a["login"] for a in got["assignees"]] == ["yuki-tanaka", "john-doe"] and got["labels"] == []
+    assert (got["locked"], got["active_lock_reason"]) == (True, "resolved")
+    assert call(github, "POST", f"repos/acme/api/issues/{number}/comments", user="4",
+                json={"body": "me too"}).status_code == 201  # members may still comment on a locked issue
+    call(github, "PATCH", f"repos/acme/api/issues/{number}", json={"state": "closed", "state_reason": "not_planned"})
+    assert call(github, "GET", "repos/acme/api/milestones/1").json()["closed_issues"] == 1
+
+
+def test_requested_reviewers_review_comments_and_releases(github):
+    asked = call(github, "POST", "repos/acme/api/pulls/4/requested_reviewers", json={"reviewers": ["yuki-tanaka"]})
+    assert [u["login"] for u in asked.json()["requested_reviewers"]] == ["yuki-tanaka"]
+    call(github, "POST", "repos/acme/api/pulls/4/reviews", user="5", json={"event": "COMMENT", "body": "nit"})
+    assert call(github, "GET", "repos/acme/api/pulls/4/requested_reviewers").json()["users"] == []
+    comment = call(github, "POST", "repos/acme/api/pulls/4/comments",
+                   json={"body": "why 60?", "path": "app/limits.py", "line": 1})
+    assert comment.status_code == 201 and comment.json()["path"] == "app/limits.py"
+    release = call(github, "POST", "repos/acme/api/releases", json={"tag_name": "v1.1.0", "name": "1.1"})
+    assert release.status_code == 201
+    assert call(github, "GET", "repos/acme/api/releases/latest").json()["tag_name"] == "v1.1.0"
+    assert "v1.1.0" in [t["name"] for t in call(github, "GET", "repos/acme/api/tags").json()]
+
+
+def test_a_fork_carries_the_refs_and_takes_pushes_of_its_own(github):
+    fork = call(github, "POST", "repos/acme/web/forks", json={})
+    assert fork.status_code == 202 and fork.json()["full_name"] == "ai-agent/web"
+    branches = [b["name"] for b in call(github, "GET", "repos/ai-agent/web/branches").json()]
+    assert branches == ["main", "redesign"]
+    call(github, "PUT", "repos/ai-agent/web/contents/x.txt", json={"message": "x", "content": "eA=="})
+    assert call(github, "GET", "repos/acme/web/contents/x.txt").status_code == 404

@@ -8,14 +8,29 @@ from collections.abc import Callable
 from typing import Any
 
 from mock_services.github import errors
-from mock_services.github.handlers import commits, contents, gitdb, issues, merging, pulls, repos, search, users
+from mock_services.github.handlers import (
+    commits,
+    contents,
+    gitdb,
+    issues,
+    merging,
+    pulls,
+    releases,
+    repos,
+    reviewing,
+    search,
+    settings,
+    tracking,
+    users,
+)
 from mock_services.github.handlers.common import now_seconds
 from mock_services.rest.router import Call
 from mock_services.rest.spec import Spec
 
 MODELED: dict[str, Callable[[Call], Any]] = {
     **users.HANDLERS, **repos.HANDLERS, **commits.HANDLERS, **contents.HANDLERS, **issues.HANDLERS,
-    **pulls.HANDLERS, **merging.HANDLERS, **gitdb.HANDLERS, **search.HANDLERS}
+    **pulls.HANDLERS, **merging.HANDLERS, **gitdb.HANDLERS, **search.HANDLERS, **settings.HANDLERS,
+    **tracking.HANDLERS, **reviewing.HANDLERS, **releases.HANDLERS}
 LIMIT = 5000
 
 

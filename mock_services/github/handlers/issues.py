@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mock_services.github import errors, shapes
+from mock_services.github import access, errors, shapes
 from mock_services.github.handlers.common import acting, next_id, now, target
 from mock_services.github.handlers.paging import page
 from mock_services.rest.router import Call
@@ -30,10 +30,20 @@ def new_issue(call: Call, repository: Row, body: dict, pull: bool) -> Row:
     row = {"id": next_id(call, ISSUES), "repository_id": repository["id"], "number": number, "title": title,
            "body": body.get("body"), "state": "open", "state_reason": None, "user_id": acting(call)["id"],
            "labels": _label_names(call, repository, body.get("labels") or []),
-           "assignee_ids": _assignees(call, body), "milestone_id": body.get("milestone"), "locked": False,
+           "assignee_ids": _assignees(call, body), "milestone_id": _milestone_id(call, repository, body.get("milestone")),
+           "locked": False,
            "created_at": stamp, "updated_at": stamp, "closed_at": None, "closed_by_id": None,
            "pull_request": pull}
     return call.state.insert(ISSUES, row)
+
+
+def _milestone_id(call: Call, repository: Row, number: object) -> int | None:
+    if number is None:
+        return None
+    found = call.state.first("github_milestones", repository_id=repository["id"], number=number)
+    if found is None:
+        raise errors.invalid("milestone is invalid", "Issue", "milestone", "invalid")
+    return found["id"]
 
 
 def _label_names(call: Call, repository: Row, wanted: list) -> list[str]:
@@ -67,8 +77,9 @@ def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
               "comments_url": f"{url}/comments", "labels_url": f"{url}/labels{{/name}}", "number": row["number"],
               "state": row["state"], "state_reason": row.get("state_reason"), "title": row["title"],
               "body": row.get("body"), "user": shapes.user_by_id(call.state, row["user_id"]), "labels": labels,
-              "assignee": assignees[0] if assignees else None, "assignees": assignees, "milestone": None,
-              "locked": row.get("locked", False), "active_lock_reason": None,
+              "assignee": assignees[0] if assignees else None, "assignees": assignees, "milestone": _milestone(
+                  call, repository, row.get("milestone_id")), "locked": row.get("locked", False),
+              "active_lock_reason": row.get("active_lock_reason"),
               "comments": len(call.state.rows(COMMENTS, repository_id=repository["id"], issue_number=row["number"])),
               "created_at": row["created_at"], "updated_at": row["updated_at"], "closed_at": row.get("closed_at"),
               "closed_by": shapes.user_by_id(call.state, row.get("closed_by_id")),
@@ -79,6 +90,11 @@ def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
                                   "html_url": result["html_url"].replace("/issues/", "/pull/"),
                                   "diff_url": None, "patch_url": None, "merged_at": merged.get("merged_at")}
     return result
+
+
+def _milestone(call: Call, repository: Row, milestone_id: int | None) -> dict[str, Any] | None:
+    found = call.state.first("github_milestones", id=milestone_id) if milestone_id else None
+    return shapes.milestone(call.state, repository, found) if found else None
 
 
 def list_for_repo(call: Call) -> list[Any]:
@@ -128,6 +144,8 @@ def update_row(call: Call, repository: Row, row: Row, body: dict) -> Row:
         changed["labels"] = _label_names(call, repository, body["labels"] or [])
     if "assignees" in body or "assignee" in body:
         changed["assignee_ids"] = _assignees(call, body)
+    if "milestone" in body:
+        changed["milestone_id"] = _milestone_id(call, repository, body["milestone"])
     if changed != row:
         changed["updated_at"] = now()
         call.state.update(ISSUES, changed)
@@ -140,7 +158,7 @@ def update(call: Call) -> dict[str, Any]:
     return shaped(call, repository, update_row(call, repository, row, call.body or {}))
 
 
-def _comment(call: Call, repository: Row, row: Row) -> dict[str, Any]:
+def comment(call: Call, repository: Row, row: Row) -> dict[str, Any]:
     base = shapes.repo_url(call.state, repository)
     return {"id": row["id"], "node_id": f"IC_{row['id']}", "url": f"{base}/issues/comments/{row['id']}",
             "html_url": "", "issue_url": f"{base}/issues/{row['issue_number']}", "body": row["body"],
@@ -152,7 +170,7 @@ def list_comments(call: Call) -> list[Any]:
     repository = target(call)
     issue_row(call, repository, call.arg("issue_number"))
     rows = call.state.rows(COMMENTS, repository_id=repository["id"], issue_number=call.arg("issue_number"))
-    return page(call, [_comment(call, repository, r) for r in rows])
+    return page(call, [comment(call, repository, r) for r in rows])
 
 
 def create_comment(call: Call) -> dict[str, Any]:
@@ -161,14 +179,15 @@ def create_comment(call: Call) -> dict[str, Any]:
     text = (call.body or {}).get("body")
     if not isinstance(text, str) or not text:
         raise errors.invalid("body is missing", "IssueComment", "body", "missing_field")
-    if issue.get("locked") and acting(call)["id"] != repository["owner_id"]:
+    role = access.role_on(call.state, call.user, repository) or "read"
+    if issue.get("locked") and access.ROLES.index(role) < access.ROLES.index("write"):
         raise errors.forbidden("Unable to create comment because issue is locked.")
     stamp = now()
     row = call.state.insert(COMMENTS, {"id": next_id(call, COMMENTS), "repository_id": repository["id"],
                                        "issue_number": issue["number"], "user_id": acting(call)["id"], "body": text,
                                        "created_at": stamp, "updated_at": stamp})
     call.status = 201
-    return _comment(call, repository, row)
+    return comment(call, repository, row)
 
 
 def list_labels(call: Call) -> list[Any]:

@@ -23,7 +23,7 @@ EVENTS = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMEN
 WEB_FLOW = ("GitHub", "noreply@github.com")
 
 
-def _review(call: Call, repository: Row, row: Row) -> dict[str, Any]:
+def review_shape(call: Call, repository: Row, row: Row) -> dict[str, Any]:
     pull_url = f"{shapes.repo_url(call.state, repository)}/pulls/{row['pull_number']}"
     return {"id": row["id"], "node_id": f"PRR_{row['id']}", "user": shapes.user_by_id(call.state, row["user_id"]),
             "body": row.get("body") or "", "state": row["state"], "commit_id": row["commit_id"],
@@ -35,7 +35,7 @@ def list_reviews(call: Call) -> list[Any]:
     repository = target(call)
     pull_row(call, repository, call.arg("pull_number"))
     rows = call.state.rows(REVIEWS, repository_id=repository["id"], pull_number=call.arg("pull_number"))
-    return page(call, [_review(call, repository, r) for r in rows])
+    return page(call, [review_shape(call, repository, r) for r in rows])
 
 
 def create_review(call: Call) -> dict[str, Any]:
@@ -57,7 +57,10 @@ def create_review(call: Call) -> dict[str, Any]:
         "user_id": me["id"], "state": EVENTS.get(event, "PENDING"), "body": body.get("body") or "",
         "commit_id": body.get("commit_id") or head_sha(git(call, repository), row).decode(),
         "submitted_at": now() if event else None})
-    return _review(call, repository, review)
+    if me["id"] in row.get("requested_reviewer_ids", []) and event:
+        call.state.update("github_pulls", {**row, "requested_reviewer_ids": [
+            u for u in row["requested_reviewer_ids"] if u != me["id"]]})
+    return review_shape(call, repository, review)
 
 
 def _rebase(repo: BaseRepo, onto: bytes, commits: list[Commit], merger: tuple[str, str]) -> bytes:

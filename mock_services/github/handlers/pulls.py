@@ -76,8 +76,10 @@ def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
             "merge_commit_sha": row.get("merge_commit_sha"), "merged_by": shapes.user_by_id(call.state,
                                                                                              row.get("merged_by_id")),
             "mergeable": mergeable, "rebaseable": mergeable, "mergeable_state": "unknown" if mergeable is None else
-            "clean" if mergeable else "dirty", "requested_reviewers": [], "requested_teams": [],
-            "comments": as_issue["comments"], "review_comments": 0, "commits": len(commits),
+            "clean" if mergeable else "dirty", "requested_teams": [],
+            "requested_reviewers": [shapes.user_by_id(call.state, u) for u in row.get("requested_reviewer_ids", [])],
+            "comments": as_issue["comments"], "review_comments": len(call.state.rows(
+                "github_review_comments", repository_id=repository["id"], pull_number=row["number"])), "commits": len(commits),
             "additions": sum(f["additions"] for f in files), "deletions": sum(f["deletions"] for f in files),
             "changed_files": len(files), "maintainer_can_modify": False, "auto_merge": None,
             "_links": {"self": {"href": url}, "html": {"href": html}, "issue": {"href": as_issue["url"]}},

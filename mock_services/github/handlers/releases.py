@@ -1,0 +1,125 @@
+"""Releases (a tag ref made from `target_commitish` where the tag does not exist yet; drafts
+and prereleases; `latest` is the newest published one, found on read), and the API's root and
+rate-limit answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mock_services.github import errors, shapes
+from mock_services.github.handlers.common import acting, git, next_id, now, now_seconds, resolve, target
+from mock_services.github.handlers.paging import page
+from mock_services.rest.router import Call
+from mock_services.store import Row
+
+RELEASES = "github_releases"
+
+
+def _shape(call: Call, repository: Row, row: Row) -> dict[str, Any]:
+    base = shapes.repo_url(call.state, repository)
+    web = base.replace(shapes.API + "/repos", shapes.WEB)
+    return {"url": f"{base}/releases/{row['id']}", "html_url": f"{web}/releases/tag/{row['tag_name']}",
+            "assets_url": f"{base}/releases/{row['id']}/assets",
+            "upload_url": f"https://uploads.github.com/repos/{web.removeprefix(shapes.WEB + '/')}/releases/"
+                          f"{row['id']}/assets{{?name,label}}",
+            "tarball_url": f"{base}/tarball/{row['tag_name']}", "zipball_url": f"{base}/zipball/{row['tag_name']}",
+            "id": row["id"], "node_id": f"RE_{row['id']}", "tag_name": row["tag_name"],
+            "target_commitish": row["target_commitish"], "name": row.get("name"), "body": row.get("body"),
+            "draft": row["draft"], "prerelease": row["prerelease"], "created_at": row["created_at"],
+            "published_at": row.get("published_at"), "author": shapes.user_by_id(call.state, row["author_id"]),
+            "assets": []}
+
+
+def _row(call: Call, repository: Row, **where: Any) -> Row:
+    found = call.state.first(RELEASES, repository_id=repository["id"], **where)
+    if found is None:
+        raise errors.not_found()
+    return found
+
+
+def create(call: Call) -> dict[str, Any]:
+    repository = target(call, "write")
+    body = call.body or {}
+    tag = body.get("tag_name")
+    if not isinstance(tag, str) or not tag:
+        raise errors.invalid("tag_name is missing", "Release", "tag_name", "missing_field")
+    if call.state.first(RELEASES, repository_id=repository["id"], tag_name=tag):
+        raise errors.invalid("already_exists", "Release", "tag_name", "already_exists")
+    repo = git(call, repository)
+    commitish = body.get("target_commitish") or repository["default_branch"]
+    ref = f"refs/tags/{tag}".encode()
+    if ref not in repo.get_refs() and not body.get("draft"):
+        repo.refs[ref] = resolve(repo, commitish, repository["default_branch"])
+    stamp = now()
+    row = call.state.insert(RELEASES, {
+        "id": next_id(call, RELEASES), "repository_id": repository["id"], "tag_name": tag,
+        "target_commitish": commitish, "name": body.get("name") or tag, "body": body.get("body"),
+        "draft": bool(body.get("draft")), "prerelease": bool(body.get("prerelease")), "author_id": acting(call)["id"],
+        "created_at": stamp, "published_at": None if body.get("draft") else stamp})
+    call.status = 201
+    return _shape(call, repository, row)
+
+
+def list_releases(call: Call) -> list[Any]:
+    repository = target(call)
+    rows = sorted(call.state.rows(RELEASES, repository_id=repository["id"]), key=lambda r: r["id"], reverse=True)
+    return page(call, [_shape(call, repository, r) for r in rows])
+
+
+def get(call: Call) -> dict[str, Any]:
+    repository = target(call)
+    return _shape(call, repository, _row(call, repository, id=call.arg("release_id")))
+
+
+def get_by_tag(call: Call) -> dict[str, Any]:
+    repository = target(call)
+    return _shape(call, repository, _row(call, repository, tag_name=call.arg("tag")))
+
+
+def latest(call: Call) -> dict[str, Any]:
+    repository = target(call)
+    published = [r for r in call.state.rows(RELEASES, repository_id=repository["id"])
+                 if not r["draft"] and not r["prerelease"]]
+    if not published:
+        raise errors.not_found()
+    return _shape(call, repository, max(published, key=lambda r: (r["published_at"], r["id"])))
+
+
+def update(call: Call) -> dict[str, Any]:
+    repository = target(call, "write")
+    row = _row(call, repository, id=call.arg("release_id"))
+    body = call.body or {}
+    changed = {**row, **{k: body[k] for k in ("tag_name", "target_commitish", "name", "body", "prerelease")
+                         if k in body}}
+    if body.get("draft") is False and row["draft"]:
+        changed.update(draft=False, published_at=now())
+        repo = git(call, repository)
+        ref = f"refs/tags/{changed['tag_name']}".encode()
+        if ref not in repo.get_refs():
+            repo.refs[ref] = resolve(repo, changed["target_commitish"], repository["default_branch"])
+    call.state.update(RELEASES, changed)
+    return _shape(call, repository, changed)
+
+
+def delete(call: Call) -> None:
+    repository = target(call, "write")
+    call.state.delete(RELEASES, _row(call, repository, id=call.arg("release_id")))
+
+
+def rate_limit(call: Call) -> dict[str, Any]:
+    reset = now_seconds() // 3600 * 3600 + 3600
+    core = {"limit": 5000, "used": 1, "remaining": 4999, "reset": reset}
+    return {"resources": {name: core for name in ("core", "search", "graphql", "integration_manifest",
+                                                  "code_search")}, "rate": core}
+
+
+def root(call: Call) -> dict[str, str]:
+    return {"current_user_url": f"{shapes.API}/user", "repository_url": f"{shapes.API}/repos/{{owner}}/{{repo}}",
+            "issue_search_url": f"{shapes.API}/search/issues?q={{query}}{{&page,per_page,sort,order}}",
+            "user_url": f"{shapes.API}/users/{{user}}", "organization_url": f"{shapes.API}/orgs/{{org}}"}
+
+
+HANDLERS = {"repos/create-release": create, "repos/list-releases": list_releases, "repos/get-release": get,
+            "repos/get-release-by-tag": get_by_tag, "repos/get-latest-release": latest,
+            "repos/update-release": update, "repos/delete-release": delete, "rate-limit/get": rate_limit,
+            "meta/root": root}
