@@ -228,3 +228,16 @@ def test_a_fork_carries_the_refs_and_takes_pushes_of_its_own(github):
     assert branches == ["main", "redesign"]
     call(github, "PUT", "repos/ai-agent/web/contents/x.txt", json={"message": "x", "content": "eA=="})
     assert call(github, "GET", "repos/acme/web/contents/x.txt").status_code == 404
+
+
+def test_conditional_reads_answer_304_until_the_resource_changes(github):
+    first = call(github, "GET", "repos/acme/api/issues/1")
+    tag = first.headers["etag"]
+    client, _, env, tokens = github
+    again = client.get(f"/api/env/{env}/services/github/repos/acme/api/issues/1",
+                       headers={"Authorization": f"token {tokens['1']}", "If-None-Match": tag})
+    assert again.status_code == 304 and again.content == b""
+    call(github, "PATCH", "repos/acme/api/issues/1", json={"title": "Rate limit every endpoint"})
+    changed = client.get(f"/api/env/{env}/services/github/repos/acme/api/issues/1",
+                         headers={"Authorization": f"token {tokens['1']}", "If-None-Match": tag})
+    assert changed.status_code == 200 and changed.headers["etag"] != tag

@@ -1,11 +1,16 @@
 """State-backed handlers of GitHub's REST operations, by family. `handlers_for` maps every
 operation of the generated table to one: the modeled ones to theirs, every other to GitHub's
-error shape with 501, naming the operation. Every answer carries GitHub's rate-limit headers."""
+error shape with 501, naming the operation. Every answer carries GitHub's rate-limit headers,
+and every read its ETag (conditional requests answer 304)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from typing import Any
+
+from fastapi.responses import Response
 
 from mock_services.github import errors
 from mock_services.github.handlers import (
@@ -49,8 +54,21 @@ def _prepared(handler: Callable[[Call], Any]) -> Callable[[Call], Any]:
         call.response_headers.update({"X-RateLimit-Limit": str(LIMIT), "X-RateLimit-Remaining": str(LIMIT - 1),
                                       "X-RateLimit-Used": "1", "X-RateLimit-Reset": str(reset),
                                       "X-RateLimit-Resource": "core", "X-GitHub-Media-Type": "github.v3"})
-        return handler(call)
+        return _conditional(call, handler(call))
     return answer
+
+
+def _conditional(call: Call, result: Any) -> Any:
+    """A read's `ETag`; `If-None-Match` with the same tag is answered 304 with no body, as GitHub
+    does (and, as there, not counted against the rate limit by clients that cache)."""
+    if call.operation.method != "GET" or not isinstance(result, dict | list):
+        return result
+    tag = 'W/"' + hashlib.sha256(json.dumps(result, sort_keys=True).encode()).hexdigest()[:40] + '"'
+    call.response_headers["ETag"] = tag
+    asked = {t.strip().removeprefix("W/") for t in call.headers.get("if-none-match", "").split(",")}
+    if tag.removeprefix("W/") in asked:
+        return Response(status_code=304, headers=call.response_headers)
+    return result
 
 
 def _not_modeled(operation_id: str) -> Callable[[Call], None]:
