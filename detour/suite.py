@@ -45,7 +45,12 @@ class TestOutcome(BaseModel):
     @computed_field(description="The share of the test's assertions that pass: an RL reward in [0, 1].")
     @property
     def score(self) -> float:
-        return sum(a.passed for a in self.assertions) / len(self.assertions) if self.assertions else float(self.passed)
+        return score_of(self.assertions)
+
+
+def score_of(checks: list[AssertionResult]) -> float:
+    """The share of assertions that pass (a test with none passes whole)."""
+    return sum(c.passed for c in checks) / len(checks) if checks else 1.0
 
 
 class SuiteReport(BaseModel):
