@@ -29,6 +29,7 @@ from bench.replicas import (
     bench_slack_mixed,
 )
 from bench.box import bench_box_transfer
+from bench.rollout_breakdown import bench_rollout_breakdown
 from bench.rollouts import bench_rollouts
 from bench.secrets import bench_answer_scrubbing
 from bench.sandboxes import (
@@ -87,6 +88,8 @@ def main() -> None:
             bench_modes(state, info)
             print("rollouts: environment, sandbox, a 20-call agent, the diff, deletion")
             bench_rollouts(state, info)
+            print("where one rollout's time goes (docs/benchmarks/rollout-breakdown.md)")
+            bench_rollout_breakdown(state, stack)
             state.stack_file.unlink()
         if "--replicas-only" not in sys.argv:
             print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
