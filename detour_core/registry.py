@@ -81,24 +81,35 @@ def service_names() -> list[str]:
 
 
 def replicated_hosts() -> list[str]:
-    """Every host any pack serves (some only on some paths)."""
-    return sorted({host for p in packs() for host, _ in p.host_routes()})
+    """Every named host any pack serves (some only on some paths); a tenant's pattern such as
+    `*.atlassian.net` is not a host (nothing can resolve it) and is left out."""
+    return sorted({host for p in packs() for host, _ in p.host_routes() if not host.startswith("*.")})
+
+
+def host_matches(route_host: str, host: str) -> bool:
+    """`*.atlassian.net` names every tenant's host (`acme.atlassian.net`), one label deep or more."""
+    if route_host.startswith("*."):
+        return host.endswith(route_host[1:]) and len(host) > len(route_host) - 1
+    return route_host == host
 
 
 def service_for(host: str, path: str = "/") -> str | None:
-    """The service a request to host+path lands in: the longest matching prefix wins."""
+    """The service a request to host+path lands in: the longest matching prefix wins, and a named
+    host before a tenant pattern."""
     host = host.lower().rstrip(".")
     path = path.split("?", 1)[0] or "/"
-    best: tuple[int, str] | None = None
+    best: tuple[int, int, str] | None = None
     for p in packs():
         for route_host, prefix in p.host_routes():
-            if route_host == host and path.startswith(prefix) and (best is None or len(prefix) > best[0]):
-                best = (len(prefix), p.name)
-    return best[1] if best else None
+            rank = (0 if route_host.startswith("*.") else 1, len(prefix))
+            if host_matches(route_host, host) and path.startswith(prefix) and (best is None or rank > best[:2]):
+                best = (*rank, p.name)
+    return best[2] if best else None
 
 
 def is_replicated_host(host: str) -> bool:
-    return host.lower().rstrip(".") in replicated_hosts()
+    host = host.lower().rstrip(".")
+    return any(host_matches(route_host, host) for p in packs() for route_host, _ in p.host_routes())
 
 
 def rewrite_table() -> str:
