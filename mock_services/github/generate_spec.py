@@ -4,7 +4,9 @@
 It keeps, per operation: GitHub's operation id, the method, the path with its placeholders
 (and which of them span several segments, GitHub's `x-multi-segment`: a file's path, a ref),
 the query and header parameters with their types, enums and defaults, the request body's
-content type, the answer's format and the schema of its success answer. It keeps no prose.
+content type, the answer's format and the schema of its success answer; and, per schema an
+answer may hold, its required fields and which fields hold another schema (for the fidelity
+check). It keeps no prose.
 
     npm pack @octokit/openapi && tar xzf octokit-openapi-*.tgz
     python -m mock_services.github.generate_spec package/generated/api.github.com.json \
@@ -101,10 +103,41 @@ def operations(description: dict) -> list[dict[str, Any]]:
     return sorted(found, key=lambda o: o["id"])
 
 
+def _shape(description: dict, schema: dict) -> dict[str, Any]:
+    """A schema's required fields, and which of its fields are objects of a named schema."""
+    schema = _resolve(description, schema) if "$ref" in schema else schema
+    shape: dict[str, Any] = {"required": sorted(schema.get("required", [])), "objects": {}}
+    for part in schema.get("allOf", []):
+        inner = _shape(description, part)
+        shape["required"] = sorted({*shape["required"], *inner["required"]})
+        shape["objects"].update(inner["objects"])
+    for name, field in schema.get("properties", {}).items():
+        refs = [field] + field.get("allOf", []) + field.get("anyOf", []) + [field.get("items", {})]
+        named = next((_schema_name(r) for r in refs if "$ref" in r), None)
+        if named:
+            shape["objects"][name] = named
+    return shape
+
+
+def schemas(description: dict, found: list[dict[str, Any]]) -> dict[str, Any]:
+    """The shapes of every success answer's schema and of the schemas they hold (what a fidelity
+    check compares an answer with), no more of the description."""
+    pending = sorted({o["response"].removesuffix("[]") for o in found if o.get("response")})
+    kept: dict[str, Any] = {}
+    while pending:
+        name = pending.pop()
+        if name in kept:
+            continue
+        kept[name] = _shape(description, description["components"]["schemas"][name])
+        pending.extend(n for n in kept[name]["objects"].values() if n not in kept)
+    return dict(sorted(kept.items()))
+
+
 def generate(description: dict) -> dict[str, Any]:
+    found = operations(description)
     return {"generated_from": f"@octokit/openapi api.github.com.json, GitHub REST {description['info']['version']}",
             "name": "github", "version": description["info"]["version"], "servicePath": "", "batchPath": None,
-            "parameters": {}, "operations": operations(description), "schemas": {}}
+            "parameters": {}, "operations": found, "schemas": schemas(description, found)}
 
 
 def main(argv: list[str]) -> None:

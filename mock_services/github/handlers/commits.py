@@ -88,7 +88,9 @@ def compare(call: Call) -> dict[str, Any]:
     status = "identical" if base == head else "ahead" if not behind else "behind" if not ahead else "diverged"
     url = shapes.repo_url(call.state, repository)
     ancestor = history.merge_base(repo, base, head) or base
-    return {"url": f"{url}/compare/{call.arg('basehead')}", "status": status, "ahead_by": len(ahead),
+    web = url.replace(shapes.API + "/repos", shapes.WEB) + f"/compare/{call.arg('basehead')}"
+    return {"url": f"{url}/compare/{call.arg('basehead')}", "html_url": web, "permalink_url": web,
+            "diff_url": web + ".diff", "patch_url": web + ".patch", "status": status, "ahead_by": len(ahead),
             "behind_by": len(behind), "total_commits": len(ahead),
             "base_commit": commit_json(call, repository, repo.object_store[base]),  # type: ignore[arg-type]
             "merge_base_commit": commit_json(call, repository, repo.object_store[ancestor]),  # type: ignore[arg-type]

@@ -75,6 +75,7 @@ def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
     result = {"id": row["id"], "node_id": f"I_{row['id']}", "url": url, "repository_url": base,
               "html_url": base.replace(shapes.API + "/repos", shapes.WEB) + f"/issues/{row['number']}",
               "comments_url": f"{url}/comments", "labels_url": f"{url}/labels{{/name}}", "number": row["number"],
+              "events_url": f"{url}/events",
               "state": row["state"], "state_reason": row.get("state_reason"), "title": row["title"],
               "body": row.get("body"), "user": shapes.user_by_id(call.state, row["user_id"]), "labels": labels,
               "assignee": assignees[0] if assignees else None, "assignees": assignees, "milestone": _milestone(
@@ -83,7 +84,9 @@ def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
               "comments": len(call.state.rows(COMMENTS, repository_id=repository["id"], issue_number=row["number"])),
               "created_at": row["created_at"], "updated_at": row["updated_at"], "closed_at": row.get("closed_at"),
               "closed_by": shapes.user_by_id(call.state, row.get("closed_by_id")),
-              "author_association": "MEMBER", "reactions": {"total_count": 0}}
+              "author_association": "MEMBER", "reactions": {
+                  "url": f"{url}/reactions", "total_count": 0, "+1": 0, "-1": 0, "laugh": 0, "hooray": 0,
+                  "confused": 0, "heart": 0, "rocket": 0, "eyes": 0}}
     if row.get("pull_request"):
         merged = call.state.first("github_pulls", repository_id=repository["id"], number=row["number"]) or {}
         result["pull_request"] = {"url": f"{base}/pulls/{row['number']}",
@@ -161,7 +164,8 @@ def update(call: Call) -> dict[str, Any]:
 def comment(call: Call, repository: Row, row: Row) -> dict[str, Any]:
     base = shapes.repo_url(call.state, repository)
     return {"id": row["id"], "node_id": f"IC_{row['id']}", "url": f"{base}/issues/comments/{row['id']}",
-            "html_url": "", "issue_url": f"{base}/issues/{row['issue_number']}", "body": row["body"],
+            "html_url": base.replace(shapes.API + "/repos", shapes.WEB) + f"/issues/{row['issue_number']}"
+            f"#issuecomment-{row['id']}", "issue_url": f"{base}/issues/{row['issue_number']}", "body": row["body"],
             "user": shapes.user_by_id(call.state, row["user_id"]), "created_at": row["created_at"],
             "updated_at": row["updated_at"], "author_association": "MEMBER"}
 

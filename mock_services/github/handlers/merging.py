@@ -27,7 +27,9 @@ def review_shape(call: Call, repository: Row, row: Row) -> dict[str, Any]:
     pull_url = f"{shapes.repo_url(call.state, repository)}/pulls/{row['pull_number']}"
     return {"id": row["id"], "node_id": f"PRR_{row['id']}", "user": shapes.user_by_id(call.state, row["user_id"]),
             "body": row.get("body") or "", "state": row["state"], "commit_id": row["commit_id"],
-            "submitted_at": row.get("submitted_at"), "pull_request_url": pull_url, "html_url": "",
+            "submitted_at": row.get("submitted_at"), "pull_request_url": pull_url,
+            "html_url": pull_url.replace(shapes.API + "/repos", shapes.WEB).replace("/pulls/", "/pull/")
+            + f"#pullrequestreview-{row['id']}",
             "author_association": "MEMBER", "_links": {"pull_request": {"href": pull_url}}}
 
 

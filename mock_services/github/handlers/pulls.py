@@ -70,6 +70,7 @@ def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
             "id": row["id"], "node_id": f"PR_{row['id']}", "url": url, "html_url": html,
             "diff_url": html + ".diff", "patch_url": html + ".patch", "issue_url": as_issue["url"],
             "commits_url": url + "/commits", "review_comments_url": url + "/comments",
+            "review_comment_url": url.rsplit("/", 1)[0] + "/comments{/number}",
             "comments_url": as_issue["comments_url"], "statuses_url": "",
             "head": _side(call, repository, row["head_ref"], head), "base": _side(call, repository, row["base_ref"], base),
             "draft": row.get("draft", False), "merged": merged, "merged_at": row.get("merged_at"),

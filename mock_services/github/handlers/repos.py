@@ -114,7 +114,8 @@ def get_branch(call: Call) -> dict[str, Any]:
     return {**_branch(call, repository, call.arg("branch"), sha),
             "commit": commit_json(call, repository, repo.object_store[sha]),  # type: ignore[arg-type]
             "_links": {"self": f"{base}/branches/{call.arg('branch')}", "html": ""},
-            "protection": {"enabled": False, "required_status_checks": {"enforcement_level": "off", "contexts": []}},
+            "protection": {"enabled": False, "required_status_checks": {"enforcement_level": "off", "contexts": [],
+                                                                         "checks": []}},
             "protection_url": f"{base}/branches/{call.arg('branch')}/protection"}
 
 

@@ -13,7 +13,12 @@ from mock_services.rest.router import Call
 
 def get_authenticated(call: Call) -> dict[str, Any]:
     me = acting(call)
-    return {**shapes.user(me), "two_factor_authentication": True,  # type: ignore[dict-item]
+    owned = call.state.rows("github_repositories", owner_id=me["id"])
+    private = sum(bool(r.get("private")) for r in owned)
+    return {**shapes.user(me), "two_factor_authentication": True, "bio": None, "blog": "",  # type: ignore[dict-item]
+            "company": None, "location": None, "hireable": None, "followers": 0, "following": 0,
+            "public_repos": len(owned) - private, "public_gists": 0, "private_gists": 0,
+            "total_private_repos": private, "owned_private_repos": private, "disk_usage": 0, "collaborators": 0,
             "plan": {"name": "free", "space": 976562499, "private_repos": 10000, "collaborators": 0}}
 
 
@@ -25,7 +30,7 @@ def get_org(call: Call) -> dict[str, Any] | None:
     org = access.account(call.state, call.arg("org"))
     if org.get("type") != "Organization":
         raise errors.not_found()
-    return {**shapes.user(org), "description": org.get("description")}  # type: ignore[dict-item]
+    return shapes.organization(call.state, org, full=True)
 
 
 def list_org_members(call: Call) -> list[Any]:
@@ -38,7 +43,7 @@ def list_org_members(call: Call) -> list[Any]:
 
 def list_orgs_for_user(call: Call) -> list[Any]:
     uid = access.account(call.state, call.arg("username"))["id"] if call.arg("username") else acting(call)["id"]
-    orgs = [shapes.user(call.state.first("github_users", id=m["org_id"]))
+    orgs = [shapes.organization(call.state, call.state.first("github_users", id=m["org_id"]))  # type: ignore
             for m in call.state.rows("github_org_members", user_id=uid)]
     return page(call, orgs)
 
