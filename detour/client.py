@@ -168,23 +168,25 @@ class Client:
     def run(self, code_or_file: str | os.PathLike, language: Language = "python", env: str | None = None,
             template: str = DEFAULT_TEMPLATE, backend: Backend | None = None, mode: Mode = "proxy",
             limits: Limits | None = None, workspace: str | os.PathLike | None = None,
-            filename: str | None = None, args: Sequence[str] = ()) -> RunResult:
+            filename: str | None = None, args: Sequence[str] = (), stdio: bool = False) -> RunResult:
         """A path is a program file (its suffix says its language); a string is code in
         `language`, or in the file type of `filename`; `args` follow it on its command line
-        (`sys.argv[1:]`). Without `env`, a new environment from `template`."""
+        (`sys.argv[1:]`). Without `env`, a new environment from `template`. `stdio`: the program
+        reads this process's stdin and writes to its stdout as it runs (a stdio MCP server)."""
         with _program(code_or_file, language, filename) as program:
             sandbox = self.sandbox(backend, (str(program),) if isinstance(code_or_file, os.PathLike) else ())
             argv = [*command_for(program, sandbox.runtime), *args]  # an unknown file type: refused before anything
             env_id = self._environment(env, template)
             return run_in_environment(self.state, self.stack, env_id, sandbox, argv, program=program, limits=limits,
-                                      mode=mode, workspace=Path(workspace) if workspace else None)
+                                      mode=mode, workspace=Path(workspace) if workspace else None, stdio=stdio)
 
     def run_command(self, argv: list[str], env: str | None = None, template: str = DEFAULT_TEMPLATE,
-                    backend: Backend | None = None, mode: Mode = "proxy", limits: Limits | None = None) -> RunResult:
+                    backend: Backend | None = None, mode: Mode = "proxy", limits: Limits | None = None,
+                    stdio: bool = False) -> RunResult:
         """A command line (`detour run -- CMD ARGS`): files it names are shown read-only where they are."""
         sandbox = self.sandbox(backend, tuple(argv))
         env_id = self._environment(env, template)
-        return run_in_environment(self.state, self.stack, env_id, sandbox, argv, limits=limits, mode=mode)
+        return run_in_environment(self.state, self.stack, env_id, sandbox, argv, limits=limits, mode=mode, stdio=stdio)
 
     def compare(self, file: str | os.PathLike, template: str = DEFAULT_TEMPLATE,
                 backend: Backend | None = None) -> Comparison:

@@ -95,9 +95,11 @@ class RunResult(Execution):
 def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox: Sandbox,
                        argv: list[str], program: Path | None = None,
                        limits: Limits | None = None, stdin: bytes = b"", mode: Mode = "proxy",
-                       task: dict[str, str] | None = None, workspace: Path | None = None) -> RunResult:
+                       task: dict[str, str] | None = None, workspace: Path | None = None,
+                       stdio: bool = False) -> RunResult:
     """`argv` may name host files (an agent script): their folders become visible read-only.
-    A `workspace` is the run's work directory, kept after it (an executor's)."""
+    A `workspace` is the run's work directory, kept after it (an executor's). `stdio`: the program
+    talks over this process's stdin and stdout as it runs (SandboxSpec.stdio)."""
     store = EnvironmentStore(state)
     info = store.get(env_id)  # fails before anything runs if the environment is missing
     files = named_files(state, argv, program)
@@ -114,7 +116,8 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
     execution = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, mode=mode, trust=trust,
                                         limits=limits or Limits(), program=program, stdin=stdin,
                                         task=task or {}, files=files, workspace=workspace,
-                                        credentials=credentials, placeholders=placeholders, clock_at=clock_at))
+                                        credentials=credentials, placeholders=placeholders, clock_at=clock_at,
+                                        stdio=stdio))
     requests, _ = audit.read(env_id, start)
     warnings = [*execution.warnings, *clock_warnings, *trust_warnings(requests),
                 *proxy_hints(sandbox.name, execution.stderr)]

@@ -79,6 +79,8 @@ class SandboxSpec(BaseModel):
     limits: Limits = Limits()
     program: Path | None = Field(None, description="A file placed in the fresh work directory.")
     stdin: bytes = b""
+    stdio: bool = Field(False, description="The program reads the caller's stdin and its stdout reaches the caller's "
+                                           "as it comes (a stdio server: MCP); process and namespace backends.")
     task: dict[str, str] = Field({}, description="What the agent is asked to do (DETOUR_PROMPT, ...).")
     credentials: dict[str, str] = Field({}, description="The replicas' tokens for the environment's acting user "
                                                         "(SLACK_BOT_TOKEN, ...): issued by it, worth nothing outside it.")

@@ -40,7 +40,7 @@ from sandbox.base import (SYSTEM_CERTS, Execution, KilledReason, Limits, LimitsV
                           TrustFiles)
 from sandbox.docker_pool import ContainerPool
 from sandbox.variables import clock_variables, sandbox_environment
-from sandbox.runtimes import PRELUDES, SYSTEM_PATH, Runtime
+from sandbox.runtimes import PRELUDES, SYSTEM_PATH, Runtime, RuntimeUnavailable
 from sandbox.images.build import IMAGES, WGETRC
 from sandbox.images import entry
 from sandbox.images.entry import frame
@@ -307,6 +307,9 @@ class DockerSandbox(Sandbox):
     def run(self, spec: SandboxSpec) -> Execution:
         if spec.proxy is None:
             raise ValueError("the docker backend needs a stack to route through")
+        if spec.stdio:
+            raise RuntimeUnavailable("--stdio (a live stdin and stdout) runs on the process and namespace backends, "
+                                     "not yet on docker")
         self._open_pool(spec.trust)
         with ExitStack() as cleanup:
             poolable = spec.limits == Limits() and not spec.workspace and spec.trust == self.trust

@@ -62,7 +62,7 @@ class ProcessSandbox(Sandbox):
             # the environment's time only where /dev/shm is the program's own (libfaketime keeps state there)
             argv = hiding([*clock_command(spec), *spec.argv], self.hide) if self.hide else spec.argv
             done = supervise(argv, env=env | workdir_variables(workdir), cwd=workdir,
-                             limits=spec.limits, stdin=spec.stdin, limits_via="rlimit+watchdog",
+                             limits=spec.limits, stdin=spec.stdin, live=spec.stdio, limits_via="rlimit+watchdog",
                              preexec=lambda: apply_rlimits(spec.limits))
             return done.model_copy(update={"warnings": self.warnings})
         finally:

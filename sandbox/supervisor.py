@@ -10,6 +10,7 @@ import functools
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -56,10 +57,13 @@ class OutputCapture:
         return out, err
 
 
-def _pump(stream, name: str, capture: OutputCapture) -> None:
+def _pump(stream, name: str, capture: OutputCapture, echo_fd: int | None = None) -> None:
+    """Read a stream to its end into `capture`; with `echo_fd`, pass each chunk on as it comes."""
     fd = stream.fileno()
     while chunk := os.read(fd, 65536):
         capture.feed(name, chunk)
+        if echo_fd is not None and not capture.exceeded.is_set():
+            os.write(echo_fd, chunk)
     stream.close()
 
 
@@ -114,15 +118,19 @@ def exit_code(returncode: int) -> int:
 
 def supervise(argv: list[str], *, env: dict[str, str], cwd: Path, limits: Limits, stdin: bytes,
               limits_via: LimitsVia, preexec: Callable[[], None],
-              extra_breach: Callable[[], KilledReason | None] = lambda: None) -> Execution:
+              extra_breach: Callable[[], KilledReason | None] = lambda: None, live: bool = False) -> Execution:
+    """`live`: the program reads this process's own stdin and its stdout is written to ours as it
+    comes (kept as well): a stdio server, such as an MCP server, talks to whoever started detour."""
     started = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=None if live else subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
     capture = OutputCapture(limits.output_bytes)
     for stream, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
-        capture.follow(functools.partial(_pump, stream, name, capture))
+        echo = sys.stdout.fileno() if live and name == "stdout" else None
+        capture.follow(functools.partial(_pump, stream, name, capture, echo))
     watchdog = Watchdog(proc.pid, limits, started + limits.timeout_s)
-    _feed(proc, stdin)
+    if not live:
+        _feed(proc, stdin)
     killed: KilledReason | None = None
     while proc.poll() is None and killed is None:
         killed = "output" if capture.exceeded.is_set() else (extra_breach() or watchdog.breach())

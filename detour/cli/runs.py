@@ -38,6 +38,9 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE [ARG...] (run as `p
         python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
         rm: Annotated[bool, typer.Option("--rm", help="Delete the environment the run makes once it ends "
                                                       "(its audit records stay).")] = False,
+        stdio: Annotated[bool, typer.Option("--stdio", help="The program reads detour's stdin and its stdout is "
+                                            "detour's, live: a stdio server (an MCP server) for whoever started "
+                                            "detour. The summary still goes to stderr.")] = False,
         as_json: JsonOpt = False) -> None:
     """Run a program (python, node .js/.ts, bash, perl) or a command in a sandbox behind the proxy."""
     if env and template:
@@ -51,13 +54,14 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE [ARG...] (run as `p
     with client(backend, python, node_modules, image) as dt:
         warn_if_not_isolated(dt, backend, tuple(argv or [str(program)]))
         made = dt.environments.create(template or DEFAULT_TEMPLATE).env_id if rm else None
-        options = dict(env=env or made, template=template or DEFAULT_TEMPLATE, mode=mode, limits=limits)
+        options = dict(env=env or made, template=template or DEFAULT_TEMPLATE, mode=mode, limits=limits, stdio=stdio)
         try:
             result = dt.run(program, args=args[1:], **options) if program else dt.run_command(argv, **options)
         finally:
             if made:
                 dt.environments.delete(made)
-    raise typer.Exit(report(result.model_dump(mode="json"), as_json))
+    shown = result.model_dump(mode="json") | ({"stdout": ""} if stdio and not as_json else {})  # already passed on
+    raise typer.Exit(report(shown, as_json))
 
 
 def comparison_report(c: Comparison) -> None:
