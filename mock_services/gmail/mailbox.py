@@ -12,8 +12,7 @@ from mock_services.gmail import mime
 from mock_services.gmail.pack import PACK
 from mock_services.gmail.search import Facts, InvalidQuery, matches, parse
 from mock_services.rest.errors import RestError
-from mock_services.issued_tokens import Credentials
-from mock_services.rest.google import issue_token, token_user
+from mock_services.rest.google_users import credentials_in, identify_in
 from mock_services.rest.router import Call
 from mock_services.store import EnvState, Row
 
@@ -26,20 +25,8 @@ HISTORY_KEY = "gmail_history_id"
 SEEDED = PACK.templates / "contents"
 
 
-def identify(state: EnvState, token: str | None, _headers: dict[str, str]) -> str:
-    """The token's user where it names one of the environment's users, else the acting user."""
-    named = token_user(token)
-    if named and state.first("gmail_users", id=named):
-        return named
-    return state.info.acting_user
-
-
-def credentials(state: EnvState) -> Credentials:
-    """An OAuth access token per user; a sandbox gets the acting user's as GOOGLE_OAUTH_ACCESS_TOKEN
-    (what `google.oauth2.credentials.Credentials(token=...)` takes)."""
-    tokens = {u["id"]: issue_token(u["id"]) for u in state.rows("gmail_users")}
-    own = tokens.get(state.info.acting_user)
-    return Credentials(tokens, {"GOOGLE_OAUTH_ACCESS_TOKEN": own} if own else {})
+identify = identify_in("gmail_users")
+credentials = credentials_in("gmail_users")
 
 
 def owner(call: Call) -> Row:

@@ -1,7 +1,10 @@
-"""Whether an answer has the shape a Google discovery document gives its response schema:
-only the document's fields, each of its type (int64s as digit strings)."""
+"""Whether an answer has the shape a Google discovery document gives its response schema (only
+the document's fields, each of its type, int64s as digit strings), and whether a failure is in
+Google's error shape."""
 
 from __future__ import annotations
+
+import json
 
 TYPES = {"string": str, "boolean": bool, "integer": int, "number": (int, float), "object": dict, "array": list}
 
@@ -29,3 +32,22 @@ def conforms(value, schema: dict, schemas: dict, path: str = "") -> list[str]:
         for i, item in enumerate(value):
             problems += conforms(item, schema.get("items", {}), schemas, f"{path}[{i}]")
     return problems
+
+
+def google_shaped(response) -> None:
+    """A replica's answer is below 500, and in Google's error shape where it fails."""
+    assert response.status_code < 500, response.text
+    if response.status_code >= 400:
+        error = response.json()["error"]
+        assert error["code"] == response.status_code and error["errors"][0]["reason"]
+
+
+def random_call(client, base: str, operation, path_values: list[str], query: dict, body) -> None:
+    """One fuzzed call of `operation` below `base`: its path filled from `path_values`, `body`
+    sent as JSON (or as the bytes it is); the answer must be `google_shaped`."""
+    path = operation.path
+    for i, name in enumerate(p for p in operation.parameters.values() if p.location == "path"):
+        path = path.replace("{" + name.name + "}", path_values[i])
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    google_shaped(client.request(operation.method, f"{base}/{path}", params=query, content=content,
+                                 headers={"Authorization": "Bearer ya29.fuzz", "Content-Type": "application/json"}))

@@ -4,7 +4,6 @@ garbage, uploads and batches included): never a 5xx, always Google's error shape
 from __future__ import annotations
 
 import base64
-import json
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,6 +14,7 @@ from detour.apps.server import create_app
 from detour_core.paths import StatePaths
 from mock_services.gmail.router import API
 from mock_services.store import EnvironmentStore
+from tests.fidelity.google_shapes import google_shaped, random_call
 
 NAMES = sorted({n for o in API.spec.operations for n in o.parameters} | {
     "raw", "threadId", "labelIds", "addLabelIds", "removeLabelIds", "ids", "message", "name", "criteria",
@@ -36,13 +36,6 @@ def replica(tmp_path_factory):
     return client, f"/api/env/{EnvironmentStore(state).create('gmail_default').env_id}/services/gmail"
 
 
-def google_shaped(response) -> None:
-    assert response.status_code < 500, response.text
-    if response.status_code >= 400:
-        error = response.json()["error"]
-        assert error["code"] == response.status_code and error["errors"][0]["reason"]
-
-
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(operation=st.sampled_from(API.spec.operations),
@@ -53,13 +46,7 @@ def google_shaped(response) -> None:
        body=st.one_of(values, st.binary(max_size=60)))
 def test_random_calls(replica, operation, path_values, query, body):
     client, base = replica
-    path = operation.path
-    for i, name in enumerate(p for p in operation.parameters.values() if p.location == "path"):
-        path = path.replace("{" + name.name + "}", path_values[i])
-    content = body if isinstance(body, bytes) else json.dumps(body).encode()
-    response = client.request(operation.method, f"{base}/{path}", params=query, content=content,
-                              headers={"Authorization": "Bearer ya29.fuzz", "Content-Type": "application/json"})
-    google_shaped(response)
+    random_call(client, base, operation, path_values, query, body)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
