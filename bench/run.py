@@ -42,16 +42,26 @@ from bench.sandboxes import (
     bench_sandbox_start,
     bench_transparent_vs_regular,
 )
+from detour.progress import Steps
 from detour.stack import Stack
 from detour_core.paths import StatePaths
 from mock_services.store import EnvironmentStore
+
+
+STEPS = Steps("make bench", lines=False)  # a progress bar on a terminal, nothing in a log
+
+
+def section(title: str) -> None:
+    """A part of the run: its title on stdout, where its table follows; the bar names it too."""
+    print(title, flush=True)
+    STEPS.step(title)
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="detour-bench-") as tmp:
         state = StatePaths(Path(tmp)).ensure()
         store = EnvironmentStore(state)
-        print("environment creation")
+        section("environment creation")
         bench_environment_creation(store)
         bench_postgres_creation(state)
         bench_diff_after_changes(store)
@@ -59,51 +69,52 @@ def main() -> None:
         stack = Stack(state)
         with stack as info:
             state.stack_file.write_text(info.model_dump_json())
-            print("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month, Box transfers")
+            section("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month, Box transfers")
             bench_slack_mixed(info, store)
             bench_linear_issue_list(info, store)
             bench_calendar_month(info, store)
             bench_box_transfer(state, stack, store)
             if "--replicas-only" in sys.argv:
                 return
-            print("detour run wall time")
+            section("detour run wall time")
             bench_detour_run(state, env_id, running=True)
-            print("executors: execute(\"print(1)\"), warm client")
+            section("executors: execute(\"print(1)\"), warm client")
             bench_executors(state, info)
-            print("sandbox start")
+            section("sandbox start")
             bench_sandbox_start(state, info, env_id)
-            print("runtimes: detour's own versus a user's venv")
+            section("runtimes: detour's own versus a user's venv")
             bench_runtime_start(state, info, env_id)
-            print("docker backend: 20 concurrent sandboxes")
+            section("docker backend: 20 concurrent sandboxes")
             bench_concurrent_containers(state, info)
-            print("audit capture through the proxy: off, headers, bodies (auth.test, HTTPS keep-alive)")
+            section("audit capture through the proxy: off, headers, bodies (auth.test, HTTPS keep-alive)")
             bench_capture(state, info, store)
-            print("egress rules and secrets through the proxy (auth.test, HTTPS keep-alive)")
+            section("egress rules and secrets through the proxy (auth.test, HTTPS keep-alive)")
             bench_rules_and_secret(state, info, store)
-            print("noisy neighbour: one environment while another floods the proxy")
+            section("noisy neighbour: one environment while another floods the proxy")
             bench_noisy_neighbour(state, info, store)
-            print("from inside a namespace sandbox: regular versus transparent")
+            section("from inside a namespace sandbox: regular versus transparent")
             bench_transparent_vs_regular(state, info, env_id)
-            print("one agent program, 50 replica calls: proxy mode versus rewrite mode")
+            section("one agent program, 50 replica calls: proxy mode versus rewrite mode")
             bench_modes(state, info)
-            print("rollouts: environment, sandbox, a 20-call agent, the diff, deletion")
+            section("rollouts: environment, sandbox, a 20-call agent, the diff, deletion")
             bench_rollouts(state, info)
-            print("where one rollout's time goes (docs/benchmarks/rollout-breakdown.md)")
+            section("where one rollout's time goes (docs/benchmarks/rollout-breakdown.md)")
             bench_rollout_breakdown(state, stack)
             state.stack_file.unlink()
         if "--replicas-only" not in sys.argv:
-            print("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
+            section("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
             bench_proxy_hop(state, env_id)
-            print("a 1 MB answer from a passed-through host, with and without a secret's scrubbing")
+            section("a 1 MB answer from a passed-through host, with and without a secret's scrubbing")
             bench_answer_scrubbing(state, store)
             bench_embedded_start(state)
             bench_detour_run(state, env_id, running=False)
             bench_background_run()
-            print("two replica servers and two proxies on one Postgres (auth.test, HTTPS keep-alive)")
+            section("two replica servers and two proxies on one Postgres (auth.test, HTTPS keep-alive)")
             bench_two_nodes()
-            print("soak: one proxy, 100,000 requests")
+            section("soak: one proxy, 100,000 requests")
             soak(state)
 
 
 if __name__ == "__main__":
-    main()
+    with STEPS:
+        main()

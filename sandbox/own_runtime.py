@@ -28,6 +28,7 @@ REQUIREMENTS = HERE / "runtime" / "requirements.txt"
 NODE_MANIFESTS = (HERE / "node_packages" / "package.json", HERE / "node_packages" / "package-lock.json")
 RUNTIME_VARIABLE = "DETOUR_RUNTIME_DIR"
 STAMP = ".installed"  # written last: a runtime without it was interrupted and is built again
+STEPS = 4  # what build() reports: the venv, pip, npm, ready
 
 
 class RuntimeBuildError(DetourError):

@@ -77,15 +77,14 @@ def images_build(base: Annotated[Optional[str], typer.Option(help="A Debian trix
     """Build detour/sandbox, detour/proxy and detour/replicas; no image registry needed. With
     --requirements or --npm, derive an image for agents that bring their own packages
     (run it with `detour run --backend docker --image TAG`)."""
+    from detour.progress import Steps
     from sandbox.docker import connect_engine
-    from sandbox.images.build import build_images, derive_image, offline_base
-
-    def progress(message: str) -> None:
-        typer.echo(f"detour: {message}", err=True)
+    from sandbox.images.build import IMAGES, build_images, derive_image, offline_base
 
     client = connect_engine()
     if requirements or npm:
         typer.echo(derive_image(client, requirements, npm, tag))
         return
-    build_images(client, base or offline_base(client, mirror, progress), progress)
+    with Steps("detour images build", total=1 + len(IMAGES) + (base is None)) as steps:
+        build_images(client, base or offline_base(client, mirror, steps.step), steps.step)
     typer.echo("detour: images ready", err=True)

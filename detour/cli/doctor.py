@@ -59,7 +59,9 @@ def report_runtime(install: bool) -> None:
     if runtime.ready():
         typer.echo(f"sandbox runtime: {runtime.venv.parent}")
     elif install:
-        own_runtime.build(runtime, lambda step: typer.echo(f"detour: {step}", err=True))
+        from detour.progress import Steps
+        with Steps("detour doctor --install: the sandbox runtime", total=own_runtime.STEPS) as steps:
+            own_runtime.build(runtime, steps.step)
         typer.echo(f"installed: the sandbox runtime at {runtime.venv.parent}")
     else:
         typer.echo(f"missing: detour's sandbox runtime at {runtime.venv.parent} (`detour doctor --install` builds it; "

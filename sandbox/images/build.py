@@ -117,6 +117,7 @@ def download_wheels() -> None:
 def build_images(client: docker.DockerClient, base: str, progress: Callable[[str], None] = lambda _: None) -> None:
     if not NODE_MODULES.is_dir():
         raise ImageError(f"{NODE_MODULES} is missing: run `make` first (it runs npm ci)")
+    progress("downloading the images' Python packages")
     download_wheels()
     for target, tag in IMAGES.items():
         progress(f"building {tag} from {base}")
