@@ -70,7 +70,8 @@ class Builder:
         message["To"] = ", ".join(self.address(w) for w in mail["to"])
         if mail.get("cc"):
             message["Cc"] = ", ".join(self.address(w) for w in mail["cc"])
-        message["Subject"] = subject if parent is None else f"Re: {subject}" if not mail.get("fwd") else f"Fwd: {subject}"
+        prefix = "" if parent is None else "Fwd: " if mail.get("fwd") else "Re: "
+        message["Subject"] = prefix + subject
         message["Date"] = format_datetime(when)
         message["Message-ID"] = f"<CA{digest(key, index)[:40]}@mail.gmail.com>"
         if parent is not None and not mail.get("fwd"):
@@ -85,7 +86,8 @@ class Builder:
             part.set_boundary(f"000000000000{digest(key, index, number)[:12]}")
         return message
 
-    def file(self, person: str, message: EmailMessage, raw: bytes, labels: list[str], thread: str, when: datetime) -> None:
+    def file(self, person: str, message: EmailMessage, raw: bytes, labels: list[str], thread: str,
+             when: datetime) -> None:
         box = self.boxes[person]
         self.history += 1
         message_id = f"{int(when.timestamp() * 1000):011x}{digest(person, raw)[:5]}"
@@ -128,7 +130,8 @@ class Builder:
         starred = [r for r in messages if "INBOX" in r["label_ids"]][::17]
         for row in starred:
             row["label_ids"].append("STARRED")
-        labels = [{"id": i, "user_id": b.user["id"], "name": n} for b in self.boxes.values() for n, i in b.labels.items()]
+        labels = [{"id": i, "user_id": b.user["id"], "name": n}
+                  for b in self.boxes.values() for n, i in b.labels.items()]
         drafts = self.drafts()
         messages += drafts.pop("messages")
         filters = [{"id": "ANe1Bm" + digest("filter", "receipts")[:24], "user_id": "user_agent",

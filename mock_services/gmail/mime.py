@@ -157,8 +157,8 @@ def part_json(part: EmailMessage, message_id: str, part_id: str = "") -> dict:
     answer = {"partId": part_id, "mimeType": part.get_content_type(), "filename": part.get_filename() or "",
               "headers": headers_json(part), "body": body}
     if part.is_multipart():
-        answer["parts"] = [part_json(child, message_id, f"{part_id}.{i}" if part_id else str(i))  # type: ignore[arg-type]
-                           for i, child in enumerate(part.iter_parts())]
+        answer["parts"] = [part_json(child, message_id, f"{part_id}.{i}" if part_id else str(i))
+                           for i, child in enumerate(part.iter_parts())]  # type: ignore[arg-type]
     return answer
 
 

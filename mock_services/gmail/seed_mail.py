@@ -56,15 +56,20 @@ CUSTOMERS = [("Dana Reyes <dana@globex.example>", "Globex", "exports time out fo
              ("Grace Lin <grace.lin@stark.example>", "Stark", "the API returns 500 on bulk updates"),
              ("Omar Haddad <omar@wayne.example>", "Wayne", "search misses documents uploaded today")]
 
+FOCUS = ["Search indexing", "CSV export", "SSO", "Billing page", "Mobile app", "Audit log", "Webhooks", "Dark mode"]
+NEWS = ["Rust at scale", "Postgres 17", "HTTP/3", "WASM", "LLM tooling", "Kubernetes costs", "Type systems",
+        "Observability"]
+
 THREADS: list[dict] = []
 
 for week in range(8):
-    THREADS.append({"subject": f"Weekly engineering update #{week + 14}", "day": week * 7, "labels": {"agent": ["Projects"]},
+    THREADS.append({"subject": f"Weekly engineering update #{week + 14}", "day": week * 7,
+                    "labels": {"agent": ["Projects"]},
                     "mails": [{"from": "john", "to": TEAM, "body": f"""Hi all,
 
 Highlights of week {week + 14}:
 - Release 2.{week // 3 + 2} is {'on track' if week % 3 else 'in QA'}
-- {['Search indexing', 'CSV export', 'SSO', 'Billing page', 'Mobile app', 'Audit log', 'Webhooks', 'Dark mode'][week]} is the focus
+- {FOCUS[week]} is the focus
 - Open bugs: {40 - week * 3}
 
 Please send blockers by Thursday.
@@ -118,7 +123,7 @@ for number, month in enumerate(MONTHS):
                                        f"USD {1200 + 75 * number}.00, due in 30 days."}]})
 
 for number in range(8):
-    THREADS.append({"subject": f"Dev Weekly #{212 + number}: {['Rust at scale', 'Postgres 17', 'HTTP/3', 'WASM', 'LLM tooling', 'Kubernetes costs', 'Type systems', 'Observability'][number]}",
+    THREADS.append({"subject": f"Dev Weekly #{212 + number}: {NEWS[number]}",
                     "day": number * 7 + 2, "inbox": ["CATEGORY_UPDATES"], "labels": {"yuki": ["Newsletters"]},
                     "mails": [{"from": "Dev Weekly <news@devweekly.example>", "to": ["yuki", "agent"],
                                "body": "This week's top stories, tutorials and releases. Read online or "

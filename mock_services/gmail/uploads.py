@@ -73,7 +73,8 @@ def upload_routes(router: APIRouter, engine: Engine) -> None:
             if kind == "resumable" and "upload_id" not in request.query_params:
                 session = base64.urlsafe_b64encode(json.dumps({"method": method, "metadata": metadata_of(body)})
                                                    .encode()).decode()
-                location = f"{ROOT}{PREFIX}{path}?{urlencode([*query, ('uploadType', 'resumable')])}&upload_id={session}"
+                again = urlencode([*query, ("uploadType", "resumable"), ("upload_id", session)])
+                location = f"{ROOT}{PREFIX}{path}?{again}"
                 return Response(status_code=200, headers={"Location": location, "X-GUploader-UploadID": session})
             if kind == "resumable":
                 session = metadata_of(base64.urlsafe_b64decode(request.query_params["upload_id"].encode()))

@@ -1,8 +1,8 @@
 """Google's own Python client (google-api-python-client with google-auth credentials), run
-unmodified in a sandbox with tokens the environment issued, reaches the environment's Gmail replica through the proxy: the agent
-sends a colleague a message with an attachment, the colleague finds it with a search, reads
-the attachment, replies in the thread and labels it; a batch and a resumable media upload; the
-diff shows the messages and the label."""
+unmodified in a sandbox with tokens the environment issued, reaches the environment's Gmail
+replica through the proxy: the agent sends a colleague a message with an attachment, the
+colleague finds it with a search, reads the attachment, replies in the thread and labels it;
+a batch and a resumable media upload; the diff shows the messages and the label."""
 
 from __future__ import annotations
 

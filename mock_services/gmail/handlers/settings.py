@@ -139,7 +139,8 @@ def delete_send_as(call: Call) -> None:
 
 def forwarding(call: Call) -> list[dict]:
     user = mailbox.owner(call)
-    return [r["value"] for r in call.state.rows("gmail_settings", user_id=user["id"]) if r["name"].startswith(FORWARDING)]
+    rows = call.state.rows("gmail_settings", user_id=user["id"])
+    return [r["value"] for r in rows if r["name"].startswith(FORWARDING)]
 
 
 def create_forwarding(call: Call) -> dict:
