@@ -190,3 +190,14 @@ def test_history_filters_and_whose_mailbox(api):
     assert api("GET", f"/messages/{other}").status_code == 404
     denied = api("GET", "/batch/../gmail/v1/users/john@example.com/profile")
     assert denied.status_code == 403 and denied.json()["error"]["message"] == "Delegation denied for agent@example.com"
+
+
+def test_lists_page_newest_first_and_estimate_the_whole_result(api):
+    first = api("GET", "/messages", params={"maxResults": 10}).json()
+    second = api("GET", "/messages", params={"maxResults": 10, "pageToken": first["nextPageToken"]}).json()
+    assert len(ids(first)) == len(ids(second)) == 10 and not set(ids(first)) & set(ids(second))
+    assert first["resultSizeEstimate"] == second["resultSizeEstimate"] > 20
+    dates = [int(api("GET", f"/messages/{i}", params={"format": "minimal"}).json()["internalDate"])
+             for i in ids(first) + ids(second)]
+    assert dates == sorted(dates, reverse=True)
+    assert api("GET", "/messages", params={"pageToken": "garbage"}).status_code == 400

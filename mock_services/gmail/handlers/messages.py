@@ -35,11 +35,12 @@ def listed(call: Call) -> list[Row]:
 
 
 def list_messages(call: Call) -> dict:
-    rows, following = page(call, listed(call), 100)
+    found = listed(call)
+    rows, following = page(call, found, 100)
     answer: dict = {"messages": [reference(r) for r in rows]} if rows else {}
     if following:
         answer["nextPageToken"] = following
-    answer["resultSizeEstimate"] = len(rows)
+    answer["resultSizeEstimate"] = len(found)
     return answer
 
 

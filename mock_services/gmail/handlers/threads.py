@@ -36,7 +36,7 @@ def list_threads(call: Call) -> dict:
                               "historyId": str(r.get("history_id") or 0)} for r in rows]
     if following:
         answer["nextPageToken"] = following
-    answer["resultSizeEstimate"] = len(rows)
+    answer["resultSizeEstimate"] = len(latest)
     return answer
 
 
