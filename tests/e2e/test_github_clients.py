@@ -105,3 +105,23 @@ def test_git_and_pygithub_through_the_proxy(live_stack, backend):
 def _users(live_stack, env: str) -> list[dict]:
     with live_stack.store.open(env) as state:
         return state.rows("github_users")
+
+
+REST_ONLY = r'''
+import json, os
+from github import Auth, Github
+repo = Github(auth=Auth.Token(os.environ["GITHUB_TOKEN"])).get_repo("acme/api")
+issue = repo.create_issue(title="Both ways", body="made by PyGithub", labels=["bug"])
+print(json.dumps([issue.number, [i.title for i in repo.get_issues(labels=["bug"])]]))
+'''
+
+
+@pytest.mark.parametrize("mode", [pytest.param("proxy", marks=needs_namespaces),
+                                  pytest.param("rewrite", marks=needs_namespaces)])
+def test_pygithub_works_through_the_proxy_and_in_rewrite_mode(live_stack, mode):
+    env = live_stack.env("github_default")
+    result = live_stack.run(env, REST_ONLY, ".py", backend="namespace", mode=mode)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == [5, ["Both ways", "Orders route returns nothing"]]
+    made = [r for r in result.diff.inserts if r["__table__"] == "github_issues"]
+    assert [(r["title"], r["labels"], r["user_id"]) for r in made] == [("Both ways", ["bug"], 1)]
