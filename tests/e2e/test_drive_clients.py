@@ -1,8 +1,8 @@
 """Google's own Python client (google-api-python-client), run unmodified in a sandbox, reaches
 the environment's Drive replica through the proxy: a folder, a multipart and a resumable
 upload (in chunks), sharing with a colleague, a list with a query, downloads with Range (the
-client's chunked downloader and a Range of our own), a Doc exported as text, Google's 404; the
-diff shows the files and the permission."""
+client's chunked downloader and a Range of our own), a Doc exported as text, a batch, Google's 404; the
+diff shows the files and the permission. Google's Node client (npm googleapis) and curl too."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import json
 
 import pytest
 
-from tests.conftest import needs_docker, needs_namespaces
+import detour
+from tests.conftest import NODE_CLIENTS, needs_docker, needs_namespaces
 
 AGENT = r'''
 import io, json
@@ -49,6 +50,13 @@ ranged.headers["Range"] = "bytes=0-10"
 out["range"] = ranged.execute().decode()
 doc = drive.files().list(q="name = 'Q3 Roadmap'", fields="files(id)").execute()["files"][0]["id"]
 out["export"] = drive.files().export(fileId=doc, mimeType="text/plain").execute().decode().splitlines()[:2]
+answers = []
+batch = drive.new_batch_http_request(callback=lambda rid, response, error: answers.append(
+    (rid, response["name"] if response else None, error.resp.status if error else None)))
+batch.add(drive.files().get(fileId=small["id"], fields="name"), request_id="plan")
+batch.add(drive.files().get(fileId="no-such-file"), request_id="missing")
+batch.execute()
+out["batch"] = sorted(answers)
 try:
     drive.files().get(fileId="no-such-file").execute()
 except HttpError as e:
@@ -57,7 +65,7 @@ print(json.dumps(out))
 '''
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces),
+@pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces),
                                      pytest.param("docker", marks=needs_docker)])
 def test_google_api_python_client_through_the_proxy(live_stack, backend):
     env = live_stack.env("drive_default")
@@ -70,9 +78,73 @@ def test_google_api_python_client_through_the_proxy(live_stack, backend):
     assert out["download"] == [True, 4]
     assert out["range"] == "launch plan"
     assert out["export"] == ["Q3 Roadmap", "Theme: reliability first. Cut API p99 latency to 300 ms and error rate under 0.1%."]
+    assert out["batch"] == [["missing", None, 404], ["plan", "plan.txt", None]]
     assert out["error"] == [404, "notFound"]
     assert {r.service for r in result.requests} == {"drive"} and {r.host for r in result.requests} == {"www.googleapis.com"}
     files = {row["name"]: row for row in result.diff.inserts if row["__table__"] == "drive_files"}
     assert set(files) == {"Launch", "plan.txt", "data.bin"} and files["data.bin"]["size"] == 1024 * 1024
     assert [(row["email"], row["role"]) for row in result.diff.inserts if row["__table__"] == "drive_permissions"] \
         == [("sarah@example.com", "writer")]
+
+
+NODE_AGENT = r'''
+import { google } from "googleapis";
+const auth = new google.auth.OAuth2();
+auth.setCredentials({ access_token: "anything" });
+const drive = google.drive({ version: "v3", auth });
+const out = {};
+const made = await drive.files.create({ requestBody: { name: "node.txt" }, fields: "id,size",
+  media: { mimeType: "text/plain", body: "hello from node\n" } });
+out.size = made.data.size;
+await drive.permissions.create({ fileId: made.data.id, requestBody: { role: "reader", type: "user",
+  emailAddress: "yuki@example.com" } });
+const part = await drive.files.get({ fileId: made.data.id, alt: "media" },
+  { responseType: "text", headers: { Range: "bytes=0-4" } });
+out.range = [part.status, part.data];
+const listed = await drive.files.list({ q: "sharedWithMe and name contains 'Eng'", fields: "files(name)" });
+out.listed = listed.data.files.map((f) => f.name);
+try {
+  await drive.files.get({ fileId: "no-such-file" });
+} catch (e) {
+  out.error = [e.status ?? e.code, e.response?.data?.error?.errors?.[0]?.reason];
+}
+console.log(JSON.stringify(out));
+'''
+
+
+@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path):
+    """Google's Node client: a multipart upload, a share, a Range download, a query."""
+    if not (NODE_CLIENTS / "googleapis").is_dir():
+        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
+    program = tmp_path / "agent.mjs"
+    program.write_text(NODE_AGENT)
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend,
+                       node_modules=NODE_CLIENTS) as client:
+        result = client.run(program, env=client.environments.create("drive_default").env_id)
+    assert result.exit_code == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout) == {"size": "16", "range": [206, "hello"], "listed": ["Engineering"],
+                                         "error": [404, "notFound"]}
+    assert [(row["email"], row["role"]) for row in result.diff.inserts if row["__table__"] == "drive_permissions"] \
+        == [("yuki@example.com", "reader")]
+
+
+CURL_AGENT = r'''
+set -e
+base=https://www.googleapis.com
+curl -s -H 'Authorization: Bearer x' "$base/drive/v3/files?q=name%20contains%20'Sprint'&fields=files(name,size)"; echo
+curl -s -H 'Authorization: Bearer x' -H 'Content-Type: text/csv' --data-binary 'a,b
+1,2
+' "$base/upload/drive/v3/files?uploadType=media&fields=mimeType,size"; echo
+curl -s -o /dev/null -w '%{http_code}\n' -H 'Authorization: Bearer x' "$base/drive/v3/files/nope"
+'''
+
+
+@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+def test_curl_through_the_proxy(live_stack, backend):
+    result = live_stack.run(live_stack.env("drive_default"), CURL_AGENT, ".sh", backend=backend)
+    assert result.exit_code == 0, result.stderr
+    listed, uploaded, missing = result.stdout.splitlines()
+    assert json.loads(listed) == {"files": [{"name": "Sprint velocity.csv", "size": "120"}]}
+    assert json.loads(uploaded) == {"mimeType": "text/csv", "size": "8"}
+    assert missing == "404"
