@@ -89,10 +89,10 @@ def generate(name: str, source: Path, hosts: list[str], include: str | None, exa
              users_table: str | None, out: Path) -> dict:
     document = read_description(source)
     trimmed = trim(document, include)
-    model = infer(name, trimmed, json.loads(examples.read_text()) if examples else None)
+    model = infer(name, trimmed, json.loads(examples.read_text()) if examples else None, document)
     if not model["resources"]:
         raise SystemExit("no collection or item paths found: nothing to keep state for")
-    tables = tuple(model["resources"])
+    tables = tuple(dict.fromkeys([*model["resources"], *([users_table] if users_table else [])]))
     described = f"{document.get('info', {}).get('title', name)} {document.get('info', {}).get('version', '')}"
     model["generated_from"] = f"{described.strip()} ({source.name})"
     (out / "spec").mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ vendor's error body laid out from its error schema."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -98,6 +99,28 @@ def _examples(found: Any, into: dict[str, Any]) -> None:
             _examples(value, into)
 
 
+def response_examples(document: dict) -> dict[str, Any]:
+    """Example ids the description itself gives: a 2xx answer's example (or an item of a listed
+    example) whose schema is a named one, by that schema's name (Jira's `"id": "10000"`)."""
+    found: dict[str, Any] = {}
+    for operations in document.get("paths", {}).values():
+        for operation in (o for m, o in operations.items() if isinstance(o, dict) and m in ("get", "post", "put")):
+            for status, answer in operation.get("responses", {}).items():
+                for media in (answer.get("content") or {}).values() if str(status).startswith("2") else ():
+                    example, schema = media.get("example"), media.get("schema", {})
+                    if isinstance(example, str) and example.startswith(("{", "[")):  # Jira's: JSON as text
+                        try:
+                            example = json.loads(example)
+                        except ValueError:
+                            continue
+                    if isinstance(example, list) and example and schema.get("type") == "array":
+                        example, schema = example[0], schema.get("items", {})
+                    name = _ref_name(schema)
+                    if name and isinstance(example, dict) and "id" in example:
+                        found.setdefault(name, example["id"])
+    return found
+
+
 def _object_type(schema: dict) -> str | None:
     enum = schema.get("properties", {}).get("object", {}).get("enum")
     return enum[0] if enum and len(enum) == 1 else None
@@ -108,10 +131,13 @@ def _table_name(pack: str, segments: list[str]) -> str:
     return re.sub(r"[^a-z0-9_]", "_", f"{pack}_" + "_".join(words).lower())
 
 
-def infer(pack: str, document: dict, examples: Any = None) -> dict:
-    """The model: resources (collections and their items) and each operation's action."""
+def infer(pack: str, document: dict, examples: Any = None, described: dict | None = None) -> dict:
+    """The model: resources (collections and their items) and each operation's action; ids from
+    the vendor's `examples` (objects) and the examples of the untrimmed description `described`."""
     example_ids: dict[str, Any] = {}
     _examples(examples, example_ids)
+    for name, value in response_examples(described or {}).items():
+        example_ids.setdefault(name, value)
     paths = document["paths"]
     resources: dict[str, dict] = {}
     for path, operations in paths.items():  # collections: a literal last segment with a list or a create

@@ -6,6 +6,7 @@ A pack's overrides module (optional) may define:
     HANDLERS: {operationId: (resources, call) -> answer}  real rules (a payment intent's states)
     DEFAULTS: {table: {field: value}}                     what a new row has unless the body says
     identify: (state, token, headers) -> user id          who acts (default: the environment's user)
+    ALIASES: {alias prefix: described prefix}             paths that answer as others (an older version's)
 """
 
 from __future__ import annotations
@@ -43,18 +44,22 @@ def _parameter(schemas: Schemas, data: dict) -> Parameter:
                      bool(data.get("required")), repeated, enum, str(default) if default is not None else None)
 
 
-def operation_table(pack: str, document: dict) -> Spec:
-    """The engine's table from the trimmed description (the one source of the operations)."""
+def operation_table(pack: str, document: dict, aliases: dict[str, str] | None = None) -> Spec:
+    """The engine's table from the trimmed description (the one source of the operations); an
+    alias prefix answers as the prefix it names (Jira's `/rest/api/2/` as `/rest/api/3/`)."""
     schemas = Schemas(document)
     prefix = urlsplit((document.get("servers") or [{"url": ""}])[0]["url"]).path.rstrip("/")
     operations = []
     for path, methods in document["paths"].items():
         for method, data in methods.items():
             content = data.get("requestBody", {}).get("content", {})
-            operations.append(Operation(
-                f"{pack}.{data['operationId']}", method.upper(), path.lstrip("/"),
-                {p["name"]: _parameter(schemas, p) for p in data["parameters"] if p["in"] in ("path", "query", "header")},
-                "body" if content else None, None, next(iter(content), "application/json")))
+            alias_paths = [alias + path[len(real):] for alias, real in (aliases or {}).items() if path.startswith(real)]
+            for routed in [path, *alias_paths]:
+                operations.append(Operation(
+                    f"{pack}.{data['operationId']}", method.upper(), routed.lstrip("/"),
+                    {p["name"]: _parameter(schemas, p) for p in data["parameters"]
+                     if p["in"] in ("path", "query", "header")},
+                    "body" if content else None, None, next(iter(content), "application/json")))
     return Spec(pack, document.get("info", {}).get("version", ""), prefix, None, tuple(operations), {},
                 document["components"].get("schemas", {}))
 
@@ -100,7 +105,8 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
         return RestError(429, "rate_limit", "Too many requests hit the API too quickly.",
                          {"Retry-After": str(retry_after)})
 
-    api = RestApi(pack=pack, spec=operation_table(pack, document), handlers=handlers, error_body=error_body,
+    api = RestApi(pack=pack, spec=operation_table(pack, document, getattr(overrides, "ALIASES", None)),
+                  handlers=handlers, error_body=error_body,
                   identify=getattr(overrides, "identify", _acting_user), rate_limited=rate_limited,
                   partial_responses=False)
     return api, build_router(api), rest_faults.answers(rate_limited, error_body, {})

@@ -20,6 +20,7 @@ class Schemas:
     def __init__(self, document: dict) -> None:
         self.components = document.get("components", {})
         self.validator = OAS31Validator if str(document.get("openapi", "")).startswith("3.1") else OAS30Validator
+        self._validators: dict[int, tuple[Any, Any]] = {}  # the node is kept so that its id stays its own
 
     def resolve(self, node: Any) -> dict:
         seen = 0
@@ -45,9 +46,9 @@ class Schemas:
                 return value
         kind = schema.get("type")
         if isinstance(value, str):
-            if kind == "integer" and value.lstrip("-").isdigit():
+            if kind == "integer" and value.lstrip("-").isdigit() and len(value) < 40:
                 return int(value)
-            if kind == "number":
+            if kind == "number" and len(value) < 40:
                 try:
                     return float(value) if "." in value else int(value)
                 except ValueError:
@@ -67,7 +68,11 @@ class Schemas:
 
     # -- validation ----------------------------------------------------------------------------
     def _validator(self, node: Any) -> Any:
-        return self.validator({**(node if isinstance(node, dict) else {}), "components": self.components})
+        """One validator per schema node of the description (they live as long as it does)."""
+        if id(node) not in self._validators:
+            self._validators[id(node)] = (node, self.validator({**(node if isinstance(node, dict) else {}),
+                                                                "components": self.components}))
+        return self._validators[id(node)][1]
 
     def valid(self, value: Any, node: Any) -> bool:
         try:
@@ -91,8 +96,7 @@ class Schemas:
             extra = sorted(k for k in (error.instance or {}) if k not in known)
             name = f"{where}[{extra[0]}]" if where and extra else (extra[0] if extra else where)
             raise RestError(400, "parameter_unknown", f"Received unknown parameter: {name}", details={"param": name})
-        raise RestError(400, "parameter_invalid", f"Invalid value for {where or 'the body'}: {error.message}",
-                        details={"param": where})
+        raise RestError(400, "parameter_invalid", f"Invalid {where or 'body'}: {_reason(error)}", details={"param": where})
 
     # -- answers filled to their schema --------------------------------------------------------
     def fill(self, value: Any, node: Any, depth: int = 0) -> Any:
@@ -108,8 +112,10 @@ class Schemas:
                     if self.valid(value, option):
                         return value
                 for option in options:  # the first option whose type fits, filled
-                    if self._kind_fits(value, self.resolve(option)):
+                    if self._kind_fits(value, self.resolve(option)) and value not in ("", None):
                         return self.fill(value, option, depth + 1)
+                if value == "":  # Stripe's "" (unset)
+                    return None if schema.get("nullable") else self.empty(options[0], depth)
             return self.fill(value, options[0], depth + 1) if value is not None else self.empty(options[0], depth)
         for part in schema.get("allOf", []):
             value = self.fill(value, part, depth + 1)
@@ -128,10 +134,13 @@ class Schemas:
             return out
         if kind == "array" and isinstance(value, list):
             return [self.fill(v, schema.get("items", {}), depth + 1) for v in value]
-        if kind in ("integer", "number") and isinstance(value, str):
-            return self.coerce(value, schema)
         if kind == "string" and isinstance(value, int | float) and not isinstance(value, bool):
             return str(value)
+        if kind == "string" and isinstance(value, str) and len(value) > schema.get("maxLength", len(value)):
+            return value[:schema["maxLength"]]  # a body may allow more than the answer shows
+        value = self.coerce(value, schema) if isinstance(value, str) else value
+        if kind and not self._kind_fits(value, {"type": kind}) or schema.get("enum") and value not in schema["enum"]:
+            return None if schema.get("nullable") else self.empty(schema, depth)
         return value
 
     def _kind_fits(self, value: Any, schema: dict) -> bool:
@@ -157,3 +166,13 @@ class Schemas:
         if kind == "object":
             return self.fill({}, schema, depth + 1)
         return {"array": [], "integer": 0, "number": 0, "boolean": False, "string": ""}.get(kind)
+
+
+def _reason(error: Any) -> str:
+    """What is wrong, without echoing the value (it may be long, or a secret)."""
+    limit = error.validator_value
+    reasons = {"maxLength": f"must be at most {limit} characters", "minLength": f"must be at least {limit} characters",
+               "maximum": f"must be at most {limit}", "minimum": f"must be at least {limit}",
+               "maxItems": f"must have at most {limit} items", "type": f"must be of type {limit}",
+               "enum": "must be one of " + ", ".join(map(str, limit)) if isinstance(limit, list) else ""}
+    return reasons.get(error.validator) or "is not valid here"

@@ -53,17 +53,25 @@ class Resources:
         return RestError(404, "resource_missing", f"No such {kind}: '{key}'", details={"param": "id"})
 
     def find(self, call: Call, resource: dict, key: Any = None) -> Row:
+        """The row a path names: by id, else by its `key` where the schema has one (Jira's
+        `{issueIdOrKey}`: `10002` or `PROJ-12`), within the parent the path names."""
         key = call.params.get(resource["key"]) if key is None else key
         row = call.state.first(resource["table"], id=key)
-        if row is None and isinstance(key, str) and key.isdigit():
+        if row is None and resource["id"].get("as") == "integer" and isinstance(key, str) and key.isdigit() \
+                and len(key) < 19:
             row = call.state.first(resource["table"], id=int(key))
-        if row is None or not self._in_parent(call, resource, row):
+        if row is None and "key" in self.row_schema(resource).get("properties", {}):
+            row = call.state.first(resource["table"], key=key)
+        if row is None or (resource.get("parent_key") and row.get(resource["parent_key"]) != self.parent_id(call,
+                                                                                                            resource)):
             raise self.not_found(resource, key)
         return row
 
-    def _in_parent(self, call: Call, resource: dict, row: Row) -> bool:
-        parent = resource.get("parent_key")
-        return not parent or str(row.get(parent)) == str(call.params.get(parent))
+    def parent_id(self, call: Call, resource: dict) -> Any:
+        """The id of the row the path's parent placeholder names (404 where there is none)."""
+        parent = self.model["resources"].get(resource.get("parent") or "")
+        value = call.params.get(resource["parent_key"])
+        return self.find(call, parent, value)["id"] if parent else value
 
     # -- bodies and answers --------------------------------------------------------------------
     def body(self, call: Call) -> dict:
@@ -110,17 +118,14 @@ class Resources:
         schema = self.row_schema(resource)
         props = schema.get("properties", {})
         body = self.body(call)
-        row: Row = {k: v for k, v in body.items() if k in props or not props}
+        row: Row = {k: v for k, v in body.items() if (k in props or not props) and v != ""}  # "" leaves it unset
         row = {**self.defaults.get(resource["table"], {}), **row, **(extra or {})}
         taken = {r.get("id") for r in call.state.rows(resource["table"])}
         row["id"] = (extra or {}).get("id") or styles.new_id(resource["id"], taken)
         if resource["object"]:
             row["object"] = resource["object"]
         if resource.get("parent_key"):
-            parent = self.model["resources"].get(resource["parent"] or "")
-            if parent:
-                self.find(call, parent, call.params.get(resource["parent_key"]))
-            row[resource["parent_key"]] = call.params.get(resource["parent_key"])
+            row[resource["parent_key"]] = self.parent_id(call, resource)
         self.stamp(row, CREATED + UPDATED, schema)
         row = self.schemas.fill(row, schema)
         call.state.insert(resource["table"], row)
@@ -147,7 +152,8 @@ class Resources:
         self.stamp(merged, UPDATED, schema)
         merged = self.schemas.fill(merged, schema)
         call.state.update(resource["table"], merged)
-        return self.present(call, merged, self.response(call.operation.short_id)[1])
+        status, answer = self.response(call.operation.short_id)
+        return None if answer is None or status == 204 else self.present(call, merged, answer)
 
     def delete(self, call: Call) -> Any:
         resource = self.resource(call)
@@ -168,7 +174,7 @@ class Resources:
         operation = self.model["operations"][call.operation.short_id]
         equals = {name: call.params[name] for name in operation.get("filters", []) if call.params.get(name) is not None}
         if resource.get("parent_key"):
-            equals[resource["parent_key"]] = call.params.get(resource["parent_key"])
+            equals[resource["parent_key"]] = self.parent_id(call, resource)
         rows = call.state.rows(resource["table"], **equals)
         if operation.get("paging") == "starting_after":
             rows.reverse()  # newest first, as Stripe lists
