@@ -29,6 +29,8 @@ BODIES = {"File": {"name": "Fidelity", "mimeType": "application/vnd.google-apps.
           "Permission": {"role": "reader", "type": "user", "emailAddress": "john@example.com"},
           "Comment": {"content": "A fidelity comment"}, "Reply": {"content": "A fidelity reply"},
           "Revision": {"keepForever": True}}
+QUERIES = {"changes.list": {"pageToken": "1"}, "changes.watch": {"pageToken": "1"},
+           "files.export": {"mimeType": "text/plain"}}
 RESULTS: dict[str, Counter] = defaultdict(Counter)
 
 
@@ -87,7 +89,7 @@ def test_every_method_answers_in_the_documents_shape(drive, operation):
     for name, value in prepared(drive, operation).items():
         path = path.replace("{" + name + "}", value)
     query = {"fields": "*", **{p.name: "x" for p in operation.required() if p.location == "query"}}
-    query.update({"changes.list": {"pageToken": "1"}, "changes.watch": {"pageToken": "1"}, "files.export": {"mimeType": "text/plain"}}.get(operation.short_id, {}))
+    query.update(QUERIES.get(operation.short_id, {}))
     body = BODIES.get(operation.request or "")
     response = drive(operation.method, f"drive/v3/{path}", params=query, json=body)
     family = operation.short_id.split(".")[0]
