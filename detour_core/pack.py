@@ -31,6 +31,7 @@ class ServicePack:
     signature_tables: tuple[str, ...]      # tables only this service's templates have
     primary_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # where the key is not `id`
     users_table: str = "users"             # whose first row acts when nobody is named
+    user_email: str = "email"              # its users' email field: how a world finds its people there
     spec: str = ""                         # where its API surface comes from (the vendor's description)
     warm_up: str | None = None             # "module:function" a server runs at start, in the background
     # Fields a row made by the API always has, given to seeded rows that lack them, so that a

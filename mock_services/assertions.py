@@ -28,6 +28,7 @@ from detour_core.registry import pack
 from detour_core.strict import Strict, first_error, unknown_name
 from mock_services.request_rows import ENTITY, request_rows
 from mock_services.store import EnvironmentStore, EnvState, Row, StateDiff
+from mock_services.world import qualified, split
 
 
 class InvalidAssertions(DetourError):
@@ -230,7 +231,8 @@ def field_value(row: Row, field: str, lookup: Lookup | None) -> Any:
         return path_value(row, field)
     for key, table in FOREIGN_KEYS.items():
         if row.get(key) is not None:
-            related = lookup(table, key, row[key])
+            owner = row.get("__service__")  # in a world, the related row is in the row's own service
+            related = lookup(qualified(owner, table) if owner else table, key, row[key])
             if related is not None and field in related:
                 return related[field]
     return None
@@ -286,7 +288,7 @@ def evaluate_one(index: int, assertion: Assertion, spec: Spec, diff: StateDiff,
     if assertion.diff_type == "requested":
         return evaluate_requested(index, assertion, requests or [])
     ignored = set(spec.ignore_fields.get("global", [])) | set(spec.ignore_fields.get(assertion.entity, [])) \
-        | set(assertion.ignore)
+        | set(spec.ignore_fields.get(split(assertion.entity)[1], [])) | set(assertion.ignore)
     if assertion.diff_type != "changed":
         rows = diff.inserts if assertion.diff_type == "added" else diff.deletes
         found = [r for r in rows if r.get("__table__") == assertion.entity and matches(r, assertion.where, lookup)]
@@ -311,12 +313,27 @@ def evaluate(spec: Spec, diff: StateDiff, lookup: Lookup | None = None,
     return [evaluate_one(i, a, spec, diff, lookup, requests) for i, a in enumerate(spec.assertions)]
 
 
-def check_entities(spec: Spec, service: str, held: set[str], where: str) -> None:
-    """Every entity is a table of the service, or one the environment (or its seed) holds."""
-    known = sorted(held | set(pack(service).tables) | {ENTITY})
-    for assertion in spec.assertions:
-        if assertion.entity not in known:
-            raise UnknownEntity(f"{where}: " + unknown_name("entity", assertion.entity, known))
+def check_entities(spec: Spec, services: list[str], world: bool, held: set[str], where: str) -> Spec:
+    """Every entity is a table of the environment's services, or one it (or its seed) holds. In
+    a world tables are `service.table`; a bare name that one service alone has is read as it."""
+    if not world:
+        known = sorted(held | set(pack(services[0]).tables) | {ENTITY})
+    else:
+        known = sorted(held | {qualified(s, t) for s in services for t in pack(s).tables} | {ENTITY})
+    resolved = [_resolved(a, known, where) for a in spec.assertions]
+    return spec.model_copy(update={"assertions": resolved})
+
+
+def _resolved(assertion: Assertion, known: list[str], where: str) -> Assertion:
+    if assertion.entity in known:
+        return assertion
+    owners = [name for name in known if split(name)[1] == assertion.entity and split(name)[0]]
+    if len(owners) == 1:
+        return assertion.model_copy(update={"entity": owners[0]})
+    if owners:
+        raise UnknownEntity(f"{where}: entity {assertion.entity!r} is in several services; name one of "
+                            + ", ".join(owners))
+    raise UnknownEntity(f"{where}: " + unknown_name("entity", assertion.entity, known))
 
 
 def held_tables(state: EnvState) -> set[str]:
@@ -326,7 +343,10 @@ def held_tables(state: EnvState) -> set[str]:
 def evaluate_environment(spec: Spec, store: EnvironmentStore, env_id: str) -> list[AssertionResult]:
     """Against an environment's diff, resolving references through its current rows."""
     with store.open(env_id) as state:
-        check_entities(spec, state.service, held_tables(state), f"{state.service} environment {env_id}")
+        info = state.info
+        spec = check_entities(spec, info.held(), info.is_world, held_tables(state),
+                              f"{info.service} environment {env_id}")
+
         def lookup(table: str, key: str, value: Any) -> Row | None:
             return state.first(table, **{key: value}) or state.first(table, id=value)
         traffic = any(a.diff_type == "requested" for a in spec.assertions)

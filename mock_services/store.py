@@ -25,10 +25,11 @@ from detour_core.pack import resolve
 from detour_core.registry import pack
 from mock_services.clock import Clock, bound
 from mock_services.databases import Connection, database_for
-from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidFork, InvalidTtl
+from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidFork, InvalidTemplate, InvalidTtl
 from mock_services.issued_tokens import SALT_KEY, Credentials, new_salt
 from mock_services.request_budget import RequestBudget
-from mock_services.templates import Template, load_template
+from mock_services.templates import Template, compose, load_template, world_body
+from mock_services.world import Person, person_named, qualified, split
 
 Row = dict[str, Any]
 
@@ -45,10 +46,23 @@ class EnvironmentInfo(BaseModel):
     forked_from: str | None = None  # the environment it is a copy of, as it stood when forked
     clock: Clock = Clock()  # the environment's own time (mock_services.clock)
     seed: str = ""          # what the ids its replicas make are drawn from (default: its template's name)
+    # A world's (mock_services/world.py): the services it holds, its people, and the acting
+    # person's user id in each service (`acting_user` is then the person's handle).
+    services: list[str] = []
+    people: list[Person] = []
+    acting_users: dict[str, str] = {}
 
     @property
     def expired(self) -> bool:
         return self.expires_at is not None and self.expires_at <= time.time()
+
+    @property
+    def is_world(self) -> bool:
+        return bool(self.services)
+
+    def held(self) -> list[str]:
+        """The services whose hosts reach this environment."""
+        return self.services or [self.service]
 
 
 class StateDiff(BaseModel):
@@ -60,20 +74,37 @@ class StateDiff(BaseModel):
 
 
 def row_key(service: str, table: str, row: Row) -> str:
-    """A row's primary key as the databases store it."""
-    return json.dumps([row[c] for c in pack(service).primary_key(table)])
+    """A row's primary key as the databases store it (a world's tables are `service.table`)."""
+    owner, bare = split(table)
+    return json.dumps([row[c] for c in pack(owner or service).primary_key(bare)])
 
 
 class EnvState:
-    """The rows of one environment, behind a small table API the replicas share."""
+    """The rows of one environment, behind a small table API the replicas share.
 
-    def __init__(self, db: Connection, info: EnvironmentInfo) -> None:
+    In a world, a pack sees its own tables by their bare names: `scoped(service)` is the state
+    as that service's replica sees it (its tables, its acting user)."""
+
+    def __init__(self, db: Connection, info: EnvironmentInfo, scope: str | None = None) -> None:
         self.db = db
         self.info = info
+        self.scope = scope
+
+    def scoped(self, service: str) -> EnvState:
+        """The state as `service`'s replica sees it; an environment without it is seen whole
+        (its `service` then is not `service`, and the replica refuses it as before)."""
+        if not self.info.is_world or service not in self.info.services:
+            return self
+        seen_as = self.info.model_copy(update={"service": service,
+                                               "acting_user": self.info.acting_users.get(service, "")})
+        return EnvState(self.db, seen_as, scope=service)
 
     @property
     def service(self) -> str:
         return self.info.service
+
+    def _tbl(self, table: str) -> str:
+        return qualified(self.scope, table) if self.scope else table
 
     def clock(self) -> Clock:
         return self.info.clock
@@ -90,7 +121,7 @@ class EnvState:
         if any(isinstance(v, list | dict) for v in equals.values()):
             return []
         sql = "SELECT data FROM rows WHERE tbl = ?"
-        args: list[Any] = [table]
+        args: list[Any] = [self._tbl(table)]
         for field, value in equals.items():
             sql += " AND " + self.db.field_is(field)
             args.append(self.db.field_value(value))
@@ -101,7 +132,7 @@ class EnvState:
         if not values:
             return []
         sql = f"SELECT data FROM rows WHERE tbl = ? AND {self.db.field_in(field, len(values))} ORDER BY rowid"
-        return [json.loads(d) for (d,) in self.db.execute(sql, [table, *map(self.db.field_value, values)])]
+        return [json.loads(d) for (d,) in self.db.execute(sql, [self._tbl(table), *map(self.db.field_value, values)])]
 
     def first(self, table: str, **equals: Any) -> Row | None:
         found = self.rows(table, **equals)
@@ -109,16 +140,16 @@ class EnvState:
 
     def insert(self, table: str, row: Row) -> Row:
         self.db.execute("INSERT INTO rows (tbl, pk, data) VALUES (?, ?, ?)",
-                        (table, self._pk(table, row), json.dumps(row)))
+                        (self._tbl(table), self._pk(table, row), json.dumps(row)))
         return row
 
     def update(self, table: str, row: Row) -> Row:
         self.db.execute("UPDATE rows SET data = ? WHERE tbl = ? AND pk = ?",
-                        (json.dumps(row), table, self._pk(table, row)))
+                        (json.dumps(row), self._tbl(table), self._pk(table, row)))
         return row
 
     def delete(self, table: str, row: Row) -> None:
-        self.db.execute("DELETE FROM rows WHERE tbl = ? AND pk = ?", (table, self._pk(table, row)))
+        self.db.execute("DELETE FROM rows WHERE tbl = ? AND pk = ?", (self._tbl(table), self._pk(table, row)))
 
     def meta(self, key: str) -> Any:
         found = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,))
@@ -152,11 +183,17 @@ class EnvState:
             self.db.execute("RELEASE SAVEPOINT block")
 
     def tables(self) -> dict[str, list[Row]]:
-        """The current rows by table, in insertion order: a template's shape."""
+        """The current rows by table, in insertion order (a world's by `service.table`)."""
         tables: dict[str, list[Row]] = {}
         for table, data in self.db.execute("SELECT tbl, data FROM rows ORDER BY rowid"):
             tables.setdefault(table, []).append(json.loads(data))
         return tables
+
+    def template_body(self) -> dict:
+        """The environment as it stands, as a template file (save-template)."""
+        if not self.info.is_world:
+            return self.tables()
+        return world_body(tuple(self.info.services), self.info.people, self.info.acting_user or None, self.tables())
 
     def snapshot(self, run: str) -> None:
         self.db.prepare_snapshots()
@@ -166,7 +203,7 @@ class EnvState:
     def diff(self, since: str | None = None) -> StateDiff:
         """Changes since creation, or since run `since` started."""
         def tagged(tbl: str, data: str) -> Row:
-            return {**json.loads(data), "__table__": tbl}
+            return {**json.loads(data), **self._tags(tbl)}
 
         if since is None:
             before, args = "WITH b AS (SELECT tbl, pk, data, rowid AS n FROM baseline) ", ()
@@ -183,10 +220,16 @@ class EnvState:
             " WHERE r.data != b.data ORDER BY r.rowid", args)
         return StateDiff(
             inserts=[tagged(t, d) for t, d in inserts],
-            updates=[{"__table__": t, "before": json.loads(b), "after": json.loads(a)}
+            updates=[{**self._tags(t), "before": json.loads(b), "after": json.loads(a)}
                      for t, b, a in updates],
             deletes=[tagged(t, d) for t, d in deletes],
         )
+
+
+    def _tags(self, tbl: str) -> Row:
+        """A diff row's table, and in a world its service too (`slack.messages`, `slack`)."""
+        service, _ = split(tbl)
+        return {"__table__": tbl, "__service__": service} if self.info.is_world and service else {"__table__": tbl}
 
 
 class EnvironmentStore:
@@ -194,15 +237,18 @@ class EnvironmentStore:
         self.state = state
         self.db = database_for(state)
 
-    def create(self, template_name: str, env_id: str | None = None, acting_user: str | None = None,
+    def create(self, template_name: str | list[str], env_id: str | None = None, acting_user: str | None = None,
                template_dirs: tuple[Path, ...] = (), request_budget: RequestBudget | None = None,
                ttl_s: float | None = None, require_issued_tokens: bool = False, clock: Clock | None = None,
                seed: str | None = None) -> EnvironmentInfo:
-        """`clock`: the environment's time (the wall clock's by default); `seed`: what its ids are
-        drawn from (its template's name by default, so two of the same template make the same ids)."""
+        """`template_name`: one template (a service's or a world's), or several templates of
+        different services joined into one world. `acting_user`: a user id of the service, or
+        in a world a person's handle. `clock`: the environment's time (the wall clock's by
+        default); `seed`: what its ids are drawn from (its template's name by default, so two of
+        the same template make the same ids)."""
         if ttl_s is not None and ttl_s <= 0:
             raise InvalidTtl(f"a time to live is a positive number of seconds, not {ttl_s}")
-        template = load_template(self.state, template_name, template_dirs)
+        template = self._template(template_name, template_dirs)
         env_id = validate_env_id(env_id) if env_id else new_env_id()
         if self.db.exists(env_id):
             raise EnvironmentExists(f"environment {env_id!r} exists already")
@@ -215,15 +261,26 @@ class EnvironmentStore:
                                request_budget=request_budget, expires_at=created + ttl_s if ttl_s else None,
                                clock=clock or Clock(), seed=seed or settings.seed or "",
                                require_issued_tokens=require_issued_tokens)
-        defaults = pack(template.service).row_defaults
-        rows = ((table, row_key(template.service, table, row), json.dumps({**defaults.get(table, {}), **row}))
-                for table, rows in template.tables.items() for row in rows)
+        if template.is_world:
+            info = _as_world(info, template)
+        defaults = {table: fields for service in template.held() for table, fields in pack(service).row_defaults.items()}
         meta = {k: json.dumps(v) for k, v in info.model_dump().items()} | {SALT_KEY: json.dumps(new_salt())}
-        self.db.create(env_id, meta, rows,
+        self.db.create(env_id, meta, _seed_rows(template),
                        template_key=f"{template.name}:{template.digest}:{json.dumps(defaults, sort_keys=True)}")
+        if template.contents:
+            with self.open(env_id, write=True) as state:
+                for key, data in template.contents.items():
+                    state.put_blob(key, data)
         if settings.faults:  # the template's curriculum: its faults open the environment's own policy
             save_policy(policy_file(self.state, env_id), Policy(faults=settings.faults))
         return info
+
+    def _template(self, names: str | list[str], template_dirs: tuple[Path, ...]) -> Template:
+        if isinstance(names, str) or len(names) == 1:
+            return load_template(self.state, names if isinstance(names, str) else names[0], template_dirs)
+        if not names:
+            raise InvalidTemplate("an environment needs a template")
+        return compose([load_template(self.state, name, template_dirs) for name in names])
 
     def fork(self, env_id: str, count: int = 1) -> list[EnvironmentInfo]:
         """`count` new environments, each a copy of `env_id` as it stands now: its rows, contents,
@@ -288,8 +345,15 @@ class EnvironmentStore:
         """The tokens the environment issues its users, and the variables its sandboxes get (the
         acting user's); none for a service whose pack issues none."""
         with self.open(env_id) as state:
-            hook = pack(state.service).credentials
-            return resolve(hook)(state) if hook else Credentials({}, {})
+            merged = Credentials({}, {})
+            for service in state.info.held():
+                scoped = state.scoped(service)
+                hook = pack(service).credentials
+                issued = resolve(hook)(scoped) if hook else Credentials({}, {})
+                tokens = {f"{service}:{u}": t for u, t in issued.tokens.items()} if state.info.is_world else issued.tokens
+                merged.tokens.update(tokens)
+                merged.variables.update(issued.variables)
+            return merged
 
     def set_clock(self, env_id: str, clock: Clock) -> EnvironmentInfo:
         """The environment's time from now on (its replicas read no other)."""
@@ -303,14 +367,17 @@ class EnvironmentStore:
             return state.info.model_copy(update={"request_budget": budget})
 
     @contextmanager
-    def open(self, env_id: str, write: bool = False) -> Iterator[EnvState]:
-        """One environment's state; with write=True, one serialised transaction."""
+    def open(self, env_id: str, write: bool = False, service: str | None = None) -> Iterator[EnvState]:
+        """One environment's state; with write=True, one serialised transaction. With
+        `service`, as that service's replica sees it (in a world: its tables alone)."""
         with self.db.connect(validate_env_id(env_id), write) as db:
             meta = dict(db.execute("SELECT key, value FROM meta"))
             info = EnvironmentInfo(**{k: json.loads(v) for k, v in meta.items()})
             expired = info.expired
             if not expired:
                 state = EnvState(db, info)
+                if service:
+                    state = state.scoped(service)
                 with bound(state):
                     yield state
         if expired:
@@ -323,8 +390,35 @@ def _copy_if_present(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
-def _default_user(template: Template) -> str:
-    """The first user of the seed acts unless told otherwise (AgentDiff's agent user)."""
-    service = pack(template.service)
-    users = template.tables.get(service.users_table) or [{}]
-    return str(users[0].get(service.primary_key(service.users_table)[0]) or "")
+def _default_user(template: Template, service: str | None = None) -> str:
+    """The first user of the seed acts unless told otherwise (AgentDiff's agent user); in a
+    world, its acting person (or its first), and a service's first user where nobody is named."""
+    if template.is_world and service is None:
+        return template.acting or (template.people[0].person if template.people else "")
+    descriptor = pack(service or template.service)
+    table = qualified(service, descriptor.users_table) if service else descriptor.users_table
+    users = template.tables.get(table) or [{}]
+    return str(users[0].get(descriptor.primary_key(descriptor.users_table)[0]) or "")
+
+
+def _as_world(info: EnvironmentInfo, template: Template) -> EnvironmentInfo:
+    """A world's info: its services, its people, and who the acting person is in each service."""
+    people = list(template.people)
+    person = person_named(people, info.acting_user)
+    if people and person is None:
+        raise InvalidTemplate(f"{info.acting_user!r} is none of world {template.name!r}'s people: "
+                              + ", ".join(p.person for p in people))
+    if not people and info.acting_user:
+        raise InvalidTemplate(f"world {template.name!r} has no people to act as ({info.acting_user!r})")
+    ids = person.ids if person else {}
+    acting = {s: ids.get(s) or _default_user(template, s) for s in template.services}
+    return info.model_copy(update={"services": list(template.services), "people": people, "acting_users": acting})
+
+
+def _seed_rows(template: Template) -> Iterator[tuple[str, str, str]]:
+    """(table, key, row) for every seeded row, given the fields a row made by the API has."""
+    for table, rows in template.tables.items():
+        service, bare = split(table)
+        defaults = pack(service or template.service).row_defaults.get(bare, {})
+        for row in rows:
+            yield table, row_key(template.service, table, row), json.dumps({**defaults, **row})

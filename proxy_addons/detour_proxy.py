@@ -19,6 +19,7 @@ from proxy_addons.answered_bodies import AnsweredBodies
 from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.env_auth import EnvAuth
 from proxy_addons.faults import Faults
+from proxy_addons.held_services import HeldServices
 from proxy_addons.policies import Policies
 from proxy_addons.rate_limits import RateLimits
 from proxy_addons.replicas_in_process import InProcessReplicas
@@ -28,6 +29,6 @@ from proxy_addons.secret_injection import SecretInjector
 from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
-addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), Router(), RequestLimits(), RateLimits(),
+addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), HeldServices(), Router(), RequestLimits(), RateLimits(),
           SecretInjector(), AnswerScrubber(), Faults(),
           InProcessReplicas(), UpstreamGuard(), AuditRecorder()]

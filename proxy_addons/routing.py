@@ -16,6 +16,7 @@ from mitmproxy import ctx, exceptions, http, tcp
 from detour_core.registry import (ORIGINAL_HOST_HEADER, SERVICE_PORTS, canonical_host, is_replicated_host,
                                   parse_replica_path, replica_path, service_for)
 from proxy_addons.env_auth import ENV_KEY
+from proxy_addons.held_services import SERVICES_KEY
 from proxy_addons.policies import POLICY_KEY
 from proxy_addons.verdict import HOST_HEADER_KEY, METADATA_KEY, PERMITTED, Verdict, json_response
 
@@ -88,6 +89,8 @@ class Router:
             verdict.reason = f"port {flow.request.port} not allowed"
         elif env_id is None:
             verdict.reason = "no environment"
+        elif not_held := self.not_held(flow, service):
+            verdict.reason = not_held
         elif not self.refused_by_rule(flow, verdict, host, flow.request.path):
             self.route(flow, verdict, service, env_id)
             return
@@ -110,11 +113,21 @@ class Router:
             verdict.reason = "not a replica path"
         elif parsed[0] != env_id:
             verdict.reason = f"another environment ({parsed[0]})"
+        elif not_held := self.not_held(flow, parsed[1]):
+            verdict.reason = not_held
         elif not self.refused_by_rule(flow, verdict, host, parsed[2]):
             verdict.decision = "routed"
             return
         verdict.service = None
         flow.response = json_response(403, "denied", {"error": "denied", "reason": verdict.reason})
+
+    @staticmethod
+    def not_held(flow: http.HTTPFlow, service: str) -> str:
+        """Why `service` may not be reached: the environment does not hold it ("" if it may)."""
+        held = flow.metadata.get(SERVICES_KEY)
+        if held is None or service in held:
+            return ""
+        return f"service {service} is not in this environment (it holds {', '.join(held)})"
 
     @staticmethod
     def refused_by_rule(flow: http.HTTPFlow, verdict: Verdict, host: str, path: str) -> bool:

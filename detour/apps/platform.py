@@ -25,9 +25,11 @@ health_router = APIRouter(prefix="/api/platform", tags=["platform"])
 
 
 class EnvironmentCreate(Strict):
-    template: str = Field(description="The template it starts from.")
+    template: str | list[str] = Field(description="The template it starts from (a service's or a world's), or "
+                                                  "several of different services joined into one world.")
     env_id: str | None = Field(None, description="Its id; without one, a new id.")
-    acting_user: str | None = Field(None, description="The user whose tokens its runs get (default: the seed's first).")
+    acting_user: str | None = Field(None, description="The user whose tokens its runs get (default: the seed's "
+                                                      "first); in a world, a person's handle.")
     request_budget: RequestBudget | None = None
     ttl_s: float | None = Field(None, description="Seconds before it is deleted.")
     require_issued_tokens: bool = Field(False, description="Refuse a token the environment did not issue.")

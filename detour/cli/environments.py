@@ -29,9 +29,12 @@ def templates() -> None:
 
 
 @env_app.command("create")
-def env_create(template: Annotated[str, typer.Option(help="Template to seed from.")] = DEFAULT_TEMPLATE,
+def env_create(template: Annotated[list[str], typer.Option(
+                   help="Template to seed from (a service's or a world's, such as acme); several of different "
+                        "services join into one world.")] = [DEFAULT_TEMPLATE],
                env_id: Annotated[Optional[str], typer.Option("--id", help="Choose the id.")] = None,
-               user: Annotated[Optional[str], typer.Option(help="User the agent acts as.")] = None,
+               user: Annotated[Optional[str], typer.Option(
+                   "--user", "--as", help="User the agent acts as; in a world, a person (their tokens in every service).")] = None,
                request_budget: Annotated[Optional[str], typer.Option(
                    help="N/SECONDS: requests beyond N per window get the API's rate-limit answer.")] = None,
                ttl: Annotated[Optional[float], typer.Option(help="Seconds until the environment is deleted.")] = None,
@@ -58,7 +61,7 @@ def env_create(template: Annotated[str, typer.Option(help="Template to seed from
     if as_json:
         typer.echo(json.dumps(info.model_dump() | {"secret": secret, "proxy_url": proxy}))
         return
-    typer.echo(f"{info.env_id}  template={info.template} service={info.service} user={info.acting_user}")
+    typer.echo(f"{info.env_id}  template={info.template} service={','.join(info.held())} user={info.acting_user}")
     typer.echo(f"secret: {secret}")
     typer.echo(f"proxy:  {proxy or '(no stack runs: `detour serve` starts one, and so does the first `detour run`)'}")
 
@@ -111,7 +114,7 @@ def env_list(as_json: JsonOpt = False) -> None:
     """List environments, oldest first."""
     for info in client().environments.list():
         typer.echo(info.model_dump_json() if as_json else
-                   f"{info.env_id}  {info.template}  {info.service}  user={info.acting_user}")
+                   f"{info.env_id}  {info.template}  {','.join(info.held())}  user={info.acting_user}")
 
 
 DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd])")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 
 from mock_services.box import errors
+from mock_services.issued_tokens import Credentials
 from mock_services.rest.router import Call
 from mock_services.store import EnvState, Row
 
@@ -34,6 +35,13 @@ TABLES = {"file": "box_files", "folder": "box_folders", "web_link": "box_web_lin
 def issue_token(user_id: str) -> str:
     """A token that names the user it acts as (sandboxes hold no real secrets to protect)."""
     return f"{TOKEN_PREFIX}{user_id}.{secrets.token_urlsafe(12)}"
+
+
+def credentials(state: EnvState) -> Credentials:
+    """A token per user; a sandbox gets the acting user's as BOX_DEVELOPER_TOKEN."""
+    tokens = {u["id"]: issue_token(u["id"]) for u in state.rows("box_users")}
+    own = tokens.get(state.info.acting_user)
+    return Credentials(tokens, {"BOX_DEVELOPER_TOKEN": own} if own else {})
 
 
 def identify(state: EnvState, token: str | None, headers: dict[str, str]) -> str:

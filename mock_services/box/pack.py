@@ -9,10 +9,12 @@ PACK = ServicePack(
     hosts=("api.box.com", "upload.box.com",  # the API, and uploads (`/api/2.0/files/content`, upload sessions)
            "dl.boxcloud.com"),               # where a download's 302 points
     router="mock_services.box.router:router",
+    credentials="mock_services.box.access:credentials",
     faults="mock_services.box.errors:fault_answer",
     templates=Path(__file__).parent / "templates",
     signature_tables=("box_files", "box_folders", "box_file_versions"),
     users_table="box_users",
+    user_email="login",
     tables=("box_users", "box_groups", "box_group_memberships", "box_folders", "box_files", "box_file_versions",
             "box_folder_locks", "box_web_links", "box_comments", "box_tasks", "box_task_assignments",
             "box_collaborations", "box_hubs", "box_hub_items", "box_metadata_templates", "box_metadata_instances",

@@ -29,7 +29,7 @@ def download_routes(router: APIRouter, engine: Engine) -> None:
     @router.get("/d/1/{token}/download")
     def download(env_id: str, token: str, request: Request, store: StoreDep) -> Response:
         try:
-            with store.open(env_id) as state:
+            with store.open(env_id, service="box") as state:
                 return serve_download(state, token, request.headers.get("range"))
         except RestError as failed:
             return engine.error(failed)

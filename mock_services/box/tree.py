@@ -26,6 +26,12 @@ def check_name(name: object) -> str:
     return name
 
 
+def parent_id(body: object) -> str:
+    """`{"parent": {"id": "123"}}`'s id; "" for anything else (a scalar parent names no folder)."""
+    parent = body.get("parent") if isinstance(body, dict) else None
+    return str(parent.get("id") or "") if isinstance(parent, dict) else ""
+
+
 def children(call: Call, folder_id: str, status: str = "active") -> list[Row]:
     found = []
     for kind in KINDS:

@@ -3,7 +3,8 @@ calendar's ACL rules (freeBusyReader < reader < writer < owner), as Google decid
 
 from __future__ import annotations
 
-from mock_services.rest.google import token_user
+from mock_services.issued_tokens import Credentials
+from mock_services.rest.google import issue_token, token_user
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Call
 from mock_services.store import EnvState, Row
@@ -34,6 +35,14 @@ def identify(state: EnvState, token: str | None, _headers: dict[str, str]) -> st
     if named and state.first("calendar_users", id=named):
         return named
     return state.info.acting_user
+
+
+def credentials(state: EnvState) -> Credentials:
+    """An OAuth access token per user; a sandbox gets the acting user's as GOOGLE_OAUTH_ACCESS_TOKEN
+    (what `google.oauth2.credentials.Credentials(token=...)` takes)."""
+    tokens = {u["id"]: issue_token(u["id"]) for u in state.rows("calendar_users")}
+    own = tokens.get(state.info.acting_user)
+    return Credentials(tokens, {"GOOGLE_OAUTH_ACCESS_TOKEN": own} if own else {})
 
 
 def primary_id(call: Call) -> str:

@@ -10,6 +10,7 @@ PACK = ServicePack(
            "calendar.googleapis.com/calendar/v3/", "calendar.googleapis.com/batch/calendar/v3",
            "oauth2.googleapis.com/token"),  # credentials that refresh (service accounts, refresh tokens)
     router="mock_services.calendar.router:router",
+    credentials="mock_services.calendar.access:credentials",
     faults="mock_services.rest.google:fault_answer",
     templates=Path(__file__).parent / "templates",
     signature_tables=("calendar_events", "calendars", "calendar_list_entries"),

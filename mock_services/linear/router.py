@@ -71,7 +71,7 @@ class _RollBack(Exception):
 
 def execute(store: EnvironmentStore, env_id: str, data: dict, authorization: str) -> dict:
     try:
-        with store.open(env_id, write=True) as state:
+        with store.open(env_id, write=True, service="linear") as state:
             if state.service != "linear":
                 return {"errors": [{"message": "This environment has no Linear state",
                                     "extensions": {"type": "invalid input"}}]}

@@ -122,7 +122,7 @@ def token_routes(router: APIRouter, engine: Engine) -> None:
             return JSONResponse({"error": "unsupported_grant_type", "error_description": f"Invalid grant_type: {grant}"},
                                 status_code=400)
         try:
-            with store.open(env_id) as state:
+            with store.open(env_id, service=engine.api.pack) as state:
                 user = state.info.acting_user
         except Exception:  # an unknown or malformed environment: OAuth's own error shape
             return JSONResponse({"error": "invalid_client"}, status_code=401)

@@ -181,7 +181,7 @@ class Engine:
         """One call in one transaction; a failed call keeps none of its writes but still counts
         against the budget."""
         try:
-            with store.open(env_id, write=True) as state:
+            with store.open(env_id, write=True, service=self.api.pack) as state:
                 if state.service != self.api.pack:
                     raise RestError(404, "notFound", f"environment {env_id} is not a {self.api.pack} environment")
                 self.within_budget(state)

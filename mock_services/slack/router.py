@@ -125,7 +125,7 @@ def dispatch(store: EnvironmentStore, env_id: str, method: catalogue.Method, tok
     """One call in one transaction. A call that fails keeps none of its writes but still
     counts against the budget, as it would at Slack."""
     try:
-        with store.open(env_id, write=True) as state:
+        with store.open(env_id, write=True, service="slack") as state:
             if state.service != "slack":
                 raise SlackError("not_a_slack_environment", status=404)
             within_budget(state)
@@ -166,12 +166,12 @@ async def call_method(env_id: str, method: str, request: Request, store: StoreDe
 
 
 def store_upload(store: EnvironmentStore, env_id: str, file_id: str, body: bytes) -> bool:
-    with store.open(env_id, write=True) as state:
+    with store.open(env_id, write=True, service="slack") as state:
         return receive_upload(state, file_id, body)
 
 
 def read_file(store: EnvironmentStore, env_id: str, file_id: str) -> tuple[bytes, str] | None:
-    with store.open(env_id) as state:
+    with store.open(env_id, service="slack") as state:
         return file_content(state, file_id)
 
 

@@ -31,7 +31,7 @@ values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=
 @pytest.fixture(scope="module")
 def replica(tmp_path_factory):
     state = StatePaths(tmp_path_factory.mktemp("box-fuzz")).ensure()
-    client = TestClient(create_app(state, api_auth=False), raise_server_exceptions=False)
+    client = TestClient(create_app(state, api_auth=False), raise_server_exceptions=False, follow_redirects=False)
     return client, f"/api/env/{EnvironmentStore(state).create('box_default').env_id}/services/box"
 
 

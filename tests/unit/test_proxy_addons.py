@@ -60,7 +60,7 @@ def authenticated(chain, key, env_id="env-a", **kwargs):
     return flow
 
 
-ORDER = ["AnsweredBodies", "SharedPorts", "EnvAuth", "Policies", "Router", "RequestLimits", "RateLimits", "SecretInjector",
+ORDER = ["AnsweredBodies", "SharedPorts", "EnvAuth", "Policies", "HeldServices", "Router", "RequestLimits", "RateLimits", "SecretInjector",
          "AnswerScrubber", "Faults", "InProcessReplicas", "UpstreamGuard", "AuditRecorder"]
 
 

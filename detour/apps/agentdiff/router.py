@@ -50,6 +50,12 @@ def seed_for(body: m.InitEnv, lib: Library) -> tuple[str, str | None]:
 
 
 def user_by_email(template: Template, email: str) -> str:
+    """The user (in a world, the person) with that email."""
+    if template.is_world:
+        person = next((p for p in template.people if p.email.lower() == email.lower()), None)
+        if person is None:
+            raise NotSupported(f"no person with email {email!r} in world {template.name!r}")
+        return person.person
     service = pack(template.service)
     key = service.primary_key(service.users_table)[0]
     for user in template.tables.get(service.users_table, []):
@@ -62,7 +68,7 @@ def user_by_email(template: Template, email: str) -> str:
 def init_env(body: m.InitEnv, store: StoreDep, request: Request, lib: Library = LibraryDep) -> m.InitEnvResult:
     name, user = seed_for(body, lib)
     template = load_template(store.state, name)
-    if body.templateService and body.templateService != template.service:
+    if body.templateService and body.templateService not in (template.service, *template.held()):
         raise NotSupported(f"template {name!r} is a {template.service} template, not {body.templateService}")
     if body.impersonateEmail:
         user = user_by_email(template, body.impersonateEmail)
@@ -71,7 +77,8 @@ def init_env(body: m.InitEnv, store: StoreDep, request: Request, lib: Library = 
     base = str(request.base_url).rstrip("/")
     return m.InitEnvResult(environmentId=info.env_id, templateSchema=template.name, schemaName=info.env_id,
                            service=info.service, expiresAt=expires,
-                           environmentUrl=f"{base}/api/env/{info.env_id}/services/{info.service}")
+                           environmentUrl=f"{base}/api/env/{info.env_id}" + (
+                               "" if info.is_world else f"/services/{info.service}"))
 
 
 @router.delete("/env/{env_id}")
@@ -98,10 +105,11 @@ def get_template(name_or_id: str, store: StoreDep) -> m.TemplateDetail:
 
 @router.post("/templates/from-environment")
 def template_from_environment(body: m.TemplateFromEnvironment, store: StoreDep) -> m.TemplateFromEnvironmentResult:
-    if store.get(body.environmentId).service != body.service:
+    info = store.get(body.environmentId)
+    if body.service not in (info.service, *info.held()):
         raise NotSupported(f"environment {body.environmentId!r} is not a {body.service} environment")
     with store.open(body.environmentId) as state:
-        save_template(store.state, body.name, state.tables())
+        save_template(store.state, body.name, state.template_body())
     return m.TemplateFromEnvironmentResult(templateId=template_id(body.name), templateName=body.name,
                                            service=body.service)
 

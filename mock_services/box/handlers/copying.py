@@ -13,7 +13,7 @@ from mock_services.store import Row
 
 
 def _target(call: Call, body: dict, original: Row) -> tuple[Row, str]:
-    parent_id = str((body.get("parent") or {}).get("id", ""))
+    parent_id = tree.parent_id(body)
     if not parent_id:
         raise errors.bad_request("parent is required", name="parent", reason="missing_parameter")
     parent = access.item(call, "folder", parent_id, UPLOAD)

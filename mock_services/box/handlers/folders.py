@@ -71,7 +71,7 @@ def folder_items(call: Call) -> dict:
 
 def create_folder(call: Call) -> dict:
     body = call.body or {}
-    parent_id = str((body.get("parent") or {}).get("id", ""))
+    parent_id = tree.parent_id(body)
     if not parent_id:
         raise errors.bad_request("parent is required", name="parent", reason="missing_parameter")
     parent = access.item(call, "folder", parent_id, UPLOAD)

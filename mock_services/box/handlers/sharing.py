@@ -130,7 +130,7 @@ def group_collaborations(call: Call) -> dict:
 
 def create_web_link(call: Call) -> dict:
     body = call.body or {}
-    parent = access.item(call, "folder", str((body.get("parent") or {}).get("id", "")), UPLOAD)
+    parent = access.item(call, "folder", tree.parent_id(body), UPLOAD)
     url = body.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         raise errors.bad_request("url must start with http:// or https://", name="url", reason="invalid_parameter")

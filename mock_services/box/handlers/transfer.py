@@ -66,7 +66,7 @@ def _checked(call: Call) -> bytes:
 
 def upload(call: Call) -> dict:
     attributes = _attributes(call)
-    parent = access.item(call, "folder", str((attributes.get("parent") or {}).get("id", "")), UPLOAD)
+    parent = access.item(call, "folder", tree.parent_id(attributes), UPLOAD)
     name = tree.check_name(attributes.get("name") or call.body["file"].filename)
     tree.ensure_free(call, parent["id"], name, "file")
     data = _checked(call)
@@ -92,7 +92,7 @@ def upload_version(call: Call) -> dict:
 
 def preflight(call: Call) -> dict:
     body = call.body or {}
-    parent = access.item(call, "folder", str((body.get("parent") or {}).get("id", "")), UPLOAD)
+    parent = access.item(call, "folder", tree.parent_id(body), UPLOAD)
     if body.get("name") is not None:
         tree.ensure_free(call, parent["id"], tree.check_name(body["name"]), "file")
     return {"upload_url": f"{UPLOAD_BASE}/content", "upload_token": secrets.token_urlsafe(24)}

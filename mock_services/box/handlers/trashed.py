@@ -28,7 +28,7 @@ def handlers(kind: str) -> tuple[Callable[[Call], dict], Callable[[Call], dict],
     def restore(call: Call) -> dict:
         row = trashed_row(call, kind, EDIT)
         body = call.body or {}
-        tree.restore(call, row, body.get("name"), str((body.get("parent") or {}).get("id") or "") or None)
+        tree.restore(call, row, body.get("name"), tree.parent_id(body) or None)
         call.status = 201
         return items.answer(call, row)
 
