@@ -80,7 +80,7 @@ class SandboxSpec(BaseModel):
     program: Path | None = Field(None, description="A file placed in the fresh work directory.")
     stdin: bytes = b""
     stdio: bool = Field(False, description="The program reads the caller's stdin and its stdout reaches the caller's "
-                                           "as it comes (a stdio server: MCP); process and namespace backends.")
+                                           "as it comes (a stdio server: MCP).")
     task: dict[str, str] = Field({}, description="What the agent is asked to do (DETOUR_PROMPT, ...).")
     credentials: dict[str, str] = Field({}, description="The replicas' tokens for the environment's acting user "
                                                         "(SLACK_BOT_TOKEN, ...): issued by it, worth nothing outside it.")

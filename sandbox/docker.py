@@ -18,6 +18,7 @@ import atexit
 import io
 import json
 import os
+import sys
 import signal
 import socket
 import tarfile
@@ -40,7 +41,7 @@ from sandbox.base import (SYSTEM_CERTS, Execution, KilledReason, Limits, LimitsV
                           TrustFiles)
 from sandbox.docker_pool import ContainerPool
 from sandbox.variables import clock_variables, sandbox_environment
-from sandbox.runtimes import PRELUDES, SYSTEM_PATH, Runtime, RuntimeUnavailable
+from sandbox.runtimes import PRELUDES, SYSTEM_PATH, Runtime
 from sandbox.images.build import IMAGES, WGETRC
 from sandbox.images import entry
 from sandbox.images.entry import frame
@@ -217,9 +218,12 @@ class ContainerRun:
         return self.api.inspect_container(self.cid)["State"]["Pid"]
 
     def _write(self, data: bytes) -> None:
+        """The payload, then (stdio) this process's own stdin as it comes, until it ends."""
         raw: socket.socket = self.sock._sock  # the attach stream's socket, as docker-py's own docs use it
         try:
             raw.sendall(data)
+            while self.spec.stdio and (chunk := os.read(sys.stdin.fileno(), 65536)):
+                raw.sendall(chunk)
             raw.shutdown(socket.SHUT_WR)  # the container's stdin ends (stdin_once)
         except OSError:
             pass  # the program exited without reading it all
@@ -228,6 +232,8 @@ class ContainerRun:
         for stream, chunk in frames_iter(self.sock, tty=False):
             if stream in STREAMS:
                 self.capture.feed(STREAMS[stream], chunk)
+                if self.spec.stdio and STREAMS[stream] == "stdout" and not self.capture.exceeded.is_set():
+                    os.write(sys.stdout.fileno(), chunk)  # as it comes: a stdio server's answers
 
     def _wait(self) -> None:
         self.status = self.api.wait(self.cid)["StatusCode"]
@@ -307,9 +313,6 @@ class DockerSandbox(Sandbox):
     def run(self, spec: SandboxSpec) -> Execution:
         if spec.proxy is None:
             raise ValueError("the docker backend needs a stack to route through")
-        if spec.stdio:
-            raise RuntimeUnavailable("--stdio (a live stdin and stdout) runs on the process and namespace backends, "
-                                     "not yet on docker")
         self._open_pool(spec.trust)
         with ExitStack() as cleanup:
             poolable = spec.limits == Limits() and not spec.workspace and spec.trust == self.trust

@@ -15,10 +15,11 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from detour.stack import free_port
-from tests.conftest import NODE_CLIENTS, needs_namespaces
+from tests.conftest import NODE_CLIENTS, needs_docker, needs_namespaces
 
 DETOUR = str(Path(sys.executable).parent / "detour")
 SERVER = NODE_CLIENTS / "@modelcontextprotocol" / "server-slack" / "dist" / "index.js"
+IN_IMAGE = Path("/home/node_modules") / SERVER.relative_to(NODE_CLIENTS)  # where a derived image has it
 # The server wants a bot token and a team id in its environment; the run's issued token is SLACK_TOKEN.
 LAUNCH = 'SLACK_BOT_TOKEN="$SLACK_TOKEN" SLACK_TEAM_ID=T01 exec node "$0"'
 
@@ -51,14 +52,17 @@ async def drive(server: StdioServerParameters) -> tuple[set[str], list[str], dic
         return tools, [c["name"] for c in listed["channels"]], json.loads(posted.content[0].text)
 
 
-@pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces)])
-def test_the_slack_mcp_server_runs_unmodified_in_a_sandbox(home, backend):
+@pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces),
+                                     pytest.param("docker", marks=needs_docker)])
+def test_the_slack_mcp_server_runs_unmodified_in_a_sandbox(home, backend, request):
+    """On docker, in an image derived from tests/node_clients/package.json, as a user would."""
     if not SERVER.exists():
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
     detour(home, "env", "create", "--template", "slack_default", "--id", "mcp")
+    runtime = ["--image", request.getfixturevalue("node_clients_image"), "--", "sh", "-c", LAUNCH, str(IN_IMAGE)] \
+        if backend == "docker" else ["--node-modules", str(NODE_CLIENTS), "--", "sh", "-c", LAUNCH, str(SERVER)]
     server = StdioServerParameters(command=DETOUR, env=home, args=[
-        "run", "--stdio", "--env", "mcp", "--backend", backend, "--node-modules", str(NODE_CLIENTS),
-        "--", "sh", "-c", LAUNCH, str(SERVER)])
+        "run", "--stdio", "--env", "mcp", "--backend", backend, *runtime])
     tools, channels, posted = asyncio.run(drive(server))
     assert {"slack_list_channels", "slack_post_message", "slack_get_channel_history"} <= tools
     assert "general" in channels and posted["ok"] is True
