@@ -115,6 +115,10 @@ def download_wheels() -> None:
 
 
 def build_images(client: docker.DockerClient, base: str, progress: Callable[[str], None] = lambda _: None) -> None:
+    if not (REPO / DOCKERFILE).is_file() or not (REPO / "pyproject.toml").is_file():
+        raise ImageError("detour images build needs a clone of detour's repository (it builds detour's own wheel "
+                         "into the images); an installed detour runs the process and namespace backends, and the "
+                         "docker backend with images built from a clone")
     if not NODE_MODULES.is_dir():
         raise ImageError(f"{NODE_MODULES} is missing: run `make` first (it runs npm ci)")
     progress("downloading the images' Python packages")
