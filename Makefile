@@ -12,7 +12,7 @@ TEST_NODE_STAMP := $(TEST_NODE)/node_modules/.installed
 RUNTIME := sandbox/runtime
 RUNTIME_STAMP := $(RUNTIME)/venv/.installed
 
-.PHONY: demo test fidelity bench images provision clean
+.PHONY: demo test fidelity bench images provision docs clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "detour needs Python >= 3.12, but $(PYTHON) is " + sys.version.split()[0] + ": install 3.12 (pyenv reads .python-version) or run make PYTHON=python3.12")'
@@ -60,5 +60,9 @@ images: $(STAMP) $(NODE_STAMP)
 bench: $(RUNTIME_STAMP) provision $(NODE_STAMP)
 	$(BIN)/python -m bench.run
 
+# The documentation site (mkdocs.yml) into site/; `$(BIN)/mkdocs serve` shows it while it is edited.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache build $(NODE_PACKAGES)/node_modules $(TEST_NODE)/node_modules $(RUNTIME)/venv
+	rm -rf $(VENV) *.egg-info .pytest_cache build site dist $(NODE_PACKAGES)/node_modules $(TEST_NODE)/node_modules $(RUNTIME)/venv
