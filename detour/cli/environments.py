@@ -81,7 +81,7 @@ def env_tokens(env_id: str, as_json: JsonOpt = False) -> None:
 def env_vars(env_id: str,
              proxy: Annotated[str, typer.Option(help="HOST:PORT of the proxy, as the container sees it.")] = "proxy:8080") -> None:
     """Print the variables (KEY=VALUE) a detour/sandbox container needs to use this environment
-    through a proxy container: compose's `agent` service reads them (see the README)."""
+    through a proxy container: compose's `agent` service reads them (docs/guides/backends.md)."""
     from sandbox.docker import IMAGE_TRUST, container_environment
     paths = state()
     client().environments.get(env_id)
