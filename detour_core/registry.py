@@ -27,6 +27,7 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services.gmail.pack",
     "mock_services.drive.pack",
     "mock_services.stripe.pack",
+    "mock_services.jira.pack",
     "mock_services.github.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"

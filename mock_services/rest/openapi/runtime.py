@@ -5,8 +5,10 @@ it has one, else the vendor's error saying it is not modeled), and the engine's 
 A pack's overrides module (optional) may define:
     HANDLERS: {operationId: (resources, call) -> answer}  real rules (a payment intent's states)
     DEFAULTS: {table: {field: value}}                     what a new row has unless the body says
+    MISSING: {table: "text with {key}"}                   the vendor's 404 message for a row not there
     identify: (state, token, headers) -> user id          who acts (default: the environment's user)
     ALIASES: {alias prefix: described prefix}             paths that answer as others (an older version's)
+    ROUTES: {operationId: [path, ...]}                    paths newer than the description, answered by it
 """
 
 from __future__ import annotations
@@ -44,17 +46,21 @@ def _parameter(schemas: Schemas, data: dict) -> Parameter:
                      bool(data.get("required")), repeated, enum, str(default) if default is not None else None)
 
 
-def operation_table(pack: str, document: dict, aliases: dict[str, str] | None = None) -> Spec:
+def operation_table(pack: str, document: dict, aliases: dict[str, str] | None = None,
+                    routes: dict[str, list[str]] | None = None) -> Spec:
     """The engine's table from the trimmed description (the one source of the operations); an
-    alias prefix answers as the prefix it names (Jira's `/rest/api/2/` as `/rest/api/3/`)."""
+    alias prefix answers as the prefix it names (Jira's `/rest/api/2/` as `/rest/api/3/`), and
+    `routes` give an operation paths the description predates (Jira's `/search/jql`)."""
     schemas = Schemas(document)
     prefix = urlsplit((document.get("servers") or [{"url": ""}])[0]["url"]).path.rstrip("/")
     operations = []
     for path, methods in document["paths"].items():
         for method, data in methods.items():
             content = data.get("requestBody", {}).get("content", {})
-            alias_paths = [alias + path[len(real):] for alias, real in (aliases or {}).items() if path.startswith(real)]
-            for routed in [path, *alias_paths]:
+            paths = [path, *(routes or {}).get(data["operationId"], [])]
+            paths += [alias + p[len(real):] for p in paths for alias, real in (aliases or {}).items()
+                      if p.startswith(real)]
+            for routed in paths:
                 operations.append(Operation(
                     f"{pack}.{data['operationId']}", method.upper(), routed.lstrip("/"),
                     {p["name"]: _parameter(schemas, p) for p in data["parameters"]
@@ -83,7 +89,7 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
     model = json.loads((folder / "spec" / "model.json").read_text())
     pack = model["pack"]
     overrides = _overrides(overrides_module)
-    resources = Resources(pack, document, model, getattr(overrides, "DEFAULTS", {}))
+    resources = Resources(pack, document, model, getattr(overrides, "DEFAULTS", {}), getattr(overrides, "MISSING", {}))
     custom = getattr(overrides, "HANDLERS", {})
     unknown = sorted(set(custom) - set(model["operations"]))
     if unknown:
@@ -105,7 +111,8 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
         return RestError(429, "rate_limit", "Too many requests hit the API too quickly.",
                          {"Retry-After": str(retry_after)})
 
-    api = RestApi(pack=pack, spec=operation_table(pack, document, getattr(overrides, "ALIASES", None)),
+    api = RestApi(pack=pack, spec=operation_table(pack, document, getattr(overrides, "ALIASES", None),
+                                                  getattr(overrides, "ROUTES", None)),
                   handlers=handlers, error_body=error_body,
                   identify=getattr(overrides, "identify", _acting_user), rate_limited=rate_limited,
                   partial_responses=False)

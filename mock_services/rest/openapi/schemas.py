@@ -124,7 +124,8 @@ class Schemas:
             return None if schema.get("nullable") else self.empty(schema, depth)
         if kind == "object" and isinstance(value, dict):
             props = schema.get("properties", {})
-            out = dict(value)
+            closed = schema.get("additionalProperties") is False and props
+            out = {k: v for k, v in value.items() if not closed or k in props}  # a closed answer: only its own
             for name in schema.get("required", []):
                 if name not in out or (out[name] is None and not self.resolve(props.get(name, {})).get("nullable")):
                     out[name] = self.empty(props.get(name, {}), depth + 1)

@@ -22,10 +22,12 @@ UPDATED = ("updated", "updated_at", "updatedAt", "date_updated", "last_edited_ti
 class Resources:
     """The model of one pack, over its trimmed description."""
 
-    def __init__(self, pack: str, document: dict, model: dict, defaults: dict[str, dict] | None = None) -> None:
+    def __init__(self, pack: str, document: dict, model: dict, defaults: dict[str, dict] | None = None,
+                 missing: dict[str, str] | None = None) -> None:
         self.pack, self.document, self.model = pack, document, model
         self.schemas = Schemas(document)
         self.defaults = defaults or {}
+        self.missing = missing or {}  # table -> the vendor's words for a row that is not there
         self.raw_ops = {o["operationId"]: (path, method, o) for path, ops in document["paths"].items()
                         for method, o in ops.items()}
 
@@ -50,7 +52,8 @@ class Resources:
 
     def not_found(self, resource: dict, key: Any) -> RestError:
         kind = resource["object"] or resource["schema"]
-        return RestError(404, "resource_missing", f"No such {kind}: '{key}'", details={"param": "id"})
+        message = self.missing.get(resource["table"], f"No such {kind}: '{{key}}'").format(key=key)
+        return RestError(404, "resource_missing", message, details={"param": "id"})
 
     def find(self, call: Call, resource: dict, key: Any = None) -> Row:
         """The row a path names: by id, else by its `key` where the schema has one (Jira's
