@@ -10,8 +10,9 @@ import json
 
 import pytest
 
+import detour
 from mock_services.rest.google import issue_token
-from tests.conftest import ISOLATING
+from tests.conftest import ISOLATING, NODE_CLIENTS, needs_namespaces
 
 AGENT = r'''
 import base64, io, json
@@ -102,3 +103,72 @@ def test_google_api_python_client_sends_finds_replies_and_labels(live_stack, bac
                         ("user_agent", "Re: Q3 growth summary", ["INBOX", "UNREAD"]),
                         ("user_agent", "Uploaded as media", ["SENT"]),
                         ("user_yuki", "Uploaded as media", ["INBOX", "UNREAD"])]
+
+
+NODE_AGENT = r'''
+import { google } from "googleapis";
+const as = (token) => { const auth = new google.auth.OAuth2(); auth.setCredentials({ access_token: token }); return auth; };
+const gmail = google.gmail({ version: "v1", auth: as(AGENT_TOKEN) });
+const sarah = google.gmail({ version: "v1", auth: as(SARAH_TOKEN) });
+const mail = "To: sarah@example.com\r\nSubject: Mockups from node\r\nContent-Type: text/plain\r\n\r\nLooks good.\r\n";
+const out = {};
+const sent = await gmail.users.messages.send({ userId: "me", requestBody: { raw: Buffer.from(mail).toString("base64url") } });
+out.sent = sent.data.labelIds;
+const uploaded = await gmail.users.messages.send({ userId: "me", requestBody: {},  // multipart/related to /upload/
+  media: { mimeType: "message/rfc822", body: mail.replace("from node", "uploaded from node") } });
+out.uploaded = uploaded.data.labelIds;
+const found = await sarah.users.messages.list({ userId: "me", q: "from:agent subject:(from node) is:unread" });
+out.found = found.data.resultSizeEstimate;
+const read = await sarah.users.messages.modify({ userId: "me", id: found.data.messages[0].id,
+                                                 requestBody: { removeLabelIds: ["UNREAD"] } });
+out.read = read.data.labelIds;
+try {
+  await gmail.users.labels.get({ userId: "me", id: "Label_404" });
+} catch (e) {
+  out.error = [e.status ?? e.code, e.response?.data?.error?.errors?.[0]?.reason];
+}
+console.log(JSON.stringify(out));
+'''
+
+
+@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+def test_npm_googleapis_sends_uploads_and_searches(live_stack, backend, tmp_path):
+    """Google's Node client: JSON and a multipart media upload, a search in the colleague's mailbox."""
+    if not (NODE_CLIENTS / "googleapis").is_dir():
+        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
+    program = tmp_path / "agent.mjs"
+    program.write_text(f"const AGENT_TOKEN = {json.dumps(issue_token('user_agent'))};\n"
+                       f"const SARAH_TOKEN = {json.dumps(issue_token('user_sarah'))};\n" + NODE_AGENT)
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend,
+                       node_modules=NODE_CLIENTS) as client:
+        env = client.environments.create("gmail_default").env_id
+        result = client.run(program, env=env)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {"sent": ["SENT"], "uploaded": ["SENT"], "found": 2, "read": ["INBOX"],
+                                         "error": [404, "notFound"]}
+    assert {r.host for r in result.requests} == {"gmail.googleapis.com"}
+    assert [r["subject"] for r in result.diff.inserts if (r["__table__"], r["user_id"]) == ("gmail_messages",
+                                                                                              "user_sarah")] == \
+        ["Mockups from node", "Mockups uploaded from node"]
+
+
+CURL_AGENT = r'''
+set -e
+base=https://gmail.googleapis.com/gmail/v1/users/me
+raw=$(printf 'To: robert@example.com\r\nSubject: From curl\r\n\r\nHi Robert\r\n' | base64 -w0 | tr '+/' '-_')
+curl -s -H "Authorization: Bearer x" -H 'Content-Type: application/json' "$base/messages/send" -d "{\"raw\": \"$raw\"}"; echo
+curl -s -H "Authorization: Bearer x" "$base/messages?q=subject:curl+in:sent&fields=resultSizeEstimate"; echo
+curl -s -o /dev/null -w '%{http_code}\n' "https://gmail.googleapis.com/gmail/v2/users/me/profile"
+'''
+
+
+@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+def test_curl_sends_and_searches(live_stack, backend):
+    result = live_stack.run(live_stack.env("gmail_default"), CURL_AGENT, ".sh", backend=backend)
+    assert result.exit_code == 0, result.stderr
+    sent, listed, other = result.stdout.splitlines()
+    assert json.loads(sent)["labelIds"] == ["SENT"]
+    assert json.loads(listed) == {"resultSizeEstimate": 1}
+    assert other == "403"  # a path of Gmail's host that no pack serves stays denied
+    assert [(r["user_id"], r["subject"]) for r in result.diff.inserts if r["__table__"] == "gmail_messages"] == \
+        [("user_agent", "From curl"), ("user_robert", "From curl")]
