@@ -1,10 +1,12 @@
 """Sending: the sender's copy kept as SENT, a copy delivered to every recipient who is a
 person of the environment (INBOX, UNREAD, their filters applied); mail to anyone else is
 kept as sent and never leaves. Gmail completes what the message lacks (From, Date,
-Message-ID) and takes Bcc off the copies it delivers."""
+Message-ID) and takes Bcc off the copies it delivers. A recipient whose vacation responder is
+on answers once per message, in the thread."""
 
 from __future__ import annotations
 
+from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 
 from mock_services import clock
@@ -49,7 +51,12 @@ def recipients(raw: bytes) -> list[str]:
 def send(call: Call, raw: bytes, thread_id: str | None = None) -> Row:
     """Send `raw` from the call's mailbox; the sender's copy."""
     user = mailbox.owner(call)
-    raw = complete(call, raw, user)
+    return deliver(call, user, complete(call, raw, user), thread_id)
+
+
+def deliver(call: Call, user: Row, raw: bytes, thread_id: str | None) -> Row:
+    """The sender's copy, then one per recipient of the environment (who may answer it with
+    their vacation reply)."""
     to = recipients(raw)
     own = str(user.get("email", "")).lower()
     labels = ["SENT", "INBOX"] if own in to else ["SENT"]
@@ -59,9 +66,45 @@ def send(call: Call, raw: bytes, thread_id: str | None = None) -> Row:
         del message["Bcc"]
         raw = mime.serialize(message)
     people = {str(r.get("email", "")).lower(): r for r in call.state.rows("gmail_users")}
+    arrived = []
     for address in to:
         person = people.get(address)
         if person and person["id"] != user["id"]:
-            mailbox.add_message(call, person["id"], raw, ["INBOX", "UNREAD"], internal_ms=sent["internal_date"],
-                                filtered=True)
+            arrived.append((person, mailbox.add_message(call, person["id"], raw, ["INBOX", "UNREAD"],
+                                                        internal_ms=sent["internal_date"], filtered=True)))
+    for person, copy in arrived:
+        vacation_reply(call, person, copy, user)
     return sent
+
+
+def _millis(value: object) -> int | None:
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
+
+
+def vacation_reply(call: Call, person: Row, copy: Row, sender: Row) -> None:
+    """`person`'s vacation responder answers mail from another person of the environment while
+    it is on (within its start and end, within the domain where it says so); never an automatic
+    reply (`Auto-Submitted`), so two responders do not answer each other."""
+    found = call.state.first("gmail_settings", user_id=person["id"], name="vacation")
+    vacation = found["value"] if found and isinstance(found.get("value"), dict) else {}
+    now = int(clock.now() * 1000)
+    start, end = _millis(vacation.get("startTime") or 0), _millis(vacation.get("endTime") or 0)
+    if not vacation.get("enableAutoReply") or (start and now < start) or (end and now > end):
+        return
+    original = mailbox.parsed(call, copy)
+    if mime.header(original, "Auto-Submitted") not in ("", "no"):
+        return
+    theirs, ours = str(sender.get("email", "")), str(person.get("email", ""))
+    if vacation.get("restrictToDomain") and theirs.rpartition("@")[2].lower() != ours.rpartition("@")[2].lower():
+        return
+    reply = EmailMessage()
+    reply["To"] = theirs
+    reply["Subject"] = vacation.get("responseSubject") or "Re: " + mime.header(original, "Subject")
+    if mime.header(original, "Message-ID"):
+        reply["In-Reply-To"] = reply["References"] = mime.header(original, "Message-ID")
+    reply["Auto-Submitted"] = "auto-replied"
+    reply.set_content(str(vacation.get("responseBodyPlainText") or vacation.get("responseBodyHtml") or ""))
+    deliver(call, person, complete(call, mime.serialize(reply), person), None)

@@ -201,3 +201,18 @@ def test_lists_page_newest_first_and_estimate_the_whole_result(api):
              for i in ids(first) + ids(second)]
     assert dates == sorted(dates, reverse=True)
     assert api("GET", "/messages", params={"pageToken": "garbage"}).status_code == 400
+
+
+def test_a_vacation_responder_answers_in_the_thread_and_never_an_automatic_reply(api):
+    away = {"enableAutoReply": True, "responseBodyPlainText": "Away until Monday.", "restrictToDomain": True}
+    assert api("PUT", "/settings/vacation", "john", json=away).json()["enableAutoReply"] is True
+    api("PUT", "/settings/vacation", json=away | {"responseBodyPlainText": "The agent is away too."})
+    sent = api("POST", "/messages/send", json={"raw": raw(mail("john@example.com", "Budget question"))}).json()
+    thread = api("GET", f"/threads/{sent['threadId']}").json()["messages"]
+    assert [(m["labelIds"], m["snippet"]) for m in thread] == [(["SENT"], "Hello"),
+                                                              (["INBOX", "UNREAD"], "Away until Monday.")]
+    assert api("GET", "/messages", "john", params={"q": "in:sent subject:(budget question)"}).json()[
+        "resultSizeEstimate"] == 1  # the agent's own responder did not answer John's
+    api("PUT", "/settings/vacation", "john", json={"enableAutoReply": True, "endTime": "1000"})
+    later = api("POST", "/messages/send", json={"raw": raw(mail("john@example.com", "Budget again"))}).json()
+    assert len(api("GET", f"/threads/{later['threadId']}").json()["messages"]) == 1  # ended: no answer
