@@ -1,7 +1,8 @@
 """detour as a package: `python -m build` of the repository gives a wheel whose `pip install` in
 a fresh venv, in a folder outside the checkout, is a working `detour`: its version, `detour
 doctor --install` building the sandbox runtime under the user's data directory (not the clone),
-and a run of an unmodified slack_sdk agent against slack_default, diffed.
+and the quickstart page's agent and commands, as written: an unmodified slack_sdk agent against
+slack_default, and its diff.
 
 Slow (minutes): pip and npm fetch detour's dependencies and the runtime's from the package
 registries, as a user's install does (their caches make later runs quicker). The agent's own
@@ -15,14 +16,9 @@ from pathlib import Path
 import pytest
 
 from detour.stack import free_port
+from tests.e2e.test_readme_examples import QUICKSTART, SKIPPED, commands_of, shown_files
 
 REPO = Path(__file__).resolve().parents[2]
-AGENT = '''import os
-from slack_sdk import WebClient
-slack = WebClient(token=os.environ["SLACK_TOKEN"])
-slack.chat_postMessage(channel="general", text="from the wheel")
-print("posted")
-'''
 
 
 def run(argv: list, env: dict, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
@@ -64,7 +60,10 @@ def test_the_wheel_installed_in_a_fresh_venv_runs_an_agent_outside_the_checkout(
     assert f"installed: the sandbox runtime at {runtime}" in doctor.stdout, doctor.stdout + doctor.stderr
     assert (runtime / "venv" / "bin" / "python3").exists() and (runtime / "node_packages" / "node_modules").is_dir()
 
-    (work / "agent.py").write_text(AGENT)
-    done = run(["detour", "run", "--template", "slack_default", "agent.py"], env, work, timeout=300)
-    assert done.stdout == "posted\n"
-    assert "requests: 1 routed" in done.stderr and "1 inserts" in done.stderr, done.stderr
+    for name, text in shown_files(QUICKSTART).items():
+        (work / name).write_text(text)
+    ran = {command: run(["bash", "-c", command], env, work, timeout=300)
+           for command in commands_of(QUICKSTART) if command not in SKIPPED}
+    run_output = ran["detour run --env first agent.py"]
+    assert run_output.stdout == "posted in #general\n" and "1 inserts" in run_output.stderr, run_output.stderr
+    assert '"message_text": "Hello from my first agent"' in ran["detour env diff first"].stdout
