@@ -12,6 +12,9 @@ from openapi_schema_validator import OAS30Validator, OAS31Validator
 from mock_services.rest.errors import RestError
 
 MAX_DEPTH = 6
+# The plainest valid text of a format (an answer's required field that no row holds).
+FORMATS = {"uri": "https://example.invalid/", "url": "https://example.invalid/", "date-time": "1970-01-01T00:00:00Z",
+           "date": "1970-01-01", "uuid": "00000000-0000-0000-0000-000000000000", "email": "nobody@example.invalid"}
 
 
 class Schemas:
@@ -166,6 +169,8 @@ class Schemas:
         kind = schema.get("type", "object" if "properties" in schema else "string")
         if kind == "object":
             return self.fill({}, schema, depth + 1)
+        if kind == "string" and schema.get("format") in FORMATS:
+            return FORMATS[schema["format"]]
         return {"array": [], "integer": 0, "number": 0, "boolean": False, "string": ""}.get(kind)
 
 

@@ -130,6 +130,11 @@ class Resources:
         if resource.get("parent_key"):
             row[resource["parent_key"]] = self.parent_id(call, resource)
         self.stamp(row, CREATED + UPDATED, schema)
+        if "self" in props and not row.get("self") and resource["item"]:  # where it can be read back
+            path = resource["item"].replace("{" + resource["key"] + "}", str(row["id"]))
+            for name, value in call.params.items():
+                path = path.replace("{" + name + "}", str(value))
+            row["self"] = f"https://{call.headers.get('host', 'localhost')}{path}"
         row = self.schemas.fill(row, schema)
         call.state.insert(resource["table"], row)
         status, answer = self.response(call.operation.short_id)
