@@ -1,11 +1,14 @@
 """A repository's files outside the API: raw.githubusercontent.com (`/{owner}/{repo}/{ref}/{path}`,
 where the ref may hold slashes) and codeload.github.com (`/{owner}/{repo}/tar.gz|zip/{ref}`, and
 `legacy.tar.gz`/`legacy.zip`, where the REST API's tarball and zipball links point). Their paths
-share the replica's prefix with the REST API's, so a path the API knows goes to the engine."""
+share the replica's prefix with the REST API's, so a path the API knows goes to the engine; so
+does `GET /repos/{o}/{r}/git/refs/{ref}`, the read GitHub still answers though its description
+names only `git/ref/` and `git/matching-refs/` (the GitHub MCP server uses it)."""
 
 from __future__ import annotations
 
 import io
+import re
 import tarfile
 import time
 import zipfile
@@ -24,6 +27,7 @@ from mock_services.rest.errors import RestError
 from mock_services.rest.router import Engine
 from mock_services.store import EnvironmentStore
 
+LEGACY_REFS = re.compile(r"(repos/[^/]+/[^/]+/git/)refs/(.+)")
 ARCHIVES = {"tar.gz": "tar", "legacy.tar.gz": "tar", "zip": "zip", "legacy.zip": "zip"}
 
 
@@ -100,6 +104,12 @@ def file_routes(router: APIRouter, engine: Engine) -> None:
     async def raw_or_api(env_id: str, owner: str, name: str, rest: str, request: Request,
                          store: StoreDep) -> Response:
         path = f"{owner}/{name}/{rest}"
+        legacy = LEGACY_REFS.fullmatch(path)
+        if legacy:  # GitHub still answers the old read of refs: one ref where exact, else a list
+            exact = await engine.answer(request, store, env_id, f"{legacy[1]}ref/{legacy[2]}")
+            if exact.status_code != 404:
+                return exact
+            return await engine.answer(request, store, env_id, f"{legacy[1]}matching-refs/{legacy[2]}")
         try:
             engine.match("GET", path)
         except RestError:

@@ -171,7 +171,10 @@ def create_tree(call: Call) -> dict[str, Any]:
     repository = target(call, "write")
     repo = git(call, repository)
     body = call.body or {}
-    files = history.flatten(repo, _object(call, repository, body["base_tree"], Tree).id) if body.get("base_tree") else {}
+    files: history.Flat = {}
+    if body.get("base_tree"):  # GitHub takes a commit for its tree too (the GitHub MCP server sends one)
+        base = _object(call, repository, body["base_tree"], (Tree, Commit))
+        files = history.flatten(repo, base.tree if isinstance(base, Commit) else base.id)
     for entry in body.get("tree") or []:
         path = str(entry.get("path", "")).strip("/").encode()
         if not path:

@@ -1,0 +1,118 @@
+"""GitHub's Node clients, unmodified, in sandboxes on the namespace backend: `@octokit/rest`
+(the REST client `gh`'s extensions and most Node agents use: issues, comments, pagination by
+the Link header, contents, GitHub's errors), and npm's `@modelcontextprotocol/server-github`
+under `detour run --stdio`, driven by the MCP Python SDK's client: a branch, files pushed
+through the git database API, a pull request from them, merged."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from detour.stack import free_port
+from tests.conftest import NODE_CLIENTS, needs_namespaces
+
+pytestmark = needs_namespaces
+DETOUR = str(Path(sys.executable).parent / "detour")
+SERVER = NODE_CLIENTS / "@modelcontextprotocol" / "server-github" / "dist" / "index.js"
+LAUNCH = 'GITHUB_PERSONAL_ACCESS_TOKEN="$GITHUB_TOKEN" exec node "$0"'
+
+OCTOKIT = r'''
+import { Octokit } from "@octokit/rest";
+const octokit = new Octokit({ auth: process.env.GITHUB_TOKEN });
+const out = {};
+out.me = (await octokit.rest.users.getAuthenticated()).data.login;
+const issue = (await octokit.rest.issues.create({ owner: "acme", repo: "api", title: "From Octokit",
+                                                  labels: ["enhancement"] })).data;
+await octokit.rest.issues.createComment({ owner: "acme", repo: "api", issue_number: issue.number, body: "noted" });
+out.all = (await octokit.paginate(octokit.rest.issues.listForRepo,
+                                  { owner: "acme", repo: "api", state: "all", per_page: 2 })).map(i => i.number);
+const file = (await octokit.rest.repos.getContent({ owner: "acme", repo: "api", path: "app/routes.py" })).data;
+out.file = Buffer.from(file.content, "base64").toString().split("\n")[0];
+try { await octokit.rest.repos.get({ owner: "acme", repo: "nope" }); } catch (e) { out.missing = e.status; }
+try { await octokit.rest.actions.listWorkflowRunsForRepo({ owner: "acme", repo: "api" }); }
+catch (e) { out.unmodeled = [e.status, e.response.data.message.includes("does not model")]; }
+console.log(JSON.stringify(out));
+'''
+
+
+def test_octokit_rest_through_the_proxy(live_stack, tmp_path):
+    import detour
+    if not (NODE_CLIENTS / "@octokit" / "rest").is_dir():
+        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
+    program = tmp_path / "agent.mjs"
+    program.write_text(OCTOKIT)
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
+                       node_modules=NODE_CLIENTS) as client:
+        env = client.environments.create("github_default").env_id
+        result = client.run(program, env=env)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {"me": "ai-agent", "all": [5, 4, 3, 2, 1], "file": "def routes() -> list[str]:",
+                                         "missing": 404, "unmodeled": [501, True]}
+    assert sorted(r["__table__"] for r in result.diff.inserts) == ["github_issue_comments", "github_issues"]
+
+
+@pytest.fixture
+def home(tmp_path):
+    """A home and stack ports of its own; the background stack its runs start is stopped after."""
+    ports: set[int] = set()
+    env = os.environ | {"DETOUR_HOME": str(tmp_path / "home"), "DETOUR_STACK_IDLE_S": "120",
+                        "DETOUR_PROXY_PORT": str(free_port("127.0.0.1", ports)),
+                        "DETOUR_REPLICA_PORT": str(free_port("127.0.0.1", ports))}
+    yield env
+    subprocess.run([DETOUR, "stack", "stop"], env=env, capture_output=True, timeout=60)
+
+
+def detour(env: dict, *args: str) -> str:
+    done = subprocess.run([DETOUR, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def drive(server) -> dict:
+    """What an MCP host does for an agent: a branch, a file pushed to it, a pull request, merged."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    async def tool(session, name: str, **arguments) -> dict:
+        answer = await session.call_tool(name, arguments)
+        assert not answer.isError, answer.content[0].text
+        return json.loads(answer.content[0].text)
+
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {t.name for t in (await session.list_tools()).tools}
+        await tool(session, "create_branch", owner="acme", repo="api", branch="mcp/docs", from_branch="main")
+        await tool(session, "push_files", owner="acme", repo="api", branch="mcp/docs", message="Docs over MCP",
+                   files=[{"path": "docs/mcp.md", "content": "# Made over MCP\n"}])
+        pull = await tool(session, "create_pull_request", owner="acme", repo="api", title="Docs over MCP",
+                          head="mcp/docs", base="main")
+        merged = await tool(session, "merge_pull_request", owner="acme", repo="api", pull_number=pull["number"],
+                            merge_method="squash")
+        issues = await tool(session, "search_issues", q="repo:acme/api is:pr is:merged")
+        return {"tools": tools, "pull": pull["number"], "merged": merged["merged"],
+                "found": [i["number"] for i in issues["items"]]}
+
+
+def test_the_github_mcp_server_runs_unmodified_in_a_sandbox(home):
+    from mcp import StdioServerParameters
+    if not SERVER.exists():
+        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
+    detour(home, "env", "create", "--template", "github_default", "--id", "mcpgh")
+    server = StdioServerParameters(command=DETOUR, env=home, args=[
+        "run", "--stdio", "--env", "mcpgh", "--backend", "namespace", "--node-modules", str(NODE_CLIENTS),
+        "--", "sh", "-c", LAUNCH, str(SERVER)])
+    out = asyncio.run(drive(server))
+    assert {"create_branch", "push_files", "create_pull_request", "merge_pull_request"} <= out["tools"]
+    assert (out["pull"], out["merged"], out["found"]) == (5, True, [5])
+    diff = json.loads(detour(home, "env", "diff", "mcpgh"))
+    commits = [r["message"] for r in diff["inserts"] if r["__table__"] == "github_commits"]
+    assert commits == ["Docs over MCP\n", "Docs over MCP (#5)\n\n* Docs over MCP\n"]
+    moved = [u["after"]["ref"] for u in diff["updates"] if u["__table__"] == "github_refs"]
+    assert moved == ["refs/heads/main"]
