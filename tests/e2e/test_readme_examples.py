@@ -1,8 +1,9 @@
 """The shell examples of the README and of the documentation pages its content moved to, run as
 a new user would: every command of their ```sh blocks that needs no Docker engine, no internet
-and no long-running server runs against a home of its own and must exit 0. A synopsis line stands for each of its forms (`A | B` alternatives of a
-subcommand, `[...]` left out); ENV, NAME and HOST stand for an environment, a name and a host
-the test provides, and `agent.py` for a program it writes. What cannot run here is skipped by
+and no long-running server runs against a home of its own and must exit 0. A synopsis line
+stands for each of its forms (`A | B` alternatives of a subcommand, `[...]` left out); ENV,
+NAME and HOST stand for an environment, a name and a host the test provides, and `agent.py`
+for a program it writes. What cannot run here is skipped by
 name below, with the reason; a command that is neither run nor listed fails the test. The
 quickstart page runs on its own too, as written, with the files it shows."""
 
