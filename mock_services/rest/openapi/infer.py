@@ -121,13 +121,38 @@ def response_examples(document: dict) -> dict[str, Any]:
     return found
 
 
+def _success_media(operation: dict) -> dict | None:
+    """The first 2xx answer's JSON content (where its schema sits)."""
+    for status in sorted(operation["responses"]):
+        content = operation["responses"][status].get("content", {}) if status.startswith("2") else {}
+        media = next((m for m in content if "json" in m), None)
+        if media:
+            return content[media]
+    return None
+
+
+def _named(document: dict, holder: dict | None, key: str, name: str) -> str | None:
+    """The name of the schema at `holder[key]`: its reference, or, for an object written inline
+    (Jira Software's boards, its sprints' empty schema), a component of the resource's name that
+    the trimmed description then refers to (so rows, answers and checks read one schema)."""
+    node = (holder or {}).get(key)
+    if _ref_name(node):
+        return _ref_name(node)
+    if not isinstance(node, dict) or node.get("type", "object") != "object" or \
+            any(k in node for k in ("anyOf", "oneOf", "allOf")):
+        return None
+    document["components"].setdefault("schemas", {}).setdefault(name, node)
+    holder[key] = {"$ref": f"#/components/schemas/{name}"}
+    return name
+
+
 def _object_type(schema: dict) -> str | None:
     enum = schema.get("properties", {}).get("object", {}).get("enum")
     return enum[0] if enum and len(enum) == 1 else None
 
 
 def _table_name(pack: str, segments: list[str]) -> str:
-    words = [s for s in segments if not _is_placeholder(s) and not PREFIX_WORDS.match(s)]
+    words = [s for s in segments if not _is_placeholder(s) and not PREFIX_WORDS.match(s) and s not in pack.split("_")]
     return re.sub(r"[^a-z0-9_]", "_", f"{pack}_" + "_".join(words).lower())
 
 
@@ -149,21 +174,24 @@ def infer(pack: str, document: dict, examples: Any = None, described: dict | Non
         listed = "get" in operations and _list_field(document, _success(operations["get"])[1])[0] is not None
         if not (listed or (item_path and "post" in operations)):
             continue
+        table = _table_name(pack, segments)
         schema = None
         if item_path and "get" in paths[item_path]:
-            schema = _ref_name(_success(paths[item_path]["get"])[1])
+            schema = _named(document, _success_media(paths[item_path]["get"]), "schema", table)
         if schema is None and "post" in operations:
-            schema = _ref_name(_success(operations["post"])[1])
+            schema = _named(document, _success_media(operations["post"]), "schema", table)
         if schema is None and listed:
-            schema = _ref_name(_list_field(document, _success(operations["get"])[1])[1])
+            answer = _schema(document, _success(operations["get"])[1])
+            field = _list_field(document, answer)[0]
+            schema = _named(document, answer if field == "" else answer["properties"][field], "items", table)
         if schema is None:
             continue
         shape = _schema(document, {"$ref": f"#/components/schemas/{schema}"})
         parent = next((r for r in resources.values() if r["item"] and _segments(r["item"]) == segments[:-1]), None)
         placeholders = [s[1:-1] for s in segments if _is_placeholder(s)]
         object_type = _object_type(shape)
-        resources[_table_name(pack, segments)] = {
-            "table": _table_name(pack, segments), "collection": path, "item": item_path, "schema": schema,
+        resources[table] = {
+            "table": table, "collection": path, "item": item_path, "schema": schema,
             "key": _segments(item_path)[-1][1:-1] if item_path else None,
             "parent_key": placeholders[-1] if placeholders else None,
             "parent": parent["table"] if parent else None, "object": object_type,
@@ -192,6 +220,8 @@ def _operations(document: dict, resources: dict) -> dict[str, dict]:
             action = actions.get((place, method)) if table else None
             if action == "update" and method == "post" and ("put" in operations or "patch" in operations):
                 action = None  # a POST beside a PUT/PATCH is some other verb
+            if action == "create" and _success(operation)[0] == "204":
+                action = None  # a POST that answers nothing made nothing to read back: a verb
             entry: dict[str, Any] = {"action": action, "resource": table if action else None}
             if action == "list":
                 entry.update(_list_details(document, operation, resources[table]))
