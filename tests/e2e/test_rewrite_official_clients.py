@@ -47,10 +47,25 @@ client = BoxClient(auth=BoxDeveloperTokenAuth(token="developer-token"))
 print(json.dumps(client.folders.create_folder("both ways", CreateFolderParent(id="0")).name))
 '''
 
+GMAIL = r'''
+import base64, json
+from email.message import EmailMessage
+from google.oauth2.credentials import Credentials
+from googleapiclient.discovery import build
+gmail = build("gmail", "v1", credentials=Credentials("token"))
+note = EmailMessage()
+note["To"], note["Subject"] = "john@example.com", "both ways"
+note.set_content("Hello")
+sent = gmail.users().messages().send(userId="me", body={"raw": base64.urlsafe_b64encode(note.as_bytes()).decode()}).execute()
+got = gmail.users().messages().get(userId="me", id=sent["id"], format="metadata", metadataHeaders=["Subject"]).execute()
+print(json.dumps(got["payload"]["headers"][0]["value"]))
+'''
+
 CLIENTS = {"slack": ("slack_default", SLACK, ".py", "messages"),
            "linear": ("linear_default", LINEAR, ".mjs", "issues"),
            "calendar": ("calendar_default", CALENDAR, ".py", "calendar_events"),
-           "box": ("box_default", BOX, ".py", "box_folders")}
+           "box": ("box_default", BOX, ".py", "box_folders"),
+           "gmail": ("gmail_default", GMAIL, ".py", "gmail_messages")}
 
 
 @pytest.mark.parametrize("mode", ["proxy", "rewrite"])
