@@ -6,7 +6,7 @@ from detour_core.pack import ServicePack
 
 PACK = ServicePack(
     name="github",
-    hosts=("api.github.com",              # REST (and GraphQL's path, which answers not modeled)
+    hosts=("api.github.com",              # REST and GraphQL (`/graphql`)
            "github.com",                  # git's smart HTTP: info/refs, git-upload-pack, git-receive-pack
            "raw.githubusercontent.com",   # a file's bytes at a ref
            "codeload.github.com",         # tarballs and zipballs
@@ -22,5 +22,7 @@ PACK = ServicePack(
             "github_issues", "github_pulls", "github_reviews", "github_review_comments", "github_issue_comments",
             "github_labels", "github_milestones", "github_collaborators", "github_stars", "github_hooks",
             "github_releases"),
-    spec="GitHub's OpenAPI description (npm @octokit/openapi, api.github.com.json; spec/api.github.com.json)",
+    spec="GitHub's OpenAPI description (npm @octokit/openapi, api.github.com.json; spec/api.github.com.json) "
+         "and GraphQL schema (npm @octokit/graphql-schema; graphql/schema.graphql)",
+    warm_up="mock_services.github.graphql.endpoint:built_schema",
 )

@@ -1,6 +1,6 @@
 """GitHub's Node clients, unmodified, in sandboxes on the namespace backend: `@octokit/rest`
-(the REST client `gh`'s extensions and most Node agents use: issues, comments, pagination by
-the Link header, contents, GitHub's errors), and npm's `@modelcontextprotocol/server-github`
+(the REST client most Node agents use: issues, comments, pagination by the Link header,
+contents, GitHub's errors; and its `graphql`, which reads a pull request and rebases it in), and npm's `@modelcontextprotocol/server-github`
 under `detour run --stdio`, driven by the MCP Python SDK's client: a branch, files pushed
 through the git database API, a pull request from them, merged."""
 
@@ -38,6 +38,12 @@ out.file = Buffer.from(file.content, "base64").toString().split("\n")[0];
 try { await octokit.rest.repos.get({ owner: "acme", repo: "nope" }); } catch (e) { out.missing = e.status; }
 try { await octokit.rest.actions.listWorkflowRunsForRepo({ owner: "acme", repo: "api" }); }
 catch (e) { out.unmodeled = [e.status, e.response.data.message.includes("does not model")]; }
+const { repository } = await octokit.graphql(`query($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) { pullRequest(number: 4) { id mergeable } } }`, { owner: "acme", name: "api" });
+const merged = await octokit.graphql(`mutation($id: ID!) {
+  mergePullRequest(input: { pullRequestId: $id, mergeMethod: REBASE }) { pullRequest { state } } }`,
+  { id: repository.pullRequest.id });
+out.graphql = [repository.pullRequest.mergeable, merged.mergePullRequest.pullRequest.state];
 console.log(JSON.stringify(out));
 '''
 
@@ -54,8 +60,10 @@ def test_octokit_rest_through_the_proxy(live_stack, tmp_path):
         result = client.run(program, env=env)
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == {"me": "ai-agent", "all": [5, 4, 3, 2, 1], "file": "def routes() -> list[str]:",
-                                         "missing": 404, "unmodeled": [501, True]}
-    assert sorted(r["__table__"] for r in result.diff.inserts) == ["github_issue_comments", "github_issues"]
+                                         "missing": 404, "unmodeled": [501, True],
+                                         "graphql": ["MERGEABLE", "MERGED"]}
+    inserted = sorted(r["__table__"] for r in result.diff.inserts)
+    assert inserted == ["github_commits", "github_commits", "github_issue_comments", "github_issues"]  # rebased
 
 
 @pytest.fixture

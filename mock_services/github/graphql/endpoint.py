@@ -1,0 +1,113 @@
+"""`POST api.github.com/graphql`: GitHub's public schema (generated, descriptions left out)
+on the generic GraphQL engine. The state-backed fields and mutations are bound by
+resolvers.py and mutations.py; every other field answers what the engine gives for nothing and
+every other mutation a typed error. Errors are GitHub's: `type`, `path`, `locations`, `message`."""
+
+from __future__ import annotations
+
+import json
+import threading
+from functools import cache
+from pathlib import Path
+
+from ariadne import graphql_sync
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from graphql import GraphQLError, GraphQLSchema, build_ast_schema, parse
+
+from detour_core.errors import EnvironmentNotFound
+from mock_services.deps import StoreDep, run_call
+from mock_services.github import access
+from mock_services.github.errors import DOCS
+from mock_services.github.graphql.mutations import bind_mutations
+from mock_services.github.graphql.resolvers import bind
+from mock_services.graphql.context import GraphQLContext
+from mock_services.graphql.default_resolver import install
+from mock_services.graphql.entities import EntityModel
+from mock_services.graphql.errors import ApiError
+from mock_services.graphql.limits import MAX_BODY_BYTES, QueryShape, parse_query
+from mock_services.rest.errors import RestError
+from mock_services.rest.router import Engine
+from mock_services.store import EnvironmentStore
+
+SCHEMA_PATH = Path(__file__).parent / "schema.graphql"
+MODEL = EntityModel(tables={})  # the resolvers shape GitHub's objects themselves
+_BUILDING = threading.Lock()
+
+
+def schema() -> GraphQLSchema:
+    with _BUILDING:
+        return built_schema()
+
+
+@cache
+def built_schema() -> GraphQLSchema:
+    """Taken as valid (GitHub's own schema, which repeats two fields that graphql-core's SDL
+    check refuses); about 0.6 s, once per process."""
+    built = build_ast_schema(parse(SCHEMA_PATH.read_text(), no_location=True), assume_valid=True,
+                             assume_valid_sdl=True)
+    bind(built)
+    bind_mutations(built)
+    return install(built)
+
+
+def format_error(error: GraphQLError, debug: bool = False) -> dict:
+    formatted = error.formatted
+    original = error.original_error
+    if isinstance(original, ApiError):
+        formatted["type"] = "UNPROCESSABLE" if original.type == "not supported" else original.type
+        if original.type == "not supported":
+            formatted["message"] = f"{error.path[-1] if error.path else 'this'} is not modeled by detour's " \
+                                   "GitHub replica yet"
+    elif original is not None and not isinstance(original, GraphQLError):
+        formatted["message"] = "Something went wrong while executing your query."
+    return formatted
+
+
+class _RollBack(Exception):
+    def __init__(self, result: dict) -> None:
+        self.result = result
+
+
+def execute(store: EnvironmentStore, env_id: str, data: dict, headers: dict[str, str]) -> tuple[int, dict]:
+    try:
+        with store.open(env_id, write=True) as state:
+            try:
+                viewer = access.identify(state, None, headers)
+            except RestError:
+                viewer = str(access.ANONYMOUS)
+            if viewer == str(access.ANONYMOUS):
+                return 401, {"message": "This endpoint requires you to be authenticated.", "documentation_url":
+                             f"{DOCS.removesuffix('/rest')}/graphql/guides/forming-calls-with-graphql#authenticating"
+                             "-with-graphql", "status": "401"}
+            context = GraphQLContext(state, viewer, schema(), MODEL)
+            _, result = graphql_sync(schema(), data, context_value=context, error_formatter=format_error,
+                                     logger="mock_services.github", query_parser=parse_query,
+                                     validation_rules=[QueryShape])
+            if result.get("errors") and data.get("query", "").lstrip().startswith("mutation"):
+                raise _RollBack(result)
+            return 200, result
+    except _RollBack as failed:
+        return 200, failed.result
+
+
+def graphql_routes(router: APIRouter, engine: Engine) -> None:
+    @router.post("/graphql")
+    async def graphql(env_id: str, request: Request, store: StoreDep) -> JSONResponse:
+        body = await request.body()
+        if len(body) > MAX_BODY_BYTES:
+            return JSONResponse({"message": "Request body too large", "status": "413"}, status_code=413)
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            return JSONResponse({"message": "Problems parsing JSON", "documentation_url": DOCS, "status": "400"},
+                                status_code=400)
+        if not isinstance(data, dict) or not isinstance(data.get("query"), str):
+            return JSONResponse({"errors": [{"message": "A query attribute must be specified and must be a "
+                                                        "string."}]}, status_code=200)
+        try:
+            status, result = await run_call(request, execute, store, env_id, data,
+                                            {k.lower(): v for k, v in request.headers.items()})
+        except EnvironmentNotFound:
+            return JSONResponse({"message": "Not Found", "documentation_url": DOCS, "status": "404"}, status_code=404)
+        return JSONResponse(result, status_code=status)
