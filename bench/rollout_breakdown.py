@@ -10,12 +10,15 @@ replicas).
 
 The program stamps its own clock at its first instruction, after its imports and after its
 calls; the host reads the time around each call it makes. `python -m bench.rollout_breakdown
-[--out FILE]` runs it alone on a stack of its own and writes the table as Markdown.
+[--out FILE]` runs it alone on a stack of its own, after the throughput rows of
+bench/rollouts.py, and writes the tables as Markdown.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import resource
 import statistics
@@ -28,11 +31,11 @@ from pathlib import Path
 import psutil
 
 from bench.common import program_file
+from bench.rollouts import bench_rollouts, networks_ahead, variants
 from bench.sandboxes import docker_sandbox
 from detour.client import Client
 from detour.stack import Stack
 from detour_core.paths import StatePaths
-from sandbox.namespace import requirements_missing
 
 ROLLOUTS = 20
 TEMPLATE = "slack_bench_v2"
@@ -109,13 +112,14 @@ def exec_start(client: Client) -> float:
         client.environments.delete(env)
 
 
-def breakdown(state: StatePaths, stack: Stack, backend: str) -> tuple[dict[str, float], dict[str, tuple], float]:
-    """Median wall per phase, median CPU per step, and the median rollout, on one backend."""
+def breakdown(state: StatePaths, stack: Stack, backend: str, pool: int) -> tuple[dict[str, float], dict[str, tuple], float]:
+    """Median wall per phase, median CPU per step, and the median rollout, on one backend
+    (with `pool` namespace networks made ahead)."""
     program = program_file("stamped.py", STAMPED)
     cpu = CpuClock([p.pid for p in stack.processes.values()])
     wall: dict[str, list[float]] = defaultdict(list)
     spent: dict[str, list[tuple]] = defaultdict(list)
-    with Client(home=state.home, stack=stack.info, backend=backend) as client:
+    with networks_ahead(pool), Client(home=state.home, stack=stack.info, backend=backend) as client:
         one_rollout(client, program, cpu, defaultdict(list), defaultdict(list))  # the runtime probed once
         totals = []
         for _ in range(ROLLOUTS):
@@ -123,6 +127,8 @@ def breakdown(state: StatePaths, stack: Stack, backend: str) -> tuple[dict[str, 
             one_rollout(client, program, cpu, wall, spent)
             totals.append((time.perf_counter() - started) * 1000)
         execs = [exec_start(client) for _ in range(ROLLOUTS)]
+        if pool:
+            client.sandbox().close()
     medians = {name: statistics.median(values) for name, values in wall.items()}
     to_first = medians.pop("to the program's first instruction")
     sandbox = min(statistics.median(execs), to_first)
@@ -137,7 +143,7 @@ def breakdown(state: StatePaths, stack: Stack, backend: str) -> tuple[dict[str, 
 
 
 def table(backend: str, phases: dict[str, float], cpu: dict[str, tuple], total: float) -> str:
-    lines = [f"**{backend}** backend: one rollout median {total:.0f} ms (n={ROLLOUTS}, one at a time)", "",
+    lines = [f"**{backend}**: one rollout median {total:.0f} ms (n={ROLLOUTS}, one at a time)", "",
              "| phase | wall, ms | share |", "|---|---:|---:|"]
     lines += [f"| {name} | {phases[name]:.1f} | {phases[name] / total:.0%} |" for name in PHASES]
     lines += ["", "| host step | CPU ms: detour | sandbox (and its set-up tools) | stack (proxy, replicas) |",
@@ -146,18 +152,20 @@ def table(backend: str, phases: dict[str, float], cpu: dict[str, tuple], total: 
     return "\n".join(lines) + "\n"
 
 
-def backends(state: StatePaths) -> list[str]:
-    """process always; namespace where it can run; docker where an engine answers and the images are built
-    (the sandbox's CPU is then the engine's, not counted here)."""
-    found = ["process"] + ([] if requirements_missing() else ["namespace"])
-    return found + (["docker"] if docker_sandbox(state) else [])
+def backends(state: StatePaths) -> list[tuple[str, int]]:
+    """(backend, namespace networks made ahead): process always; namespace where it can run, also with
+    a pool; docker where an engine answers and the images are built (the sandbox's CPU is then the
+    engine's, not counted here)."""
+    found = variants()
+    return found + ([("docker", 0)] if found[-1][0] == "namespace" and docker_sandbox(state) else [])
 
 
 def bench_rollout_breakdown(state: StatePaths, stack: Stack) -> str:
     """Printed by `make bench`; returned as Markdown for docs/benchmarks/."""
     text = ""
-    for backend in backends(state):
-        part = table(backend, *breakdown(state, stack, backend))
+    for backend, pool in backends(state):
+        label = f"{backend} backend" + (f", {pool} networks made ahead (DETOUR_NAMESPACE_POOL)" if pool else "")
+        part = table(label, *breakdown(state, stack, backend, pool))
         print("\n".join("  " + line for line in part.splitlines()))
         text += part + "\n"
     return text
@@ -170,12 +178,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="detour-bench-") as tmp:
         state = StatePaths(Path(tmp)).ensure()
         stack = Stack(state)
-        with stack:
+        with stack as info:
+            print("rollouts: environment, sandbox, a 20-call agent, the diff, deletion")
+            with contextlib.redirect_stdout(io.StringIO()) as rows:
+                bench_rollouts(state, info)
+            print(rows.getvalue(), end="")
+            print("where one rollout's time goes")
             text = bench_rollout_breakdown(state, stack)
     if args.out:
         heading = (f"# Where a rollout's time goes ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, "
                    f"`python -m bench.rollout_breakdown`)\n\n")
-        args.out.write_text(heading + (__doc__ or "").split("\n\n")[0].replace("\n", " ") + "\n\n" + text)
+        throughput = f"The throughput rows of the same run (bench/rollouts.py):\n\n```\n{rows.getvalue()}```\n\n"
+        args.out.write_text(heading + (__doc__ or "").split("\n\n")[0].replace("\n", " ") + "\n\n" + throughput + text)
 
 
 if __name__ == "__main__":

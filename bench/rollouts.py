@@ -6,12 +6,14 @@ loop through AgentDiff's own SDK (`init_env`, `start_run`, `PythonExecutorProxy`
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from detour.stack import StackInfo
 from detour_core.credentials import api_key
 from detour_core.paths import StatePaths
 from sandbox.namespace import requirements_missing
+from sandbox.netns_pool import POOL_VARIABLE
 
 WORKERS = 4
 EACH = 5
@@ -81,18 +84,39 @@ def bench_sdk_rollouts(state: StatePaths, info: StackInfo, program: Path) -> Non
     report("AgentDiff SDK, PythonExecutorProxy:", found["elapsed"], found["times"])
 
 
+@contextlib.contextmanager
+def networks_ahead(pool: int) -> Iterator[None]:
+    """DETOUR_NAMESPACE_POOL for the sandboxes made meanwhile, as a user sets it."""
+    before = os.environ.get(POOL_VARIABLE)
+    os.environ[POOL_VARIABLE] = str(pool)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[POOL_VARIABLE]
+        else:
+            os.environ[POOL_VARIABLE] = before
+
+
+def variants() -> list[tuple[str, int]]:
+    """(backend, networks made ahead): the namespace backend also with a pool (DETOUR_NAMESPACE_POOL)."""
+    return [("process", 0)] + ([] if requirements_missing() else [("namespace", 0), ("namespace", 2 * WORKERS)])
+
+
 def bench_rollouts(state: StatePaths, info: StackInfo) -> None:
     with tempfile.TemporaryDirectory(prefix="detour-bench-rollout-") as folder:
         program = Path(folder, "agent.py")
         program.write_text(calls_program(20))
-        backends = ["process"] + ([] if requirements_missing() else ["namespace"])
-        for backend in backends:
-            for template in ("slack_bench_v2",):
-                with Client(home=state.home, stack=info, backend=backend) as client:
-                    rollout(client, program, template)  # the backend's first sandbox probes the runtime
-                    started = time.perf_counter()
-                    with ThreadPoolExecutor(WORKERS) as pool:
-                        times = list(pool.map(lambda _: rollout(client, program, template), range(WORKERS * EACH)))
-                    elapsed = time.perf_counter() - started
-                report(f"detour, {backend}, {template}:", elapsed, times)
+        template = "slack_bench_v2"
+        for backend, pool in variants():
+            with networks_ahead(pool), Client(home=state.home, stack=info, backend=backend) as client:
+                rollout(client, program, template)  # the backend's first sandbox probes the runtime
+                started = time.perf_counter()
+                with ThreadPoolExecutor(WORKERS) as workers:
+                    times = list(workers.map(lambda _: rollout(client, program, template), range(WORKERS * EACH)))
+                elapsed = time.perf_counter() - started
+                if pool:
+                    client.sandbox().close()
+            ahead = f", {pool} networks ahead" if pool else ""
+            report(f"detour, {backend}{ahead}, {template}:", elapsed, times)
         bench_sdk_rollouts(state, info, program)

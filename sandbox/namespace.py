@@ -26,6 +26,7 @@ from sandbox import cgroups, host_packages
 from sandbox.base import SYSTEM_CERTS, Execution, Mode, ProxyAccess, Sandbox, SandboxSpec, TrustFiles
 from sandbox.variables import clock_command, sandbox_environment
 from sandbox.netns import SandboxNetwork, teardown
+from sandbox.netns_pool import NetworkPools
 from sandbox.process import apply_rlimits
 from sandbox.runtimes import Runtime, host_runtime
 from sandbox.supervisor import supervise
@@ -207,9 +208,11 @@ def sandbox_uid(network: SandboxNetwork) -> int:
 class NamespaceSandbox(Sandbox):
     name = "namespace"
 
-    def __init__(self, state: StatePaths, runtime: Runtime | None = None) -> None:
+    def __init__(self, state: StatePaths, runtime: Runtime | None = None, pool: int | None = None) -> None:
+        """`pool`: networks kept made ahead per stack and mode (default DETOUR_NAMESPACE_POOL, else none)."""
         self.state = state
         self.runtime = runtime or host_runtime()
+        self.pools = NetworkPools(pool)
         self.held: tuple[ProxyAccess, Mode, SandboxNetwork] | None = None
 
     @contextlib.contextmanager
@@ -229,10 +232,14 @@ class NamespaceSandbox(Sandbox):
         assert spec.proxy is not None
         if self.held and self.held[:2] == (spec.proxy, spec.mode):
             return self.held[2]
-        network = SandboxNetwork.create(spec.proxy, spec.mode)
-        cleanup.callback(teardown, network.sid)
+        network = self.pools.take(spec.proxy, spec.mode) or SandboxNetwork.create(spec.proxy, spec.mode)
+        cleanup.callback(self.pools.release, network)
         network.register(spec.proxy.env_id)
         return network
+
+    def close(self) -> None:
+        """Remove the networks made ahead."""
+        self.pools.close()
 
     def run(self, spec: SandboxSpec) -> Execution:
         if spec.proxy is None:
