@@ -102,6 +102,16 @@ def check_labels(call: Call, user_id: str, ids: object) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def label_changes(call: Call, user_id: str) -> tuple[list[str], list[str]]:
+    """A modify request's `addLabelIds` and `removeLabelIds`; DRAFT and SENT only come with a
+    message made as such, never by a modify (Google's 400)."""
+    body = call.body if isinstance(call.body, dict) else {}
+    add = check_labels(call, user_id, body.get("addLabelIds"))
+    for label in set(add) & {"DRAFT", "SENT"}:
+        raise RestError(400, "invalidArgument", f"Invalid label: {label}")
+    return add, check_labels(call, user_id, body.get("removeLabelIds"))
+
+
 def facts(call: Call, row: Row, me: str) -> Facts:
     """What a search reads of a stored message (its body only if a word asks)."""
     names = {i: r["name"] for i, r in user_labels(call, row["user_id"]).items()}

@@ -216,3 +216,17 @@ def test_a_vacation_responder_answers_in_the_thread_and_never_an_automatic_reply
     api("PUT", "/settings/vacation", "john", json={"enableAutoReply": True, "endTime": "1000"})
     later = api("POST", "/messages/send", json={"raw": raw(mail("john@example.com", "Budget again"))}).json()
     assert len(api("GET", f"/threads/{later['threadId']}").json()["messages"]) == 1  # ended: no answer
+
+
+def test_insert_and_import_date_their_messages_as_google_does(api):
+    dated = mail("agent@example.com", "Old news", Date="Mon, 03 Mar 2025 09:00:00 +0000", From="x@elsewhere.example")
+    imported = api("POST", "/messages/import", json={"raw": raw(dated), "labelIds": ["INBOX"]}).json()
+    inserted = api("POST", "/messages", json={"raw": raw(dated)}).json()
+    dates = [api("GET", f"/messages/{m['id']}", params={"format": "minimal"}).json()["internalDate"]
+             for m in (imported, inserted)]
+    assert dates[0] == "1740992400000" and dates[1] != dates[0]  # import: the Date header; insert: received now
+    assert imported["labelIds"] == ["INBOX"] and "labelIds" not in inserted  # Google leaves out empty lists
+    assert api("GET", "/messages", params={"q": "before:2025/03/04 after:2025/03/03"}).json()["messages"] == \
+        [{"id": imported["id"], "threadId": imported["threadId"]}]
+    refused = api("POST", f"/messages/{imported['id']}/modify", json={"addLabelIds": ["SENT"]})
+    assert refused.status_code == 400 and refused.json()["error"]["message"] == "Invalid label: SENT"

@@ -68,7 +68,8 @@ def send_message(call: Call) -> dict:
 
 def sent_json(row: Row) -> dict:
     """What send answers: the message's id, thread and labels."""
-    return {"id": row["id"], "threadId": row["thread_id"], "labelIds": list(row.get("label_ids") or [])}
+    answer = {"id": row["id"], "threadId": row["thread_id"]}
+    return answer | {"labelIds": list(row["label_ids"])} if row.get("label_ids") else answer
 
 
 def insert_message(call: Call) -> dict:
@@ -77,7 +78,7 @@ def insert_message(call: Call) -> dict:
     raw, thread_id, labels = body_raw(call)
     labels = mailbox.check_labels(call, user["id"], labels)
     internal = None
-    if call.arg("internalDateSource", "receivedTime") == "dateHeader":
+    if call.arg("internalDateSource", call.operation.parameters["internalDateSource"].default) == "dateHeader":
         try:
             internal = int(parsedate_to_datetime(mime.header(mime.parse(raw), "Date")).timestamp() * 1000)
         except (TypeError, ValueError):
@@ -88,9 +89,7 @@ def insert_message(call: Call) -> dict:
 
 def modify_message(call: Call) -> dict:
     row = mailbox.find(call, call.params["id"])
-    body = call.body if isinstance(call.body, dict) else {}
-    add = mailbox.check_labels(call, row["user_id"], body.get("addLabelIds"))
-    remove = mailbox.check_labels(call, row["user_id"], body.get("removeLabelIds"))
+    add, remove = mailbox.label_changes(call, row["user_id"])
     return message_json(call, mailbox.change_labels(call, row, add, remove), "minimal")
 
 
@@ -106,9 +105,7 @@ def batch_ids(call: Call) -> list[str]:
 
 def batch_modify(call: Call) -> None:
     ids = batch_ids(call)
-    user = mailbox.owner(call)
-    add = mailbox.check_labels(call, user["id"], call.body.get("addLabelIds"))
-    remove = mailbox.check_labels(call, user["id"], call.body.get("removeLabelIds"))
+    add, remove = mailbox.label_changes(call, mailbox.owner(call)["id"])
     for message_id in ids:
         mailbox.change_labels(call, mailbox.find(call, message_id), add, remove)
 

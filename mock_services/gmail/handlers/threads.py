@@ -50,10 +50,7 @@ def relabel(call: Call, add: list[str], remove: list[str]) -> dict:
 
 
 def modify_thread(call: Call) -> dict:
-    user = mailbox.owner(call)
-    body = call.body if isinstance(call.body, dict) else {}
-    return relabel(call, mailbox.check_labels(call, user["id"], body.get("addLabelIds")),
-                   mailbox.check_labels(call, user["id"], body.get("removeLabelIds")))
+    return relabel(call, *mailbox.label_changes(call, mailbox.owner(call)["id"]))
 
 
 def delete_thread(call: Call) -> None:
