@@ -148,3 +148,28 @@ def test_curl_through_the_proxy(live_stack, backend):
     assert json.loads(listed) == {"files": [{"name": "Sprint velocity.csv", "size": "120"}]}
     assert json.loads(uploaded) == {"mimeType": "text/csv", "size": "8"}
     assert missing == "404"
+
+
+REWRITTEN = r'''
+import json
+from google.oauth2.credentials import Credentials
+from googleapiclient.discovery import build
+from googleapiclient.http import MediaInMemoryUpload
+drive = build("drive", "v3", credentials=Credentials("token"))
+made = drive.files().create(body={"name": "both ways.txt"}, fields="id", media_body=MediaInMemoryUpload(
+    b"x" * 300000, mimetype="text/plain", resumable=True, chunksize=256 * 1024)).execute()
+ranged = drive.files().get_media(fileId=made["id"])
+ranged.headers["Range"] = "bytes=299998-"
+print(json.dumps([ranged.execute().decode(), drive.files().get(fileId=made["id"], fields="size").execute()["size"]]))
+'''
+
+
+@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+def test_rewrite_mode(live_stack, backend):
+    """The preludes rewrite Drive's paths on www.googleapis.com, the resumable session's
+    Location included."""
+    result = live_stack.run(live_stack.env("drive_default"), REWRITTEN, ".py", backend=backend, mode="rewrite")
+    assert result.exit_code == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout) == ["xx", "300000"]
+    assert {r.mode for r in result.requests} == {"rewrite"} and {r.service for r in result.requests} == {"drive"}
+    assert [row["name"] for row in result.diff.inserts if row["__table__"] == "drive_files"] == ["both ways.txt"]
