@@ -162,11 +162,13 @@ def new_message_id() -> str:
 
 def envelope(message: EmailMessage, raw: bytes) -> Row:
     """What the row keeps of the bytes, read once on arrival (the bytes never change): what a
-    diff shows and a search reads without parsing every message."""
+    diff shows and an assertion reads (the snippet: the start of the text), and what a search or
+    a list reads without parsing every message."""
     return {"from": mime.header(message, "From"), "to": mime.header(message, "To"),
             "cc": mime.header(message, "Cc"), "bcc": mime.header(message, "Bcc"),
             "subject": mime.header(message, "Subject"), "rfc822_id": mime.header(message, "Message-ID"),
-            "filenames": [a.filename for a in mime.attachments(message) if a.filename], "size": len(raw)}
+            "filenames": [a.filename for a in mime.attachments(message) if a.filename], "size": len(raw),
+            "snippet": mime.snippet(message)}
 
 
 def add_message(call: Call, user_id: str, raw: bytes, label_ids: list[str], thread_id: str | None = None,

@@ -16,16 +16,15 @@ FORMATS = ("minimal", "full", "raw", "metadata")
 
 def message_json(call: Call, row: Row, form: str = "full", only: list[str] | None = None) -> dict:
     """A stored message as Gmail answers it in `form` (minimal, full, metadata or raw)."""
-    message = mailbox.parsed(call, row)
     answer: dict = {"id": row["id"], "threadId": row["thread_id"]}
     if row.get("label_ids"):
         answer["labelIds"] = list(row["label_ids"])
-    answer |= {"snippet": mime.snippet(message), "sizeEstimate": int(row.get("size") or 0),
+    answer |= {"snippet": row.get("snippet", ""), "sizeEstimate": int(row.get("size") or 0),
                "historyId": str(row.get("history_id") or 0), "internalDate": str(int(row.get("internal_date") or 0))}
     if form == "full":
-        answer["payload"] = mime.part_json(message, row["id"])
+        answer["payload"] = mime.part_json(mailbox.parsed(call, row), row["id"])
     elif form == "metadata":
-        answer["payload"] = mime.metadata_json(message, only)
+        answer["payload"] = mime.metadata_json(mailbox.parsed(call, row), only)
     elif form == "raw":
         answer["raw"] = mime.encode(mailbox.content(call.state, row["content"]))
     return answer
