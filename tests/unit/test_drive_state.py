@@ -57,7 +57,8 @@ def test_multipart_media_and_resumable_uploads_keep_the_bytes(api):
     plain = api("POST", "/upload/drive/v3/files", params={"uploadType": "media"}, content=b"hi",
                 headers={"Content-Type": "text/plain"}).json()
     assert plain["name"] == "Untitled" and plain["mimeType"] == "text/plain"
-    opened = api("POST", "/upload/drive/v3/files", params={"uploadType": "resumable"}, json={"name": "big.txt"},
+    opened = api("POST", "/upload/drive/v3/files", params={"uploadType": "resumable", "fields": "name, size"},
+                 json={"name": "big.txt"},
                  headers={"X-Upload-Content-Type": "text/plain", "X-Upload-Content-Length": "10"})
     session = opened.headers["location"]
     assert opened.status_code == 200 and session.startswith("https://www.googleapis.com/upload/drive/v3/files?")
@@ -67,8 +68,9 @@ def test_multipart_media_and_resumable_uploads_keep_the_bytes(api):
     status = api("PUT", path, headers={"Content-Range": "bytes */10"})
     assert status.status_code == 308 and status.headers["range"] == "bytes=0-4"
     done = api("PUT", path, content=b"56789", headers={"Content-Range": "bytes 5-9/10"})
-    assert done.status_code == 200 and done.json()["name"] == "big.txt"
-    assert api("GET", f"/drive/v3/files/{done.json()['id']}", params={"alt": "media"}).content == b"0123456789"
+    assert done.status_code == 200 and done.json() == {"name": "big.txt", "size": "10"}  # the fields it opened with
+    big = api("GET", "/drive/v3/files", params={"q": "name = 'big.txt'"}).json()["files"][0]["id"]
+    assert api("GET", f"/drive/v3/files/{big}", params={"alt": "media"}).content == b"0123456789"
     assert api("PUT", path, content=b"x").status_code == 404  # the session is over
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import urlencode
 
 from fastapi.responses import Response
 
@@ -47,10 +48,10 @@ def _json(raw: bytes) -> dict:
 def _session_url(call: Call, upload_id: str) -> str:
     host = call.headers.get("host", "").split(":")[0]
     path = "files" + (f"/{call.params['fileId']}" if call.params.get("fileId") else "")
-    query = "&".join(f"{name}={str(value).lower() if isinstance(value, bool) else value}"
-                     for name, value in call.params.items()
-                     if name in call.operation.parameters and call.operation.parameters[name].location == "query"
-                     or name in ("fields", "uploadType", "alt"))
+    query = urlencode([(name, str(value).lower() if isinstance(value, bool) else value)
+                       for name, value in call.params.items()
+                       if name in call.operation.parameters and call.operation.parameters[name].location == "query"
+                       or name in ("fields", "uploadType", "alt")])
     return f"https://{host if host in HOSTS else HOSTS[0]}/upload/drive/v3/{path}?{query}&upload_id={upload_id}"
 
 
