@@ -7,6 +7,10 @@ diff shows the files and the permission. Google's Node client (npm googleapis) a
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -173,3 +177,18 @@ def test_rewrite_mode(live_stack, backend):
     assert json.loads(result.stdout) == ["xx", "300000"]
     assert {r.mode for r in result.requests} == {"rewrite"} and {r.service for r in result.requests} == {"drive"}
     assert [row["name"] for row in result.diff.inserts if row["__table__"] == "drive_files"] == ["both ways.txt"]
+
+
+def test_a_suite_of_drive_tasks_passes_with_a_scripted_agent(tmp_path):
+    """Ten tasks in AgentDiff's format, as a user asks them (fixtures/drive-suite), run by
+    `detour suite run` with an agent written from Google's documentation; each passes."""
+    suite = Path(__file__).parents[1] / "fixtures" / "drive-suite" / "drive_sample.json"
+    agent = Path(__file__).parents[1] / "agents" / "drive_sample.py"
+    done = subprocess.run([str(Path(sys.executable).parent / "detour"), "suite", "run", str(suite), "--agent",
+                           f"python3 {agent}", "--json"], env=os.environ | {"DETOUR_HOME": str(tmp_path / "home")},
+                          capture_output=True, text=True, timeout=600)
+    assert done.stdout.strip(), done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    failed = {t["id"]: [t["stderr_tail"][-500:], [a for a in t["assertions"] if not a["passed"]]]
+              for t in report["tests"] if not t["passed"]}
+    assert len(report["tests"]) == 10 and failed == {} and done.returncode == 0, failed
