@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import time
 from pathlib import Path
 
 import httpx
 
-from bench.stats import percentile
+from bench.stats import print_transfers
 from certs.authority import CertificateAuthority
 from detour.stack import Stack
 from detour_core.credentials import secret_for
@@ -52,7 +51,5 @@ def bench_box_transfer(state: StatePaths, stack: Stack, store: EnvironmentStore,
             got = client.get(f"https://api.box.com/2.0/files/{file_id}/content", headers=AUTH)
             downs.append(SIZE / 1e6 / (time.perf_counter() - started))
             assert got.content == content
-    for label, rates in (("upload", ups), ("download", downs)):
-        print(f"  Box 10 MB {label:<9} through the proxy: median {statistics.median(rates):6.1f} MB/s   "
-              f"p90 {percentile(rates, 10):6.1f} MB/s (the slowest tenth)   (n={len(rates)})")
+    print_transfers("Box", ups, downs)
     print(f"  the proxy's peak RSS: {before:6.1f} MB before, {peak_rss_mb(pid):6.1f} MB after")

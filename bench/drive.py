@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import time
 
 import httpx
 
 from bench.box import SIZE, peak_rss_mb
-from bench.stats import percentile
+from bench.stats import print_transfers
 from certs.authority import CertificateAuthority
 from detour.stack import Stack
 from detour_core.credentials import secret_for
@@ -49,7 +48,5 @@ def bench_drive_transfer(state: StatePaths, stack: Stack, store: EnvironmentStor
             got = client.get(f"{BASE}/drive/v3/files/{made.json()['id']}?alt=media", headers=AUTH)
             downs.append(SIZE / 1e6 / (time.perf_counter() - started))
             assert got.content == content
-    for label, rates in (("upload", ups), ("download", downs)):
-        print(f"  Drive 10 MB {label:<9} through the proxy: median {statistics.median(rates):6.1f} MB/s   "
-              f"p90 {percentile(rates, 10):6.1f} MB/s (the slowest tenth)   (n={len(rates)})")
+    print_transfers("Drive", ups, downs)
     print(f"  the proxy's peak RSS: {before:6.1f} MB before, {peak_rss_mb(pid):6.1f} MB after")
