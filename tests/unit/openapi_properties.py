@@ -33,12 +33,12 @@ def readback(client: TestClient, model: dict, base: str) -> Callable:
         resource = creates.get(case.operation.definition.raw.get("operationId"))
         if resource is None or not resource["item"] or not 200 <= response.status_code < 300:
             return None
-        made = response.json()
-        path = resource["item"].replace("{" + resource["key"] + "}", str(made["id"]))
+        made = response.json()[resource.get("id_field", "id")]
+        path = resource["item"].replace("{" + resource["key"] + "}", str(made))
         for name, value in (case.path_parameters or {}).items():
             path = path.replace("{" + name + "}", str(value))
         again = client.get(base + path, headers={"Authorization": "Bearer sk_test_property"})
-        assert again.status_code == 200, f"{case.method} {case.path} made {made['id']}, but GET {path} answers " \
+        assert again.status_code == 200, f"{case.method} {case.path} made {made}, but GET {path} answers " \
                                          f"{again.status_code}: {again.text[:200]}"
         return True
     return created_resource_reads_back

@@ -112,7 +112,7 @@ def test_the_model_reads_collections_items_nesting_paging_filters_and_errors():
                        "listComments": "list", "addComment": "create", "getComment": "read"}
     listing = model["operations"]["listProjects"]
     assert (listing["paging"], listing["page_size"], listing["items"], listing["filters"]) == \
-        ("offset", "maxResults", "values", ["style"])
+        ("offset", "maxResults", "values", {"style": "style"})
     assert model["error"] == {"errorMessages": ["{message}"], "errors": {}, "status": "{status}"}
 
 

@@ -12,7 +12,8 @@ import json
 import re
 from typing import Any
 
-PREFIX_WORDS = re.compile(r"^(v\d+(\.\d+)?|api|rest|\d+(\.\d+)?|latest)$")
+PREFIX_WORDS = re.compile(r"^(v\d+(\.\d+)?|api|rest|\d+(\.\d+)?|\d{4}-\d{2}-\d{2}|latest)$")
+SUFFIX = re.compile(r"\.(json|xml)$")
 PAGING = {  # a list operation's parameters -> its style
     "starting_after": "starting_after", "startAt": "offset", "offset": "offset", "after": "after",
     "cursor": "cursor", "start_cursor": "cursor", "page_token": "cursor", "pageToken": "cursor",
@@ -48,18 +49,30 @@ def _success(operation: dict) -> tuple[str | None, dict]:
     return None, {}
 
 
-def _list_field(document: dict, node: dict) -> tuple[str | None, dict | None]:
-    """Where a list answer keeps its items: "" for a bare array, else the array property's name."""
+def _list_field(document: dict, node: dict, named: str = "") -> tuple[str | None, dict | None]:
+    """Where a list answer keeps its items: "" for a bare array, else the array property's name
+    (one of LIST_FIELDS, or the collection's own name: Twilio's `accounts`)."""
     resolved = _schema(document, node)
     if resolved.get("type") == "array":
         return "", resolved.get("items")
     arrays = [(n, p) for n, p in resolved.get("properties", {}).items() if _schema(document, p).get("type") == "array"]
-    found = [a for a in arrays if a[0] in LIST_FIELDS][:1]
+    found = [a for a in arrays if a[0] in LIST_FIELDS or a[0] == named][:1]
     return (found[0][0], _schema(document, found[0][1]).get("items")) if found else (None, None)
 
 
 def _segments(path: str) -> list[str]:
-    return [s for s in path.strip("/").split("/") if s]
+    """A path's segments without a format suffix (Twilio's `Messages.json`, `{Sid}.json`)."""
+    return [SUFFIX.sub("", s) for s in path.strip("/").split("/") if s]
+
+
+def _shape(path: str) -> list[str]:
+    """Segments with every placeholder alike: `/Accounts/{Sid}` is `/Accounts/{AccountSid}`'s item."""
+    return ["{}" if _is_placeholder(s) else s for s in _segments(path)]
+
+
+def snake(name: str) -> str:
+    """`MessagingServiceSid` -> `messaging_service_sid` (Twilio's parameters name its fields so)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 def _is_placeholder(segment: str) -> bool:
@@ -76,6 +89,9 @@ def id_style(example_id: Any, id_schema: dict) -> dict:
             return {"kind": "uuid"}
         if re.fullmatch(r"[A-Z][A-Z0-9]+-\d+", example_id):
             return {"kind": "key"}
+        twilio = re.fullmatch(r"([A-Z]{2})([0-9a-f]{32})", example_id)
+        if twilio:
+            return {"kind": "prefix", "prefix": twilio.group(1), "length": 32, "alphabet": "hex"}
         prefixed = re.fullmatch(r"([A-Za-z]+_)([A-Za-z0-9]+)", example_id)
         if prefixed:
             return {"kind": "prefix", "prefix": prefixed.group(1), "length": len(prefixed.group(2))}
@@ -108,6 +124,8 @@ def response_examples(document: dict) -> dict[str, Any]:
             for status, answer in operation.get("responses", {}).items():
                 for media in (answer.get("content") or {}).values() if str(status).startswith("2") else ():
                     example, schema = media.get("example"), media.get("schema", {})
+                    if example is None and isinstance(media.get("examples"), dict) and media["examples"]:
+                        example = next(iter(media["examples"].values()), {}).get("value")  # Twilio's named ones
                     if isinstance(example, str) and example.startswith(("{", "[")):  # Jira's: JSON as text
                         try:
                             example = json.loads(example)
@@ -116,8 +134,9 @@ def response_examples(document: dict) -> dict[str, Any]:
                     if isinstance(example, list) and example and schema.get("type") == "array":
                         example, schema = example[0], schema.get("items", {})
                     name = _ref_name(schema)
-                    if name and isinstance(example, dict) and "id" in example:
-                        found.setdefault(name, example["id"])
+                    key = "id" if isinstance(example, dict) and "id" in example else "sid"
+                    if name and isinstance(example, dict) and key in example:
+                        found.setdefault(name, example[key])
     return found
 
 
@@ -169,9 +188,10 @@ def infer(pack: str, document: dict, examples: Any = None, described: dict | Non
         segments = _segments(path)
         if not segments or _is_placeholder(segments[-1]) or segments[-1] in ACTION_WORDS:
             continue
-        item_path = next((p for p in paths if _segments(p)[:-1] == segments and _is_placeholder(_segments(p)[-1])),
+        item_path = next((p for p in paths if _shape(p)[:-1] == _shape(path) and _is_placeholder(_segments(p)[-1])),
                          None)
-        listed = "get" in operations and _list_field(document, _success(operations["get"])[1])[0] is not None
+        named = snake(segments[-1]) if item_path else ""  # a list named for itself has items to read
+        listed = "get" in operations and _list_field(document, _success(operations["get"])[1], named)[0] is not None
         if not (listed or (item_path and "post" in operations)):
             continue
         table = _table_name(pack, segments)
@@ -182,24 +202,26 @@ def infer(pack: str, document: dict, examples: Any = None, described: dict | Non
             schema = _named(document, _success_media(operations["post"]), "schema", table)
         if schema is None and listed:
             answer = _schema(document, _success(operations["get"])[1])
-            field = _list_field(document, answer)[0]
+            field = _list_field(document, answer, named)[0]
             schema = _named(document, answer if field == "" else answer["properties"][field], "items", table)
         if schema is None:
             continue
         shape = _schema(document, {"$ref": f"#/components/schemas/{schema}"})
-        parent = next((r for r in resources.values() if r["item"] and _segments(r["item"]) == segments[:-1]), None)
+        parent = next((r for r in resources.values() if r["item"] and _shape(r["item"]) == _shape(path)[:-1]), None)
         placeholders = [s[1:-1] for s in segments if _is_placeholder(s)]
         object_type = _object_type(shape)
+        props = shape.get("properties", {})
+        id_field = "sid" if "sid" in props and "id" not in props else "id"
         resources[table] = {
             "table": table, "collection": path, "item": item_path, "schema": schema,
             "key": _segments(item_path)[-1][1:-1] if item_path else None,
             "parent_key": placeholders[-1] if placeholders else None,
             "parent": parent["table"] if parent else None, "object": object_type,
-            "id": id_style(example_ids.get(object_type or schema), shape.get("properties", {}).get("id", {}))}
+            "id_field": id_field, "id": id_style(example_ids.get(object_type or schema), props.get(id_field, {}))}
     for table, resource in list(resources.items()):  # a parent may come after its child in path order
         if resource["parent_key"] and resource["parent"] is None:
-            parent_item = "/" + "/".join(_segments(resource["collection"])[:-1])
-            resource["parent"] = next((r["table"] for r in resources.values() if r["item"] == parent_item), None)
+            resource["parent"] = next((r["table"] for r in resources.values() if r["item"] and _shape(r["item"])
+                                       == _shape(resource["collection"])[:-1]), None)
     return {"pack": pack, "resources": resources, "operations": _operations(document, resources),
             "error": error_template(document)}
 
@@ -235,9 +257,10 @@ def _list_details(document: dict, operation: dict, resource: dict) -> dict:
     size = next((n for n in ("limit", "maxResults", "page_size", "per_page", "PageSize", "pageSize") if n in names),
                 None)
     fields = _schema(document, {"$ref": f"#/components/schemas/{resource['schema']}"}).get("properties", {})
-    filters = sorted(n for n, p in names.items() if n not in PAGE_WORDS and n in fields
-                     and _schema(document, p["schema"]).get("type") in SCALARS)
-    return {"paging": style, "page_size": size, "items": _list_field(document, _success(operation)[1])[0],
+    filters = {n: n if n in fields else snake(n) for n, p in sorted(names.items()) if n not in PAGE_WORDS
+               and (n in fields or snake(n) in fields) and _schema(document, p["schema"]).get("type") in SCALARS}
+    named = snake(_segments(resource["collection"])[-1]) if resource["item"] else ""
+    return {"paging": style, "page_size": size, "items": _list_field(document, _success(operation)[1], named)[0],
             "filters": filters}
 
 

@@ -6,11 +6,13 @@ A pack's overrides (real rules, such as a payment intent's states) call the same
 from __future__ import annotations
 
 from collections.abc import Callable
+from email.utils import format_datetime
 from typing import Any
 
 from mock_services import clock
 from mock_services.rest.errors import RestError
 from mock_services.rest.openapi import styles
+from mock_services.rest.openapi.infer import snake
 from mock_services.rest.openapi.schemas import Schemas
 from mock_services.rest.router import Call
 from mock_services.store import Row
@@ -65,8 +67,8 @@ class Resources:
             row = call.state.first(resource["table"], id=int(key))
         if row is None and "key" in self.row_schema(resource).get("properties", {}):
             row = call.state.first(resource["table"], key=key)
-        if row is None or (resource.get("parent_key") and row.get(resource["parent_key"]) != self.parent_id(call,
-                                                                                                            resource)):
+        if row is None or (resource.get("parent_key") and row.get(self.field(resource, resource["parent_key"]))
+                           != self.parent_id(call, resource)):
             raise self.not_found(resource, key)
         return row
 
@@ -89,7 +91,8 @@ class Resources:
 
     def present(self, call: Call, row: Row, schema: Any) -> Any:
         """A stored row as the answer's schema has it, with the fields `expand` names expanded."""
-        expanded = dict(row)
+        expanded = {k: v for k, v in row.items() if k != "id" or "id" in self.schemas.resolve(schema).get(
+            "properties", {"id": None})}  # the store's key, where the vendor names its ids otherwise (`sid`)
         for path in call.params.get("expand") or []:
             self._expand(call, expanded, str(path).split("."))
         return self.schemas.fill(expanded, schema) if schema else expanded
@@ -111,9 +114,31 @@ class Resources:
     def stamp(self, row: Row, names: tuple[str, ...], schema: dict) -> None:
         for name in names:
             prop = self.schemas.resolve(schema.get("properties", {}).get(name, {}))
-            if prop:
-                row[name] = int(clock.now()) if prop.get("type") == "integer" else \
-                    clock.utcnow().replace(microsecond=0).isoformat().replace("+00:00", "Z")
+            at = clock.utcnow().replace(microsecond=0)
+            if prop.get("type") == "integer":
+                row[name] = int(clock.now())
+            elif prop.get("format") == "date-time-rfc-2822":  # Twilio's `Thu, 24 Aug 2023 05:01:45 +0000`
+                row[name] = format_datetime(at)
+            elif prop:
+                row[name] = at.isoformat().replace("+00:00", "Z")
+
+    def field(self, resource: dict, name: str) -> str:
+        """The stored field a body's or path's name stands for: itself, else its snake_case form
+        where the schema has that (Twilio's `To` is its `to`, `AccountSid` its `account_sid`)."""
+        props = self.row_schema(resource).get("properties", {})
+        return name if name in props or snake(name) not in props else snake(name)
+
+    def links(self, call: Call, resource: dict, row: Row, props: dict) -> None:
+        """Where the row reads back: `self` (absolute: Jira's), `uri` (from the root: Twilio's).
+        Not `url`: a vendor's `url` may be anything (a Stripe product's web page)."""
+        if not resource["item"]:
+            return
+        path = resource["item"].replace("{" + resource["key"] + "}", str(row["id"]))
+        for name, value in call.params.items():
+            path = path.replace("{" + name + "}", str(value))
+        for name, value in (("self", f"https://{call.headers.get('host', 'localhost')}{path}"), ("uri", path)):
+            if name in props and not row.get(name) and self.schemas.resolve(props[name]).get("type") == "string":
+                row[name] = value
 
     # -- the five actions ----------------------------------------------------------------------
     def create(self, call: Call, extra: dict | None = None) -> Any:
@@ -121,20 +146,18 @@ class Resources:
         schema = self.row_schema(resource)
         props = schema.get("properties", {})
         body = self.body(call)
-        row: Row = {k: v for k, v in body.items() if (k in props or not props) and v != ""}  # "" leaves it unset
+        row: Row = {self.field(resource, k): v for k, v in body.items()
+                    if (self.field(resource, k) in props or not props) and v != ""}  # "" leaves it unset
         row = {**self.defaults.get(resource["table"], {}), **row, **(extra or {})}
         taken = {r.get("id") for r in call.state.rows(resource["table"])}
         row["id"] = (extra or {}).get("id") or styles.new_id(resource["id"], taken)
+        row[resource.get("id_field", "id")] = row["id"]
         if resource["object"]:
             row["object"] = resource["object"]
         if resource.get("parent_key"):
-            row[resource["parent_key"]] = self.parent_id(call, resource)
+            row[self.field(resource, resource["parent_key"])] = self.parent_id(call, resource)
         self.stamp(row, CREATED + UPDATED, schema)
-        if "self" in props and not row.get("self") and resource["item"]:  # where it can be read back
-            path = resource["item"].replace("{" + resource["key"] + "}", str(row["id"]))
-            for name, value in call.params.items():
-                path = path.replace("{" + name + "}", str(value))
-            row["self"] = f"https://{call.headers.get('host', 'localhost')}{path}"
+        self.links(call, resource, row, props)
         row = self.schemas.fill(row, schema)
         call.state.insert(resource["table"], row)
         status, answer = self.response(call.operation.short_id)
@@ -149,7 +172,8 @@ class Resources:
         row = self.find(call, resource)
         schema = self.row_schema(resource)
         props = schema.get("properties", {})
-        changes = {k: v for k, v in self.body(call).items() if (k in props or not props) and k != "id"}
+        changes = {self.field(resource, k): v for k, v in self.body(call).items()
+                   if (self.field(resource, k) in props or not props) and k != "id"}
         merged = dict(row)
         for name, value in {**changes, **(extra or {})}.items():
             if isinstance(value, dict) and isinstance(merged.get(name), dict) and call.operation.method != "PUT":
@@ -180,9 +204,10 @@ class Resources:
     def list(self, call: Call) -> Any:
         resource = self.resource(call)
         operation = self.model["operations"][call.operation.short_id]
-        equals = {name: call.params[name] for name in operation.get("filters", []) if call.params.get(name) is not None}
+        equals = {stored: call.params[name] for name, stored in operation.get("filters", {}).items()
+                  if call.params.get(name) is not None}
         if resource.get("parent_key"):
-            equals[resource["parent_key"]] = self.parent_id(call, resource)
+            equals[self.field(resource, resource["parent_key"])] = self.parent_id(call, resource)
         rows = call.state.rows(resource["table"], **equals)
         if operation.get("paging") == "starting_after":
             rows.reverse()  # newest first, as Stripe lists

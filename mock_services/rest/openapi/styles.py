@@ -48,7 +48,8 @@ def new_id(style: dict, taken: set[Any]) -> Any:
         elif kind == "key":
             found = str(len(taken) + 10000)  # a pack's override gives `PROJ-12` keys; a bare number here
         else:
-            found = style.get("prefix", "") + clock.choice(ALNUM, style.get("length", 24))
+            alphabet = "0123456789abcdef" if style.get("alphabet") == "hex" else ALNUM
+            found = style.get("prefix", "") + clock.choice(alphabet, style.get("length", 24))
         if found not in taken:
             return found
 
