@@ -155,6 +155,16 @@ class Router:
         flow.request.host = host
         PERMITTED.setdefault(flow.client_conn, set()).add((host, flow.request.port))
 
+    def request(self, flow: http.HTTPFlow) -> None:
+        """An HTTP/2 body needs no length header (its frames end it), and a client may send none
+        (git's pushes over 1 MB); the replica server speaks HTTP/1, where such a body is read as
+        empty. A routed request goes on with its length."""
+        verdict = flow.metadata.get(METADATA_KEY)
+        headers = flow.request.headers
+        if verdict is not None and verdict.decision == "routed" and not flow.request.stream \
+                and flow.request.raw_content and "content-length" not in headers and "transfer-encoding" not in headers:
+            headers["content-length"] = str(len(flow.request.raw_content))
+
     def route(self, flow: http.HTTPFlow, verdict: Verdict, service: str, env_id: str) -> None:
         assert self.replica is not None
         verdict.decision, verdict.service = "routed", service
