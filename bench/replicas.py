@@ -19,7 +19,8 @@ from mock_services.store import EnvironmentStore
 def bench_environment_creation(store: EnvironmentStore, label: str = "SQLite") -> None:
     """The first creation from a template also loads it (Postgres keeps a schema per template)."""
     for template in ("slack_default", "linear_default", "slack_bench_v2", "linear_expanded", "calendar_default",
-                     "box_default", "drive_default", "gmail_default"):
+                     "box_default", "drive_default", "gmail_default",
+                     "github_default"):
         store.create(template)
         times = []
         for _ in range(30):

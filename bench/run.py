@@ -29,6 +29,7 @@ from bench.replicas import (
     bench_slack_mixed,
 )
 from bench.box import bench_box_transfer
+from bench.github import bench_github_git
 from bench.drive import bench_drive_transfer
 from bench.rollout_breakdown import bench_rollout_breakdown
 from bench.rollouts import bench_rollouts
@@ -70,11 +71,12 @@ def main() -> None:
         stack = Stack(state)
         with stack as info:
             state.stack_file.write_text(info.model_dump_json())
-            section("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month, Box, Drive")
+            section("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month, Box, GitHub, Drive")
             bench_slack_mixed(info, store)
             bench_linear_issue_list(info, store)
             bench_calendar_month(info, store)
             bench_box_transfer(state, stack, store)
+            bench_github_git(state, stack, store)
             bench_drive_transfer(state, stack, store)
             if "--replicas-only" in sys.argv:
                 return
