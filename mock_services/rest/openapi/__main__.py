@@ -1,6 +1,6 @@
 """The committed generator: an OpenAPI 3.x description -> a service pack under mock_services/NAME/.
 
-    python -m mock_services.rest.openapi NAME SPEC [--host HOST ...] [--include REGEX]
+    python -m mock_services.rest.openapi NAME SPEC [SPEC ...] [--host HOST ...] [--include REGEX]
                                                    [--examples FILE] [--users-table TABLE]
 
 It writes the pack's descriptor (pack.py: hosts from the description's `servers`, or `--host`;
@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from mock_services.rest.openapi.infer import infer
-from mock_services.rest.openapi.trim import trim
+from mock_services.rest.openapi.trim import schema, trim
 
 ROOT = Path(__file__).resolve().parents[2]  # mock_services/
 
@@ -63,6 +63,22 @@ def read_description(path: Path) -> dict:
     return json.loads(text)
 
 
+def merged(documents: list[dict]) -> dict:
+    """Several descriptions of one API as one (HubSpot publishes one per CRM object): their paths
+    and components together; a path or component that two describe differently is refused."""
+    whole = {**documents[0], "paths": {}, "components": {}}
+    for document in documents:
+        for path, item in document.get("paths", {}).items():
+            if whole["paths"].setdefault(path, item) != item:
+                raise ValueError(f"two descriptions give {path} differently")
+        for kind, entries in document.get("components", {}).items():
+            into = whole["components"].setdefault(kind, {})
+            for name, entry in entries.items():
+                if schema(into.setdefault(name, entry)) != schema(entry):  # their prose may differ
+                    raise ValueError(f"two descriptions define components/{kind}/{name} differently")
+    return whole
+
+
 def hosts_of(document: dict, given: list[str]) -> tuple[str, ...]:
     if given:
         return tuple(given)
@@ -85,16 +101,16 @@ def _users_table(model: dict, document: dict, chosen: str | None) -> str:
     return (with_email or list(model["resources"]))[0]
 
 
-def generate(name: str, source: Path, hosts: list[str], include: str | None, examples: Path | None,
+def generate(name: str, sources: list[Path], hosts: list[str], include: str | None, examples: Path | None,
              users_table: str | None, out: Path) -> dict:
-    document = read_description(source)
+    document = merged([read_description(source) for source in sources])
     trimmed = trim(document, include)
     model = infer(name, trimmed, json.loads(examples.read_text()) if examples else None, document)
     if not model["resources"]:
         raise SystemExit("no collection or item paths found: nothing to keep state for")
     tables = tuple(dict.fromkeys([*model["resources"], *([users_table] if users_table else [])]))
     described = f"{document.get('info', {}).get('title', name)} {document.get('info', {}).get('version', '')}"
-    model["generated_from"] = f"{described.strip()} ({source.name})"
+    model["generated_from"] = f"{described.strip()} ({', '.join(source.name for source in sources)})"
     (out / "spec").mkdir(parents=True, exist_ok=True)
     (out / "templates").mkdir(exist_ok=True)
     (out / "spec" / "openapi.json").write_text(json.dumps(trimmed, indent=1) + "\n")
@@ -114,21 +130,23 @@ def generate(name: str, source: Path, hosts: list[str], include: str | None, exa
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m mock_services.rest.openapi", description=__doc__.split("\n")[0])
     parser.add_argument("name", help="the pack's name (AgentDiff's service name)")
-    parser.add_argument("spec", type=Path, help="the OpenAPI 3.x description (JSON or YAML file)")
+    parser.add_argument("spec", type=Path, nargs="+", help="the OpenAPI 3.x description (JSON or YAML files: "
+                                                          "several are merged)")
     parser.add_argument("--host", action="append", default=[], help="a host it answers (default: servers)")
     parser.add_argument("--include", help="a regex: only paths matching it are kept")
     parser.add_argument("--examples", type=Path, help="the vendor's example objects (JSON), for id styles")
     parser.add_argument("--users-table", help="the table whose first row acts (default: one with emails)")
     parser.add_argument("--out", type=Path, help="default: mock_services/NAME")
     args = parser.parse_args(argv)
-    if not args.spec.is_file():
-        raise SystemExit(f"no description at {args.spec}")
+    for spec in args.spec:
+        if not spec.is_file():
+            raise SystemExit(f"no description at {spec}")
     started = time.monotonic()
     try:
         model = generate(args.name, args.spec, args.host, args.include, args.examples, args.users_table,
                          args.out or ROOT / args.name)
     except (ValueError, KeyError) as e:
-        raise SystemExit(f"cannot generate from {args.spec}: {e}") from None
+        raise SystemExit(f"cannot generate from {', '.join(map(str, args.spec))}: {e}") from None
     modeled = sum(1 for o in model["operations"].values() if o["action"])
     print(f"{args.name}: {len(model['resources'])} resources, {modeled} of {len(model['operations'])} operations "
           f"modeled, in {time.monotonic() - started:.1f} s")

@@ -271,7 +271,8 @@ def error_template(document: dict) -> Any:
         for status, response in sorted(operation["responses"].items()):
             if status.startswith("4") or status == "default":
                 content = response.get("content", {})
-                media = next((m for m in content if "json" in m), None)
+                media = next((m for m in content if "json" in m), None) or next((m for m in content if m == "*/*"),
+                                                                                 None)
                 if media and content[media].get("schema"):
                     return _lay_out(document, content[media]["schema"], 0)
     return {"message": "{message}", "code": "{code}"}
@@ -307,4 +308,6 @@ def _lay_out(document: dict, node: Any, depth: int) -> Any:
             laid = _lay_out(document, prop, depth + 1)
             if laid is not None:
                 body[name] = laid
+        elif name in schema.get("required", []) and _schema(document, prop).get("type") == "string":
+            body[name] = "{request_id}" if lower.endswith("id") else ""  # HubSpot's correlationId
     return body or ({} if depth else {"message": "{message}"})

@@ -6,6 +6,8 @@ A pack's overrides module (optional) may define:
     HANDLERS: {operationId: (resources, call) -> answer}  real rules (a payment intent's states)
     DEFAULTS: {table: {field: value}}                     what a new row has unless the body says
     MISSING: {table: "text with {key}"}                   the vendor's 404 message for a row not there
+    IDS: {table: id style}                                how ids look where the description has no example
+    OPTIONAL: {schema: [field, ...]}                      fields it calls required that the API does not demand
     identify: (state, token, headers) -> user id          who acts (default: the environment's user)
     ALIASES: {alias prefix: described prefix}             paths that answer as others (an older version's)
     ROUTES: {operationId: [path, ...]}                    paths newer than the description, answered by it
@@ -89,6 +91,11 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
     model = json.loads((folder / "spec" / "model.json").read_text())
     pack = model["pack"]
     overrides = _overrides(overrides_module)
+    for table, style in getattr(overrides, "IDS", {}).items():  # where the description shows no example id
+        model["resources"][table]["id"] = style
+    for name, fields in getattr(overrides, "OPTIONAL", {}).items():  # what the API does not demand after all
+        schema = document["components"]["schemas"][name]
+        schema["required"] = [f for f in schema.get("required", []) if f not in fields]
     resources = Resources(pack, document, model, getattr(overrides, "DEFAULTS", {}), getattr(overrides, "MISSING", {}))
     custom = getattr(overrides, "HANDLERS", {})
     unknown = sorted(set(custom) - set(model["operations"]))

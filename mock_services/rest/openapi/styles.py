@@ -31,6 +31,8 @@ def error_body(template: Any, error: RestError) -> Any:
             return {k: v for k, v in ((k, put(v)) for k, v in node.items()) if v is not None}
         if isinstance(node, list):
             return [put(v) for v in node]
+        if node == "{request_id}":  # drawn only where the vendor's body has one (HubSpot's correlationId)
+            return str(clock.uuid4())
         return values.get(node, node) if isinstance(node, str) else node
     return put(template)
 
