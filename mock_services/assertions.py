@@ -340,8 +340,10 @@ def held_tables(state: EnvState) -> set[str]:
     return {table for (table,) in state.db.execute("SELECT tbl FROM rows UNION SELECT tbl FROM baseline")}
 
 
-def evaluate_environment(spec: Spec, store: EnvironmentStore, env_id: str) -> list[AssertionResult]:
-    """Against an environment's diff, resolving references through its current rows."""
+def evaluate_environment(spec: Spec, store: EnvironmentStore, env_id: str,
+                         since: str | None = None) -> list[AssertionResult]:
+    """Against an environment's diff (since run `since` began, if given), its entities checked
+    and in a world resolved to `service.table`, references read through its current rows."""
     with store.open(env_id) as state:
         info = state.info
         spec = check_entities(spec, info.held(), info.is_world, held_tables(state),
@@ -350,7 +352,7 @@ def evaluate_environment(spec: Spec, store: EnvironmentStore, env_id: str) -> li
         def lookup(table: str, key: str, value: Any) -> Row | None:
             return state.first(table, **{key: value}) or state.first(table, id=value)
         traffic = any(a.diff_type == "requested" for a in spec.assertions)
-        return evaluate(spec, state.diff(), lookup, request_rows(store.state, env_id) if traffic else None)
+        return evaluate(spec, state.diff(since), lookup, request_rows(store.state, env_id) if traffic else None)
 
 
 def parse_spec(data: Any, suite_ignore: dict[str, list[str]] | None = None) -> Spec:

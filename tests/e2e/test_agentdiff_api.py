@@ -79,6 +79,23 @@ elif step == "executors":
     out["env"] = env.environmentId
     out["python"] = PythonExecutorProxy(env.environmentId, base_url=url).execute(snippets["python"])
     out["bash"] = BashExecutorProxy(env.environmentId, base_url=url).execute(snippets["bash"])
+elif step == "world":
+    env = client.init_env(templateName="acme", impersonateEmail="priya@example.com")
+    services = f"{env.environmentUrl}/services"
+    out["acting"] = requests.post(f"{services}/slack/auth.test", headers={"Authorization": "Bearer x"}).json()["user_id"]
+    run = client.start_run(envId=env.environmentId)
+    post(f"{services}/slack", "about ENG-5")
+    issue = requests.post(f"{services}/linear/graphql", headers={"Authorization": "lin_api_x"}, json={
+        "query": '{ issue(id: "ENG-5") { id } }'}).json()["data"]["issue"]["id"]
+    requests.post(f"{services}/linear/graphql", headers={"Authorization": "lin_api_x"}, json={
+        "query": "mutation($i: CommentCreateInput!) { commentCreate(input: $i) { success } }",
+        "variables": {"i": {"issueId": issue, "body": "see Slack"}}}).raise_for_status()
+    out["service"] = env.service
+    evaluated = client.evaluate_run(runId=run.runId, expectedOutput={"assertions": [
+        {"diff_type": "added", "entity": "slack.messages", "where": {"message_text": {"contains": "ENG-5"}}},
+        {"diff_type": "added", "entity": "comments", "where": {"body": "see Slack"}, "expected_count": 1}]})
+    out["passed"] = evaluated.passed
+    out["diff"] = sorted((r["__service__"], r["__table__"]) for r in client.diff_run(runId=run.runId).diff["inserts"])
 elif step == "after restart":
     result = client.get_results_for_run(runId=state["first"])
     out["passed"], out["inserts"] = result.passed, len(result.diff["inserts"])
@@ -122,6 +139,14 @@ def test_the_agentdiff_sdk_runs_unmodified_against_detour(tmp_path, sdk_python):
     assert runs["second_diff"] == 1
     later = drive(sdk_python, tmp_path / "home", "after restart", runs)
     assert later == {"passed": True, "inserts": 2, "deleted": "deleted", "after_delete": 404}
+
+
+def test_the_agentdiff_sdk_works_on_a_world(tmp_path, sdk_python):
+    """initEnv with a world template and a person's email, startRun, evaluateRun with assertions
+    across services (`slack.messages`, and `comments`, which Linear alone has), diffRun."""
+    out = drive(sdk_python, tmp_path / "home", "world")
+    assert out["service"] == "world" and out["acting"] == "U06PRIYAPA1" and out["passed"] is True
+    assert out["diff"] == [["linear", "linear.comments"], ["slack", "slack.messages"]]
 
 
 def test_templates_suites_and_tests_through_the_agentdiff_sdk(tmp_path, sdk_python):

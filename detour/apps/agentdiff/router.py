@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from mock_services.assertions import evaluate, parse_spec
+from mock_services.assertions import evaluate_environment, parse_spec
 from detour_core.errors import DetourError
 from detour.apps.agentdiff import models as m
 from detour.apps.agentdiff.library import Library, now, template_id, template_name
@@ -175,8 +175,8 @@ def expected_for(body: m.EvaluateRun, run: m.Run, lib: Library) -> dict[str, Any
 @router.post("/evaluateRun")
 def evaluate_run(body: m.EvaluateRun, store: StoreDep, lib: Library = LibraryDep) -> m.EvaluateRunResult:
     run = lib.runs.get(body.runId)
+    results = evaluate_environment(parse_spec(expected_for(body, run, lib)), store, run.envId, since=run.runId)
     diff = store.diff(run.envId, since=run.runId)
-    results = evaluate(parse_spec(expected_for(body, run, lib)), diff)
     passed = sum(r.passed for r in results)
     run = lib.runs.save(run.runId, run.model_copy(update={
         "status": "completed", "passed": passed == len(results), "diff": diff.model_dump(),
