@@ -121,12 +121,12 @@ def breakdown(state: StatePaths, stack: Stack, backend: str, pool: int) -> tuple
     spent: dict[str, list[tuple]] = defaultdict(list)
     with networks_ahead(pool), Client(home=state.home, stack=stack.info, backend=backend) as client:
         one_rollout(client, program, cpu, defaultdict(list), defaultdict(list))  # the runtime probed once
-        totals = []
-        for _ in range(ROLLOUTS):
+        totals, execs = [], []
+        for _ in range(ROLLOUTS):  # a binary's start after each rollout, in the same state of any pool
             started = time.perf_counter()
             one_rollout(client, program, cpu, wall, spent)
             totals.append((time.perf_counter() - started) * 1000)
-        execs = [exec_start(client) for _ in range(ROLLOUTS)]
+            execs.append(exec_start(client))
         if pool:
             client.sandbox().close()
     medians = {name: statistics.median(values) for name, values in wall.items()}
