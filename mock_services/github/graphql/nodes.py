@@ -46,7 +46,12 @@ def repository(state: EnvState, row: Row) -> dict[str, Any]:
             "visibility": shaped["visibility"].upper(), "isFork": bool(row.get("fork")),
             "isArchived": bool(row.get("archived")), "createdAt": row.get("created_at"),
             "updatedAt": shaped["updated_at"], "pushedAt": shaped["pushed_at"], "sshUrl": shaped["ssh_url"],
-            "stargazerCount": shaped["stargazers_count"], "forkCount": shaped["forks_count"], "_row": row}
+            "stargazerCount": shaped["stargazers_count"], "forkCount": shaped["forks_count"],
+            "hasIssuesEnabled": True, "hasWikiEnabled": True, "hasProjectsEnabled": True,
+            "mergeCommitAllowed": True, "squashMergeAllowed": True, "rebaseMergeAllowed": True,
+            "deleteBranchOnMerge": False, "isEmpty": False, "isTemplate": False, "isMirror": False,
+            "isLocked": False, "isDisabled": False, "isInOrganization": shaped["owner"]["type"] == "Organization",
+            "homepageUrl": row.get("homepage"), "_row": row}
 
 
 def ref(name: str, sha: str) -> dict[str, Any]:

@@ -148,10 +148,25 @@ def reviews(parent: dict, info: GraphQLResolveInfo, **args: Any) -> dict:
                             **args)
 
 
-def mergeable(parent: dict, info: GraphQLResolveInfo) -> str:
+def _pull_answer(info: GraphQLResolveInfo, parent: dict) -> dict:
     owner, name = _full_name(info, parent["_repo"])
-    answer = rest(info, "pulls/get", owner=owner, repo=name, pull_number=parent["number"])
-    return {True: "MERGEABLE", False: "CONFLICTING"}.get(answer["mergeable"], "UNKNOWN")
+    return rest(info, "pulls/get", owner=owner, repo=name, pull_number=parent["number"])
+
+
+def mergeable(parent: dict, info: GraphQLResolveInfo) -> str:
+    return {True: "MERGEABLE", False: "CONFLICTING"}.get(_pull_answer(info, parent)["mergeable"], "UNKNOWN")
+
+
+def merge_state(parent: dict, info: GraphQLResolveInfo) -> str:
+    """GitHub's merge box: CLEAN, DIRTY (conflicts), DRAFT, or UNKNOWN once closed."""
+    if parent.get("isDraft"):
+        return "DRAFT"
+    return _pull_answer(info, parent)["mergeable_state"].upper()
+
+
+def viewer_permission(parent: dict, info: GraphQLResolveInfo) -> str | None:
+    role = access.role_on(ctx(info).state, ctx(info).viewer_id, parent["_row"])
+    return role.upper() if role else None
 
 
 def search(_: Any, info: GraphQLResolveInfo, query: str, type: str, **args: Any) -> dict:
@@ -206,9 +221,10 @@ def bind(schema: GraphQLSchema) -> None:
               ("Repository", "issue"): repo_issue, ("Repository", "pullRequest"): repo_pull,
               ("Repository", "issueOrPullRequest"): repo_issue_or_pull,
               ("Repository", "defaultBranchRef"): default_branch_ref, ("Repository", "ref"): repo_ref,
-              ("Repository", "refs"): repo_refs}
+              ("Repository", "refs"): repo_refs, ("Repository", "viewerPermission"): viewer_permission}
     for kind in ("Issue", "PullRequest"):
         fields.update({(kind, "labels"): labels, (kind, "comments"): comments})
-    fields.update({("PullRequest", "reviews"): reviews, ("PullRequest", "mergeable"): mergeable})
+    fields.update({("PullRequest", "reviews"): reviews, ("PullRequest", "mergeable"): mergeable,
+                   ("PullRequest", "mergeStateStatus"): merge_state})
     for (type_name, field_name), resolver in fields.items():
         schema.type_map[type_name].fields[field_name].resolve = resolver  # type: ignore[union-attr]
