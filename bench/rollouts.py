@@ -64,14 +64,16 @@ def rollout(client: Client, program: Path, template: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def report(label: str, elapsed: float, times: list[float]) -> None:
+def report(label: str, elapsed: float, times: list[float]) -> tuple[float, float]:
+    """Printed; returned: rollouts a second, and p99 over p50."""
     rate = len(times) / elapsed
     print(f"  {label:<38} {rate:5.1f} rollouts/s ({rate / (os.cpu_count() or 1):4.1f} per core)"
           f"   p50 {statistics.median(times):6.0f} ms   p99 {percentile(times, 99):6.0f} ms   "
           f"({WORKERS} workers, n={len(times)}; goal: 10/s on namespace)")
+    return rate, percentile(times, 99) / statistics.median(times)
 
 
-def bench_sdk_rollouts(state: StatePaths, info: StackInfo, program: Path) -> None:
+def bench_sdk_rollouts(state: StatePaths, info: StackInfo, program: Path) -> float | None:
     """AgentDiff's loop with its own executor (a bare subprocess that rewrites URLs, no isolation)."""
     python = agentdiff_python()
     done = subprocess.run([str(python), "-c", SDK_ROLLOUTS, info.replica_url, str(WORKERS), str(EACH),
@@ -79,9 +81,9 @@ def bench_sdk_rollouts(state: StatePaths, info: StackInfo, program: Path) -> Non
                           env={"PATH": f"{python.parent}:/usr/bin:/bin", "AGENT_DIFF_API_KEY": api_key(state)})
     if done.returncode:
         print(f"  AgentDiff SDK rollouts failed: {done.stderr.strip().splitlines()[-1:]}")
-        return
+        return None
     found = json.loads(done.stdout)
-    report("AgentDiff SDK, PythonExecutorProxy:", found["elapsed"], found["times"])
+    return report("AgentDiff SDK, PythonExecutorProxy:", found["elapsed"], found["times"])[0]
 
 
 @contextlib.contextmanager
@@ -108,6 +110,7 @@ def bench_rollouts(state: StatePaths, info: StackInfo) -> None:
         program = Path(folder, "agent.py")
         program.write_text(calls_program(20))
         template = "slack_bench_v2"
+        figures: dict[tuple[str, int], tuple[float, float]] = {}
         for backend, pool in variants():
             with networks_ahead(pool), Client(home=state.home, stack=info, backend=backend) as client:
                 rollout(client, program, template)  # the backend's first sandbox probes the runtime
@@ -118,5 +121,20 @@ def bench_rollouts(state: StatePaths, info: StackInfo) -> None:
                 if pool:
                     client.sandbox().close()
             ahead = f", {pool} networks ahead" if pool else ""
-            report(f"detour, {backend}{ahead}, {template}:", elapsed, times)
-        bench_sdk_rollouts(state, info, program)
+            figures[(backend, pool)] = report(f"detour, {backend}{ahead}, {template}:", elapsed, times)
+        sdk = bench_sdk_rollouts(state, info, program)
+        goals(figures, sdk)
+
+
+def goals(figures: dict[tuple[str, int], tuple[float, float]], sdk: float | None) -> None:
+    """The issue's goals for the namespace backend, met or not, from its best row."""
+    namespace = [figure for (backend, _), figure in figures.items() if backend == "namespace"]
+    if not namespace:
+        return
+    rate, spread = max(namespace)
+
+    def said(met: bool) -> str:
+        return "met" if met else "NOT MET"
+    print(f"  goals, namespace: 10 rollouts/s: {said(rate >= 10)} ({rate:.1f}); more than AgentDiff's executor: "
+          + (f"{said(rate > sdk)} ({rate:.1f} vs {sdk:.1f})" if sdk else "not measured")
+          + f"; p99 at most 2x p50: {said(spread <= 2)} ({spread:.2f}x)")
