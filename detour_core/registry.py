@@ -97,18 +97,28 @@ def host_matches(route_host: str, host: str) -> bool:
     return route_host == host
 
 
-def service_for(host: str, path: str = "/") -> str | None:
-    """The service a request to host+path lands in: the longest matching prefix wins, and a named
-    host before a tenant pattern."""
+def services_for(host: str, path: str = "/") -> list[str]:
+    """The services a request to host+path may land in: those with the longest matching
+    prefix. Several where packs share a route (Google's token endpoint: every Google pack's),
+    in registry order; the proxy picks the one the environment holds."""
     host = host.lower().rstrip(".")
     path = path.split("?", 1)[0] or "/"
-    best: tuple[int, int, str] | None = None
+    best: tuple[int, list[str]] = (-1, [])
     for p in packs():
         for route_host, prefix in p.host_routes():
-            rank = (0 if route_host.startswith("*.") else 1, len(prefix))
-            if host_matches(route_host, host) and path.startswith(prefix) and (best is None or rank > best[:2]):
-                best = (*rank, p.name)
-    return best[2] if best else None
+            if route_host == host and path.startswith(prefix):
+                if len(prefix) > best[0]:
+                    best = (len(prefix), [p.name])
+                elif len(prefix) == best[0] and p.name not in best[1]:
+                    best[1].append(p.name)
+    return best[1]
+
+
+def service_for(host: str, path: str = "/", held: list[str] | tuple[str, ...] | None = None) -> str | None:
+    """The service a request to host+path lands in: the longest matching prefix wins; where
+    packs share it, the first of them that `held` (the environment's services) names."""
+    found = services_for(host, path)
+    return next((s for s in found if held is not None and s in held), found[0] if found else None)
 
 
 def is_replicated_host(host: str) -> bool:

@@ -14,7 +14,7 @@ import ipaddress
 from mitmproxy import ctx, exceptions, http, tcp
 
 from detour_core.registry import (ORIGINAL_HOST_HEADER, SERVICE_PORTS, canonical_host, is_replicated_host,
-                                  parse_replica_path, replica_path, service_for)
+                                  parse_replica_path, replica_path, service_for, services_for)
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.held_services import SERVICES_KEY
 from proxy_addons.policies import POLICY_KEY
@@ -72,7 +72,7 @@ class Router:
         verdict = Verdict(decision="denied", env_id=env_id, host=host, port=flow.request.port,
                           scheme=flow.request.scheme, path=flow.request.path)
         flow.metadata[METADATA_KEY] = verdict
-        service = service_for(host, flow.request.path) if len(names) == 1 else None
+        service = service_for(host, flow.request.path, flow.metadata.get(SERVICES_KEY)) if len(names) == 1 else None
         if len(names) > 1:
             verdict.reason = "host mismatch: " + ", ".join(sorted(names))
         elif not names:
@@ -103,6 +103,11 @@ class Router:
         env_id = flow.metadata.get(ENV_KEY)
         parsed = parse_replica_path(flow.request.path)
         claimed = flow.request.headers.pop(ORIGINAL_HOST_HEADER, "").lower()
+        if parsed and self.not_held(flow, parsed[1]):  # a route packs share: the preludes name its first pack
+            shared = service_for(claimed, parsed[2], flow.metadata.get(SERVICES_KEY))
+            if shared and shared != parsed[1] and parsed[1] in services_for(claimed, parsed[2]):
+                parsed = (parsed[0], shared, parsed[2])
+                flow.request.path = replica_path(parsed[0], shared, parsed[2])
         service = parsed[1] if parsed else None
         host = claimed if service and service_for(claimed, parsed[2]) == service else (
             canonical_host(service) if service else flow.request.host_header or "")

@@ -8,7 +8,7 @@ PACK = ServicePack(
     name="drive",
     hosts=("www.googleapis.com/drive/v3/", "www.googleapis.com/upload/drive/v3/", "www.googleapis.com/batch/drive/v3",
            "drive.googleapis.com/drive/v3/", "drive.googleapis.com/upload/drive/v3/",
-           "drive.googleapis.com/batch/drive/v3"),
+           "drive.googleapis.com/batch/drive/v3", "oauth2.googleapis.com/token"),
     router="mock_services.drive.router:router",
     credentials="mock_services.drive.access:credentials",
     faults="mock_services.rest.google:fault_answer",

@@ -47,5 +47,5 @@ def upload_routes(router: APIRouter, engine: Engine) -> None:
 
 
 API = RestApi(pack="drive", spec=SPEC, handlers=HANDLERS, error_body=google.error_body, identify=identify,
-              rate_limited=google.rate_limited, extra=[google.batch_routes, upload_routes])
+              rate_limited=google.rate_limited, extra=[google.batch_routes, google.token_routes, upload_routes])
 router = build_router(API)

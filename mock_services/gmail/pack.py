@@ -1,5 +1,5 @@
-"""The Gmail replica's descriptor: what the rest of detour knows of it. Tokens come from
-`oauth2.googleapis.com/token`, which the Calendar pack answers for every environment."""
+"""The Gmail replica's descriptor: what the rest of detour knows of it. Google's token endpoint
+is every Google pack's; the proxy sends it to the one the environment holds."""
 
 from pathlib import Path
 
@@ -8,7 +8,8 @@ from detour_core.pack import ServicePack
 PACK = ServicePack(
     name="gmail",
     hosts=("gmail.googleapis.com/gmail/v1/", "gmail.googleapis.com/upload/gmail/v1/", "gmail.googleapis.com/batch",
-           "www.googleapis.com/gmail/v1/", "www.googleapis.com/upload/gmail/v1/", "www.googleapis.com/batch/gmail/v1"),
+           "www.googleapis.com/gmail/v1/", "www.googleapis.com/upload/gmail/v1/", "www.googleapis.com/batch/gmail/v1",
+           "oauth2.googleapis.com/token"),
     router="mock_services.gmail.router:router",
     credentials="mock_services.gmail.mailbox:credentials",
     faults="mock_services.rest.google:fault_answer",

@@ -26,5 +26,5 @@ def batch_routes(router: APIRouter, engine: Engine) -> None:
 
 
 API = RestApi(pack="gmail", spec=load_spec(SPEC_FILE), handlers=HANDLERS, error_body=google.error_body,
-              identify=identify, rate_limited=google.rate_limited, extra=[upload_routes, batch_routes])
+              identify=identify, rate_limited=google.rate_limited, extra=[upload_routes, batch_routes, google.token_routes])
 router = build_router(API)

@@ -81,3 +81,24 @@ def test_a_host_of_a_service_the_environment_does_not_hold_is_denied(live_stack)
     assert result.stdout.strip() == "403", result.stderr[-2000:]
     [record] = [r for r in result.requests if r.host == "api.box.com"]
     assert record.decision == "denied" and "it holds slack, linear" in record.reason
+
+
+REFRESHING = r'''
+import json
+from google.oauth2.credentials import Credentials
+from googleapiclient.discovery import build
+creds = Credentials(None, refresh_token="r", client_id="c", client_secret="s", token_uri="https://oauth2.googleapis.com/token")
+print(json.dumps(build("gmail", "v1", credentials=creds).users().getProfile(userId="me").execute()["emailAddress"]))
+'''
+
+
+@pytest.mark.parametrize("mode", [pytest.param("proxy", marks=needs_namespaces),
+                                  pytest.param("rewrite", marks=needs_namespaces)])
+def test_googles_token_endpoint_answers_for_whichever_google_pack_the_environment_holds(live_stack, mode):
+    """oauth2.googleapis.com/token is every Google pack's route: a Gmail environment (no
+    Calendar) refreshes its credentials there, both ways."""
+    env_id = live_stack.store.create("gmail_default").env_id
+    result = live_stack.run(env_id, REFRESHING, ".py", backend="namespace", mode=mode)
+    assert result.exit_code == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout) == "agent@example.com"
+    assert {r.service for r in result.requests} == {"gmail"}
