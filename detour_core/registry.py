@@ -98,19 +98,21 @@ def host_matches(route_host: str, host: str) -> bool:
 
 
 def services_for(host: str, path: str = "/") -> list[str]:
-    """The services a request to host+path may land in: those with the longest matching
-    prefix. Several where packs share a route (Google's token endpoint: every Google pack's),
-    in registry order; the proxy picks the one the environment holds."""
+    """The services a request to host+path may land in: the longest matching prefix wins, and a
+    named host before a tenant pattern. Several where packs share a route (Google's token
+    endpoint: every Google pack's), in registry order; the proxy picks the one the environment holds."""
     host = host.lower().rstrip(".")
     path = path.split("?", 1)[0] or "/"
-    best: tuple[int, list[str]] = (-1, [])
+    best: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
     for p in packs():
         for route_host, prefix in p.host_routes():
-            if route_host == host and path.startswith(prefix):
-                if len(prefix) > best[0]:
-                    best = (len(prefix), [p.name])
-                elif len(prefix) == best[0] and p.name not in best[1]:
-                    best[1].append(p.name)
+            rank = (0 if route_host.startswith("*.") else 1, len(prefix))
+            if not (host_matches(route_host, host) and path.startswith(prefix)):
+                continue
+            if rank > best[0]:
+                best = (rank, [p.name])
+            elif rank == best[0] and p.name not in best[1]:
+                best[1].append(p.name)
     return best[1]
 
 
