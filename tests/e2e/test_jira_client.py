@@ -7,11 +7,8 @@ type name, a comment, a workflow transition by name, JQL search (Cloud's enhance
 
 from __future__ import annotations
 
-import json
-
-import pytest
-
 from tests.conftest import needs_namespaces
+from tests.e2e.official_clients import run_official_client
 
 AGENT = r'''
 import json
@@ -41,14 +38,9 @@ EXPECTED = {"me": "AI Agent", "projects": ["ACME", "OPS"],
             "comments": ["Drafted in the wiki"], "missing": 404}
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
-def test_jira_python_through_the_proxy(live_stack, backend):
-    env = live_stack.env("jira_default")
-    result = live_stack.run(env, AGENT, ".py", backend=backend)
-    assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout) == EXPECTED
-    assert {r.host for r in result.requests} == {"acme.atlassian.net"}
-    assert sorted(row["__table__"] for row in result.diff.inserts) == ["jira_issue", "jira_issue_comment"]
+@needs_namespaces
+def test_jira_python_through_the_proxy(live_stack):
+    result = run_official_client(live_stack, "jira_default", AGENT, EXPECTED, {"acme.atlassian.net"},
+                                 ["jira_issue", "jira_issue_comment"])
     issue = next(row for row in result.diff.inserts if row["__table__"] == "jira_issue")
     assert (issue["key"], issue["fields"]["status"]["name"]) == ("ACME-4", "In Progress")
-    assert not result.diff.updates and not result.diff.deletes

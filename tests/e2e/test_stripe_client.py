@@ -6,11 +6,8 @@ diff shows what it changed."""
 
 from __future__ import annotations
 
-import json
-
-import pytest
-
 from tests.conftest import needs_namespaces
+from tests.e2e.official_clients import run_official_client
 
 AGENT = r'''
 import json
@@ -53,16 +50,10 @@ EXPECTED = {"intent": ["requires_payment_method", True], "paid": "succeeded", "r
             "by_email": [True], "missing": [404, "resource_missing"], "unknown": [400, "favourite_colour"]}
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
-def test_stripe_python_through_the_proxy(live_stack, backend):
-    env = live_stack.env("stripe_default")
-    result = live_stack.run(env, AGENT, ".py", backend=backend)
-    assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout) == EXPECTED
-    assert {r.host for r in result.requests} == {"api.stripe.com"}
-    added = sorted(row["__table__"] for row in result.diff.inserts)
-    assert added == ["stripe_customers", "stripe_payment_intents", "stripe_payment_intents", "stripe_prices",
-                     "stripe_products", "stripe_refunds"]
+@needs_namespaces
+def test_stripe_python_through_the_proxy(live_stack):
+    result = run_official_client(live_stack, "stripe_default", AGENT, EXPECTED, {"api.stripe.com"}, [
+        "stripe_customers", "stripe_payment_intents", "stripe_payment_intents", "stripe_prices", "stripe_products",
+        "stripe_refunds"])
     dana = next(row for row in result.diff.inserts if row["__table__"] == "stripe_customers")
     assert (dana["email"], dana["metadata"]) == ("dana@example.com", {"plan": "team"})
-    assert not result.diff.updates and not result.diff.deletes

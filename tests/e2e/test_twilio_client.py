@@ -5,12 +5,9 @@ and fetched back; a missing message is Twilio's 404; the diff shows them."""
 
 from __future__ import annotations
 
-import json
-
-import pytest
-
 from mock_services.twilio.build_seed import ACCOUNT
 from tests.conftest import needs_namespaces
+from tests.e2e.official_clients import run_official_client
 
 AGENT = r'''
 import json
@@ -36,13 +33,7 @@ EXPECTED = {"message": ["queued", "outbound-api", True], "call": ["queued", "+15
             "fetched": "Your code is 1234", "missing": 404}
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
-def test_twilio_python_through_the_proxy(live_stack, backend):
-    env = live_stack.env("twilio_default")
-    result = live_stack.run(env, AGENT, ".py", backend=backend)
-    assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout) == EXPECTED
-    assert {r.host for r in result.requests} == {"api.twilio.com"}
-    assert sorted(row["__table__"] for row in result.diff.inserts) == ["twilio_accounts_calls",
-                                                                       "twilio_accounts_messages"]
-    assert not result.diff.updates and not result.diff.deletes
+@needs_namespaces
+def test_twilio_python_through_the_proxy(live_stack):
+    run_official_client(live_stack, "twilio_default", AGENT, EXPECTED, {"api.twilio.com"},
+                        ["twilio_accounts_calls", "twilio_accounts_messages"])
