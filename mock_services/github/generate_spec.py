@@ -104,7 +104,8 @@ def operations(description: dict) -> list[dict[str, Any]]:
 
 
 def _shape(description: dict, schema: dict) -> dict[str, Any]:
-    """A schema's required fields, and which of its fields are objects of a named schema."""
+    """A schema's required fields, which of its fields are objects of a named schema, and the
+    shapes of the objects it describes in place."""
     schema = _resolve(description, schema) if "$ref" in schema else schema
     shape: dict[str, Any] = {"required": sorted(schema.get("required", [])), "objects": {}}
     for part in schema.get("allOf", []):
@@ -114,8 +115,11 @@ def _shape(description: dict, schema: dict) -> dict[str, Any]:
     for name, field in schema.get("properties", {}).items():
         refs = [field] + field.get("allOf", []) + field.get("anyOf", []) + [field.get("items", {})]
         named = next((_schema_name(r) for r in refs if "$ref" in r), None)
+        inline = field.get("items", field) if field.get("type") == "array" else field
         if named:
             shape["objects"][name] = named
+        elif inline.get("properties"):  # an object described in place (a pull request's `_links`)
+            shape.setdefault("inline", {})[name] = _shape(description, inline)
     return shape
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from mock_services.store import EnvState, Row
 
 API = "https://api.github.com"
+UNSIGNED = {"verified": False, "reason": "unsigned", "signature": None, "payload": None, "verified_at": None}
 WEB = "https://github.com"
 
 
@@ -108,7 +109,8 @@ def _open_issues(state: EnvState, repository_id: int) -> int:
 def label(repo_url: str, row: Row) -> dict[str, Any]:
     return {"id": row["id"], "node_id": f"LA_{row['id']}", "url": f"{repo_url}/labels/{row['name']}",
             "name": row["name"], "color": row.get("color", "ededed"), "description": row.get("description"),
-            "default": row.get("default", False)}
+            "default": row.get("default", False),
+            "archived_at": None, "archived_by": None}  # the 2026-03-10 API version's label archival
 
 
 def repo_url(state: EnvState, repository: Row) -> str:

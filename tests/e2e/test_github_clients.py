@@ -125,3 +125,26 @@ def test_pygithub_works_through_the_proxy_and_in_rewrite_mode(live_stack, mode):
     assert json.loads(result.stdout) == [5, ["Both ways", "Orders route returns nothing"]]
     made = [r for r in result.diff.inserts if r["__table__"] == "github_issues"]
     assert [(r["title"], r["labels"], r["user_id"]) for r in made] == [("Both ways", ["bug"], 1)]
+
+
+GITHUBKIT = r'''
+import json, os
+from githubkit import GitHub
+gh = GitHub(os.environ["GITHUB_TOKEN"])
+me = gh.rest.users.get_authenticated().parsed_data.login
+pull = gh.rest.pulls.create("acme", "api", title="Auth docs", head="docs/auth", base="main").parsed_data
+merged = gh.rest.pulls.merge("acme", "api", pull.number, merge_method="rebase").parsed_data
+files = [f.filename for f in gh.rest.pulls.list_files("acme", "api", pull.number).parsed_data]
+pulls = [p.number for p in gh.paginate(gh.rest.pulls.list, owner="acme", repo="api", state="all", per_page=1)]
+print(json.dumps([me, pull.number, merged.merged, files, pulls]))
+'''
+
+
+@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+def test_githubkit_through_the_proxy(live_stack, backend):
+    """githubkit checks every answer against its models (pydantic, from GitHub's description)."""
+    env = live_stack.env("github_default")
+    result = live_stack.run(env, GITHUBKIT, ".py", backend=backend)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == ["ai-agent", 5, True, ["docs/auth.md"], [5, 4]]
+    assert [u["after"]["ref"] for u in result.diff.updates if u["__table__"] == "github_refs"] == ["refs/heads/main"]

@@ -31,12 +31,19 @@ def missing(value: Any, schema: str | None, path: str = "") -> list[str]:
         return []
     if isinstance(value, list):
         return [m for i, item in enumerate(value[:3]) for m in missing(item, schema, f"{path}[{i}]")]
-    shape = SPEC.schemas.get(schema.removesuffix("[]"))
+    return lacking(value, SPEC.schemas.get(schema.removesuffix("[]")), path)
+
+
+def lacking(value: Any, shape: dict | None, path: str) -> list[str]:
+    if isinstance(value, list):
+        return [m for i, item in enumerate(value[:3]) for m in lacking(item, shape, f"{path}[{i}]")]
     if shape is None or not isinstance(value, dict):
         return []
     found = [f"{path}.{field}" for field in shape["required"] if field not in value]
     for field, inner in shape["objects"].items():
         found += missing(value.get(field), inner, f"{path}.{field}")
+    for field, inner_shape in shape.get("inline", {}).items():
+        found += lacking(value.get(field), inner_shape, f"{path}.{field}")
     return found
 
 

@@ -10,6 +10,7 @@ from dulwich.repo import BaseRepo
 
 from mock_services import clock
 from mock_services.github import access, errors, shapes
+from mock_services.github.shapes import UNSIGNED
 from mock_services.github.git.history import iso
 from mock_services.github.git.store import open_repo
 from mock_services.rest.router import Call
@@ -87,7 +88,7 @@ def commit_json(call: Call, repository: Row, commit: Commit) -> dict[str, Any]:
             "commit": {"author": author, "committer": committer, "message": commit.message.decode("utf-8", "replace")
                        .rstrip("\n"), "tree": {"sha": commit.tree.decode(), "url": f"{base}/git/trees/{commit.tree.decode()}"},
                        "url": f"{base}/git/commits/{sha}", "comment_count": 0,
-                       "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None}},
+                       "verification": UNSIGNED},
             "author": by_email(call, author["email"]), "committer": by_email(call, committer["email"]),
             "parents": [{"sha": p.decode(), "url": f"{base}/commits/{p.decode()}"} for p in commit.parents]}
 

@@ -11,6 +11,7 @@ from typing import Any
 from dulwich.objects import Blob, Commit, Tag, Tree
 
 from mock_services.github import errors, shapes
+from mock_services.github.shapes import UNSIGNED
 from mock_services.github.git import history
 from mock_services.github.handlers.common import acting, git, now_seconds, peel, person, target
 from mock_services.github.handlers.paging import page
@@ -108,7 +109,7 @@ def _commit(call: Call, repository: Row, commit: Commit) -> dict[str, Any]:
             "tree": {"sha": commit.tree.decode(), "url": f"{base}/git/trees/{commit.tree.decode()}"},
             "parents": [{"sha": p.decode(), "url": f"{base}/git/commits/{p.decode()}", "html_url": ""}
                         for p in commit.parents],
-            "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None}}
+            "verification": UNSIGNED}
 
 
 def get_commit(call: Call) -> dict[str, Any]:

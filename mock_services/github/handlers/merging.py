@@ -30,7 +30,9 @@ def review_shape(call: Call, repository: Row, row: Row) -> dict[str, Any]:
             "submitted_at": row.get("submitted_at"), "pull_request_url": pull_url,
             "html_url": pull_url.replace(shapes.API + "/repos", shapes.WEB).replace("/pulls/", "/pull/")
             + f"#pullrequestreview-{row['id']}",
-            "author_association": "MEMBER", "_links": {"pull_request": {"href": pull_url}}}
+            "author_association": "MEMBER", "_links": {"pull_request": {"href": pull_url}, "html": {
+                "href": pull_url.replace(shapes.API + "/repos", shapes.WEB).replace("/pulls/", "/pull/")
+                + f"#pullrequestreview-{row['id']}"}}}
 
 
 def list_reviews(call: Call) -> list[Any]:

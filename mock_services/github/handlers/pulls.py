@@ -71,7 +71,8 @@ def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
             "diff_url": html + ".diff", "patch_url": html + ".patch", "issue_url": as_issue["url"],
             "commits_url": url + "/commits", "review_comments_url": url + "/comments",
             "review_comment_url": url.rsplit("/", 1)[0] + "/comments{/number}",
-            "comments_url": as_issue["comments_url"], "statuses_url": "",
+            "comments_url": as_issue["comments_url"],
+            "statuses_url": f"{shapes.repo_url(call.state, repository)}/statuses/{head.decode()}",
             "head": _side(call, repository, row["head_ref"], head), "base": _side(call, repository, row["base_ref"], base),
             "draft": row.get("draft", False), "merged": merged, "merged_at": row.get("merged_at"),
             "merge_commit_sha": row.get("merge_commit_sha"), "merged_by": shapes.user_by_id(call.state,
@@ -83,7 +84,11 @@ def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
                 "github_review_comments", repository_id=repository["id"], pull_number=row["number"])), "commits": len(commits),
             "additions": sum(f["additions"] for f in files), "deletions": sum(f["deletions"] for f in files),
             "changed_files": len(files), "maintainer_can_modify": False, "auto_merge": None,
-            "_links": {"self": {"href": url}, "html": {"href": html}, "issue": {"href": as_issue["url"]}},
+            "_links": {name: {"href": href} for name, href in (
+                ("self", url), ("html", html), ("issue", as_issue["url"]), ("comments", as_issue["comments_url"]),
+                ("review_comments", url + "/comments"), ("commits", url + "/commits"),
+                ("review_comment", url.rsplit("/", 1)[0] + "/comments{/number}"),
+                ("statuses", f"{shapes.repo_url(call.state, repository)}/statuses/{head.decode()}"))},
             "review_decision": next((r["state"] for r in reversed(reviews) if r["state"] != "COMMENTED"), None)}
 
 
