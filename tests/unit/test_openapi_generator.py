@@ -157,6 +157,12 @@ def test_the_generator_writes_a_pack(tracker, tmp_path):
     assert (pack.hosts, pack.tables) == (("tracker.example.com",), ("tracker_projects", "tracker_projects_comments"))
     with pytest.raises(SystemExit, match="no description"):
         main(["x", str(tmp_path / "missing.json")])
+    (tmp_path / "bad.yaml").write_text("openapi: [unclosed")
+    with pytest.raises(SystemExit, match="cannot generate from .*bad.yaml: not YAML"):
+        main(["x", str(tmp_path / "bad.yaml"), "--out", str(tmp_path / "x")])
+    (tmp_path / "swagger.json").write_text('{"swagger": "2.0", "paths": {}}')
+    with pytest.raises(SystemExit, match="not an OpenAPI 3.x description"):
+        main(["x", str(tmp_path / "swagger.json"), "--out", str(tmp_path / "x")])
 
 
 def test_create_read_update_list_delete(tracker):

@@ -59,8 +59,15 @@ def read_description(path: Path) -> dict:
     text = path.read_text()
     if path.suffix in (".yaml", ".yml"):
         import yaml
-        return yaml.safe_load(text)
-    return json.loads(text)
+        try:
+            found = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise ValueError(f"not YAML: {e}") from None
+    else:
+        found = json.loads(text)
+    if not isinstance(found, dict):
+        raise ValueError("a description is an object with `openapi`, `paths` and `components`")
+    return found
 
 
 def merged(documents: list[dict]) -> dict:
@@ -145,11 +152,12 @@ def main(argv: list[str]) -> None:
     try:
         model = generate(args.name, args.spec, args.host, args.include, args.examples, args.users_table,
                          args.out or ROOT / args.name)
-    except (ValueError, KeyError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError) as e:  # JSON's and YAML's errors among them
         raise SystemExit(f"cannot generate from {', '.join(map(str, args.spec))}: {e}") from None
     modeled = sum(1 for o in model["operations"].values() if o["action"])
     print(f"{args.name}: {len(model['resources'])} resources, {modeled} of {len(model['operations'])} operations "
-          f"modeled, in {time.monotonic() - started:.1f} s")
+          f"modeled, in {time.monotonic() - started:.1f} s; a new pack joins detour with one line of PACK_MODULES "
+          f"(detour_core/registry.py): \"mock_services.{args.name}.pack\"")
 
 
 if __name__ == "__main__":
