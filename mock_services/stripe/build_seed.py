@@ -34,8 +34,7 @@ def build() -> dict:
                 for name in ("Acme Team plan", "Acme Onboarding workshop")]
     prices = [{"id": stripe_id("price_", products[0]["id"], 24), "object": "price", "product": products[0]["id"],
                "active": True, "currency": "usd", "unit_amount": 4900, "type": "recurring",
-               "recurring": {"interval": "month", "interval_count": 1, "usage_type": "licensed",
-                             "aggregate_usage": None, "trial_period_days": None},
+               "recurring": {"interval": "month", "interval_count": 1, "usage_type": "licensed"},
                "billing_scheme": "per_unit", "created": CREATED, "livemode": False, "metadata": {}},
               {"id": stripe_id("price_", products[1]["id"], 24), "object": "price", "product": products[1]["id"],
                "active": True, "currency": "usd", "unit_amount": 150000, "type": "one_time",
