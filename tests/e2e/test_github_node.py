@@ -8,18 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from detour.stack import free_port
 from tests.conftest import NODE_CLIENTS, needs_namespaces
+from tests.e2e import test_mcp
 
 pytestmark = needs_namespaces
-DETOUR = str(Path(sys.executable).parent / "detour")
+DETOUR, detour = test_mcp.DETOUR, test_mcp.detour
+home = test_mcp.home  # a home and stack ports of the test's own, stopped after
 SERVER = NODE_CLIENTS / "@modelcontextprotocol" / "server-github" / "dist" / "index.js"
 LAUNCH = 'GITHUB_PERSONAL_ACCESS_TOKEN="$GITHUB_TOKEN" exec node "$0"'
 
@@ -64,23 +61,6 @@ def test_octokit_rest_through_the_proxy(live_stack, tmp_path):
                                          "graphql": ["MERGEABLE", "MERGED"]}
     inserted = sorted(r["__table__"] for r in result.diff.inserts)
     assert inserted == ["github_commits", "github_commits", "github_issue_comments", "github_issues"]  # rebased
-
-
-@pytest.fixture
-def home(tmp_path):
-    """A home and stack ports of its own; the background stack its runs start is stopped after."""
-    ports: set[int] = set()
-    env = os.environ | {"DETOUR_HOME": str(tmp_path / "home"), "DETOUR_STACK_IDLE_S": "120",
-                        "DETOUR_PROXY_PORT": str(free_port("127.0.0.1", ports)),
-                        "DETOUR_REPLICA_PORT": str(free_port("127.0.0.1", ports))}
-    yield env
-    subprocess.run([DETOUR, "stack", "stop"], env=env, capture_output=True, timeout=60)
-
-
-def detour(env: dict, *args: str) -> str:
-    done = subprocess.run([DETOUR, *args], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 async def drive(server) -> dict:
