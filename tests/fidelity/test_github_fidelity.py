@@ -20,7 +20,7 @@ RESULTS: dict[str, Counter] = defaultdict(Counter)
 VALUES = {"owner": "acme", "repo": "api", "org": "acme", "username": "john-doe", "pull_number": "4",
           "issue_number": "1", "milestone_number": "1", "comment_id": "5001", "review_id": "8001",
           "branch": "main", "path": "app/main.py", "basehead": "main...feature/rate-limits", "tree_sha": "main",
-          "tag": "v1.0.0", "release_id": "1", "hook_id": "1"}
+          "tag": "v1.0.0", "release_id": "1", "hook_id": "1", "asset_id": "1"}
 REFS = {"git/get-ref": "heads/main", "git/list-matching-refs": "heads", "repos/get-commit": "main"}
 READS = [o for o in SPEC.operations if o.method == "GET" and o.short_id in MODELED and o.response]
 
@@ -56,11 +56,13 @@ def github(tmp_path_factory):
     token = store.credentials(env).tokens["2"]  # John, acme's admin (webhooks are for admins)
     client = TestClient(create_replica_app(state))
 
-    def call(method: str, path: str, **kwargs):
+    def call(method: str, path: str, headers: dict | None = None, **kwargs):
         return client.request(method, f"/api/env/{env}/services/github/{path}",
-                              headers={"Authorization": f"token {token}"}, **kwargs)
+                              headers={"Authorization": f"token {token}", **(headers or {})}, **kwargs)
     call("POST", "repos/acme/api/releases", json={"tag_name": "v1.0.0"})
     call("POST", "repos/acme/api/hooks", json={"config": {"url": "https://hooks.example.test/"}})
+    call("POST", "repos/acme/api/releases/1/assets", params={"name": "api.tar"}, content=b"tar",
+         headers={"Content-Type": "application/x-tar"})
     main = call("GET", "repos/acme/api/branches/main").json()["commit"]
     VALUES.update(commit_sha=main["sha"], file_sha=call("GET", "repos/acme/api/contents/README.md").json()["sha"])
     return call

@@ -35,10 +35,11 @@ def github(state):
     return client, store, env, tokens
 
 
-def call(github, method: str, path: str, user: str | None = "1", **kwargs):
+def call(github, method: str, path: str, user: str | None = "1", headers: dict | None = None, **kwargs):
     client, _, env, tokens = github
-    headers = {"Authorization": f"token {tokens[user]}"} if user else {}
-    return client.request(method, f"/api/env/{env}/services/github/{path}", headers=headers, **kwargs)
+    auth = {"Authorization": f"token {tokens[user]}"} if user else {}
+    return client.request(method, f"/api/env/{env}/services/github/{path}", headers={**auth, **(headers or {})},
+                          **kwargs)
 
 
 def test_every_operation_of_the_table_is_answered():
@@ -241,3 +242,16 @@ def test_conditional_reads_answer_304_until_the_resource_changes(github):
     changed = client.get(f"/api/env/{env}/services/github/repos/acme/api/issues/1",
                          headers={"Authorization": f"token {tokens['1']}", "If-None-Match": tag})
     assert changed.status_code == 200 and changed.headers["etag"] != tag
+
+
+def test_release_assets_upload_and_download(github):
+    release = call(github, "POST", "repos/acme/api/releases", json={"tag_name": "v1.2.0"}).json()
+    uploaded = call(github, "POST", f"repos/acme/api/releases/{release['id']}/assets", params={"name": "api.tar"},
+                    content=b"\x00binary\xff", headers={"Content-Type": "application/x-tar"})
+    assert uploaded.status_code == 201 and uploaded.json()["size"] == 8
+    listed = call(github, "GET", f"repos/acme/api/releases/{release['id']}").json()["assets"]
+    assert [a["name"] for a in listed] == ["api.tar"]
+    raw = call(github, "GET", f"repos/acme/api/releases/assets/{listed[0]['id']}",
+               headers={"Accept": "application/octet-stream"})
+    assert raw.content == b"\x00binary\xff"
+    assert call(github, "GET", "acme/api/releases/download/v1.2.0/api.tar").content == b"\x00binary\xff"

@@ -1,6 +1,7 @@
 """A repository's files outside the API: raw.githubusercontent.com (`/{owner}/{repo}/{ref}/{path}`,
 where the ref may hold slashes) and codeload.github.com (`/{owner}/{repo}/tar.gz|zip/{ref}`, and
-`legacy.tar.gz`/`legacy.zip`, where the REST API's tarball and zipball links point). Their paths
+`legacy.tar.gz`/`legacy.zip`, where the REST API's tarball and zipball links point), and a
+release asset's download (`github.com/{owner}/{repo}/releases/download/{tag}/{name}`). Their paths
 share the replica's prefix with the REST API's, so a path the API knows goes to the engine; so
 does `GET /repos/{o}/{r}/git/refs/{ref}`, the read GitHub still answers though its description
 names only `git/ref/` and `git/matching-refs/` (the GitHub MCP server uses it)."""
@@ -25,7 +26,7 @@ from mock_services.github.git.history import flatten
 from mock_services.github.git.store import open_repo
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Engine
-from mock_services.store import EnvironmentStore
+from mock_services.store import EnvironmentStore, EnvState, Row
 
 LEGACY_REFS = re.compile(r"(repos/[^/]+/[^/]+/git/)refs/(.+)")
 ARCHIVES = {"tar.gz": "tar", "legacy.tar.gz": "tar", "zip": "zip", "legacy.zip": "zip"}
@@ -68,6 +69,16 @@ def _archive(repo: BaseRepo, commit: Commit, kind: str, prefix: str) -> bytes:
     return out.getvalue()
 
 
+def _release_asset(state: EnvState, repository: Row, tag: str, name: str) -> Response | None:
+    """`github.com/{owner}/{repo}/releases/download/{tag}/{name}`: an asset's bytes."""
+    release = state.first("github_releases", repository_id=repository["id"], tag_name=tag)
+    found = state.first("github_release_assets", release_id=release["id"], name=name) if release else None
+    if found is None:
+        return None
+    return Response(state.blob(f"asset/{found['sha256']}") or b"", media_type=found["content_type"],
+                    headers={"Content-Disposition": f"attachment; filename={name}"})
+
+
 def serve(store: EnvironmentStore, env_id: str, owner: str, name: str, words: list[str],
           headers: dict[str, str]) -> Response | None:
     """The file or archive; None where no repository the caller may see is named (then the
@@ -79,6 +90,8 @@ def serve(store: EnvironmentStore, env_id: str, owner: str, name: str, words: li
                 repository = access.repository(state, access.identify(state, None, headers), owner, name)
             except RestError:
                 return None
+            if words[:2] == ["releases", "download"] and len(words) == 4:
+                return _release_asset(state, repository, words[2], words[3]) or not_found
             repo = open_repo(state, repository)
             archive = ARCHIVES.get(words[0]) if words else None
             found = _commit_for(repo, words[1:] if archive else words)

@@ -1,10 +1,14 @@
 """Releases (a tag ref made from `target_commitish` where the tag does not exist yet; drafts
-and prereleases; `latest` is the newest published one, found on read), and the API's root and
-rate-limit answers."""
+and prereleases; `latest` is the newest published one, found on read) and their assets (bytes
+uploaded to uploads.github.com, kept in the environment's blobs by SHA-256), and the API's root
+and rate-limit answers."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
+
+from fastapi.responses import Response
 
 from mock_services.github import errors, shapes
 from mock_services.github.handlers.common import acting, git, next_id, now, now_seconds, resolve, target
@@ -12,7 +16,7 @@ from mock_services.github.handlers.paging import page
 from mock_services.rest.router import Call
 from mock_services.store import Row
 
-RELEASES = "github_releases"
+RELEASES, ASSETS = "github_releases", "github_release_assets"
 
 
 def _shape(call: Call, repository: Row, row: Row) -> dict[str, Any]:
@@ -27,11 +31,11 @@ def _shape(call: Call, repository: Row, row: Row) -> dict[str, Any]:
             "target_commitish": row["target_commitish"], "name": row.get("name"), "body": row.get("body"),
             "draft": row["draft"], "prerelease": row["prerelease"], "created_at": row["created_at"],
             "published_at": row.get("published_at"), "author": shapes.user_by_id(call.state, row["author_id"]),
-            "assets": []}
+            "assets": [asset(call, repository, a) for a in call.state.rows(ASSETS, release_id=row["id"])]}
 
 
-def _row(call: Call, repository: Row, **where: Any) -> Row:
-    found = call.state.first(RELEASES, repository_id=repository["id"], **where)
+def _row(call: Call, repository: Row, table: str = RELEASES, **where: Any) -> Row:
+    found = call.state.first(table, repository_id=repository["id"], **where)
     if found is None:
         raise errors.not_found()
     return found
@@ -106,6 +110,69 @@ def delete(call: Call) -> None:
     call.state.delete(RELEASES, _row(call, repository, id=call.arg("release_id")))
 
 
+def asset(call: Call, repository: Row, row: Row) -> dict[str, Any]:
+    base = shapes.repo_url(call.state, repository)
+    release = call.state.first(RELEASES, id=row["release_id"]) or {}
+    web = base.replace(shapes.API + "/repos", shapes.WEB)
+    return {"url": f"{base}/releases/assets/{row['id']}", "id": row["id"], "node_id": f"RA_{row['id']}",
+            "name": row["name"], "label": row.get("label"), "state": "uploaded", "content_type": row["content_type"],
+            "size": row["size"], "digest": f"sha256:{row['sha256']}", "download_count": 0,
+            "created_at": row["created_at"], "updated_at": row["updated_at"],
+            "browser_download_url": f"{web}/releases/download/{release.get('tag_name')}/{row['name']}",
+            "uploader": shapes.user_by_id(call.state, row["uploader_id"])}
+
+
+def upload_asset(call: Call) -> dict[str, Any]:
+    repository = target(call, "write")
+    release = _row(call, repository, id=call.arg("release_id"))
+    data = call.body if isinstance(call.body, bytes) else b""
+    if call.state.first(ASSETS, release_id=release["id"], name=call.arg("name")):
+        raise errors.invalid("already_exists", "ReleaseAsset", "name", "already_exists")
+    digest = hashlib.sha256(data).hexdigest()
+    call.state.put_blob(f"asset/{digest}", data)
+    stamp = now()
+    row = call.state.insert(ASSETS, {
+        "id": next_id(call, ASSETS), "repository_id": repository["id"], "release_id": release["id"],
+        "name": call.arg("name"), "label": call.arg("label"), "size": len(data), "sha256": digest,
+        "content_type": call.headers.get("content-type", "application/octet-stream"),
+        "uploader_id": acting(call)["id"], "created_at": stamp, "updated_at": stamp})
+    call.status = 201
+    return asset(call, repository, row)
+
+
+def _asset_row(call: Call, repository: Row) -> Row:
+    return _row(call, repository, ASSETS, id=call.arg("asset_id"))
+
+
+def get_asset(call: Call) -> Any:
+    """The asset's fields, or its bytes when asked for `application/octet-stream`."""
+    repository = target(call)
+    row = _asset_row(call, repository)
+    if "application/octet-stream" in call.headers.get("accept", ""):
+        return Response(call.state.blob(f"asset/{row['sha256']}") or b"", media_type=row["content_type"])
+    return asset(call, repository, row)
+
+
+def list_assets(call: Call) -> list[Any]:
+    repository = target(call)
+    release = _row(call, repository, id=call.arg("release_id"))
+    return page(call, [asset(call, repository, a) for a in call.state.rows(ASSETS, release_id=release["id"])])
+
+
+def update_asset(call: Call) -> dict[str, Any]:
+    repository = target(call, "write")
+    row = _asset_row(call, repository)
+    body = call.body or {}
+    changed = call.state.update(ASSETS, {**row, **{k: body[k] for k in ("name", "label") if k in body},
+                                         "updated_at": now()})
+    return asset(call, repository, changed)
+
+
+def delete_asset(call: Call) -> None:
+    repository = target(call, "write")
+    call.state.delete(ASSETS, _asset_row(call, repository))
+
+
 def rate_limit(call: Call) -> dict[str, Any]:
     reset = now_seconds() // 3600 * 3600 + 3600
     core = {"limit": 5000, "used": 1, "remaining": 4999, "reset": reset}
@@ -139,4 +206,6 @@ ROOT = {"current_user_url": "/user", "current_user_authorizations_html_url": "ht
 HANDLERS = {"repos/create-release": create, "repos/list-releases": list_releases, "repos/get-release": get,
             "repos/get-release-by-tag": get_by_tag, "repos/get-latest-release": latest,
             "repos/update-release": update, "repos/delete-release": delete, "rate-limit/get": rate_limit,
-            "meta/root": root}
+            "meta/root": root, "repos/upload-release-asset": upload_asset, "repos/get-release-asset": get_asset,
+            "repos/list-release-assets": list_assets, "repos/update-release-asset": update_asset,
+            "repos/delete-release-asset": delete_asset}
