@@ -1,7 +1,8 @@
 """GitHub's whole loop, run unmodified in a sandbox through the proxy: Debian's `git` clones
 `https://github.com/acme/api`, commits and pushes a new branch (HTTP basic with the issued
-token, as a credential helper gives it); PyGithub opens a pull request from that branch,
-another member reviews it, the agent merges it; `git fetch` brings the merge commit down. The
+token, as a credential helper gives it); PyGithub opens a pull request from that branch, an
+admin protects main (a direct push to it is then declined, an unreviewed merge refused),
+reviews it, and the agent merges it; `git fetch` brings the merge commit down. The
 diff shows the pull request, its review, the merge commit and the moved ref."""
 
 from __future__ import annotations
@@ -47,6 +48,14 @@ out["me"] = agent.get_user().login
 pr = repo.create_pull(base="main", head="agent/timeouts", title="Request timeouts", body="30 s everywhere.")
 out["pr"] = [pr.number, pr.state, pr.head.sha == pushed, pr.mergeable, [f.filename for f in pr.get_files()]]
 reviewer = Github(auth=Auth.Token("REVIEWER_TOKEN"))
+reviewer.get_repo("acme/api").get_branch("main").edit_protection(required_approving_review_count=1)
+pushed_to_main = subprocess.run(["git", "-c", f"credential.helper={helper}", "push", "origin", "agent/timeouts:main"],
+                                cwd=clone, env=env, capture_output=True, text=True)
+out["main_refused"] = "protected branch hook declined" in pushed_to_main.stderr
+try:
+    pr.merge(merge_method="merge")
+except Exception as e:
+    out["unreviewed_merge"] = e.status
 reviewer.get_repo("acme/api").get_pull(pr.number).create_review(event="APPROVE", body="Ship it")
 out["reviews"] = [(r.user.login, r.state) for r in pr.get_reviews()]
 try:
@@ -78,6 +87,7 @@ def test_git_and_pygithub_through_the_proxy(live_stack, backend):
     assert out["pr"] == [5, "open", True, True, ["app/timeouts.py"]]
     assert out["reviews"] == [["john-doe", "APPROVED"]]
     assert out["own_approval"] == 422
+    assert (out["main_refused"], out["unreviewed_merge"]) == (True, 405)  # main is protected by then
     assert out["merged"] == [True, True]
     assert out["fetched"] == [True, True, 3]  # the merge commit: itself and two parents
     assert out["open_issues"] == [4, 2, 1]  # GitHub lists pull requests among issues
@@ -85,8 +95,8 @@ def test_git_and_pygithub_through_the_proxy(live_stack, backend):
 
     diff = result.diff
     inserted = sorted(row["__table__"] for row in diff.inserts)
-    assert inserted == ["github_commits", "github_commits", "github_issues", "github_pulls", "github_refs",
-                        "github_reviews"]
+    assert inserted == ["github_branch_protections", "github_commits", "github_commits", "github_issues",
+                        "github_pulls", "github_refs", "github_reviews"]
     branch = next(r for r in diff.inserts if r["__table__"] == "github_refs")
     assert branch["ref"] == "refs/heads/agent/timeouts"
     merge = next(r for r in diff.inserts if r["__table__"] == "github_commits" and len(r["parents"]) == 2)

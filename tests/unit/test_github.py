@@ -255,3 +255,23 @@ def test_release_assets_upload_and_download(github):
                headers={"Accept": "application/octet-stream"})
     assert raw.content == b"\x00binary\xff"
     assert call(github, "GET", "acme/api/releases/download/v1.2.0/api.tar").content == b"\x00binary\xff"
+
+
+def test_a_protected_branch_takes_changes_through_reviewed_pull_requests(github):
+    rules = {"required_status_checks": None, "enforce_admins": True, "restrictions": None,
+             "required_pull_request_reviews": {"required_approving_review_count": 1}}
+    assert call(github, "PUT", "repos/acme/api/branches/main/protection", json=rules).status_code == 403  # a member
+    assert call(github, "PUT", "repos/acme/api/branches/main/protection", user="2", json=rules).status_code == 200
+    assert call(github, "GET", "repos/acme/api/branches/main").json()["protected"] is True
+    written = call(github, "PUT", "repos/acme/api/contents/x.md", json={"message": "direct", "content": "eA=="})
+    assert (written.status_code, written.json()["message"]) == (409, "Changes must be made through a pull request.")
+    commit = call(github, "GET", "repos/acme/api/branches/docs/auth").json()["commit"]["sha"]
+    moved = call(github, "PATCH", "repos/acme/api/git/refs/heads/main", json={"sha": commit, "force": True})
+    assert moved.status_code == 422 and "Protected branch update failed" in moved.json()["message"]
+    opened = call(github, "POST", "repos/acme/api/pulls", json={"title": "Docs", "head": "docs/auth", "base": "main"})
+    number = opened.json()["number"]
+    unreviewed = call(github, "PUT", f"repos/acme/api/pulls/{number}/merge", json={})
+    assert (unreviewed.status_code, unreviewed.json()["message"]) == (
+        405, "At least 1 approving review is required by reviewers with write access.")
+    call(github, "POST", f"repos/acme/api/pulls/{number}/reviews", user="2", json={"event": "APPROVE"})
+    assert call(github, "PUT", f"repos/acme/api/pulls/{number}/merge", json={}).json()["merged"] is True

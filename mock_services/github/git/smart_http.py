@@ -10,7 +10,9 @@ from __future__ import annotations
 import gzip
 from io import BytesIO
 
+from dulwich.errors import HookError
 from dulwich.protocol import ReceivableProtocol
+from dulwich.repo import BaseRepo
 from dulwich.server import Backend, ReceivePackHandler, UploadPackHandler
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -20,9 +22,10 @@ from mock_services.deps import StoreDep, run_call
 from mock_services.github import access
 from mock_services.github.git import history
 from mock_services.github.git.store import open_repo
+from mock_services.github.handlers import protection
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Engine
-from mock_services.store import EnvironmentStore
+from mock_services.store import EnvironmentStore, EnvState, Row
 
 HANDLERS = {"git-upload-pack": UploadPackHandler, "git-receive-pack": ReceivePackHandler}
 NEEDS = {"git-upload-pack": "read", "git-receive-pack": "write"}
@@ -35,6 +38,24 @@ class _OneRepository(Backend):
 
     def open_repository(self, path: str) -> object:
         return self.repo
+
+
+class _Protection:
+    """dulwich's `update` hook: a push to a protected branch is declined as GitHub declines it."""
+
+    def __init__(self, state: EnvState, user: str, repository: Row, repo: BaseRepo) -> None:
+        self.state, self.user, self.repository, self.repo = state, user, repository, repo
+
+    def execute(self, ref: bytes, old: bytes, new: bytes) -> tuple[bytes, bytes]:
+        if not ref.startswith(b"refs/heads/") or set(old) == {ord("0")}:
+            return b"", b""
+        deleting = set(new) == {ord("0")}
+        fast_forward = deleting or old in {e.commit.id for e in self.repo.get_walker(include=[new])}
+        refused = protection.refusal(self.state, self.user, self.repository, ref.decode()[len("refs/heads/"):],
+                                     fast_forward=fast_forward, deleting=deleting)
+        if refused:
+            raise HookError(f"protected branch hook declined: {refused}")
+        return b"", b""
 
 
 def _text(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -63,6 +84,7 @@ def serve(store: EnvironmentStore, env_id: str, owner: str, name: str, service: 
                 return _text(refused.status if refused.status == 403 else 404,
                              "Permission denied." if refused.status == 403 else "Repository not found.")
             repo = open_repo(state, repository)
+            repo.hooks["update"] = _Protection(state, user, repository, repo)
             out = BytesIO()
             proto = ReceivableProtocol(BytesIO(body).read, out.write)
             handler = HANDLERS[service](_OneRepository(repo), [b"/"], proto, stateless_rpc=True,

@@ -19,6 +19,7 @@ from mock_services.github.handlers import (
     gitdb,
     issues,
     merging,
+    protection,
     pulls,
     releases,
     repos,
@@ -35,7 +36,7 @@ from mock_services.rest.spec import Spec
 MODELED: dict[str, Callable[[Call], Any]] = {
     **users.HANDLERS, **repos.HANDLERS, **commits.HANDLERS, **contents.HANDLERS, **issues.HANDLERS,
     **pulls.HANDLERS, **merging.HANDLERS, **gitdb.HANDLERS, **search.HANDLERS, **settings.HANDLERS,
-    **tracking.HANDLERS, **reviewing.HANDLERS, **releases.HANDLERS}
+    **tracking.HANDLERS, **reviewing.HANDLERS, **releases.HANDLERS, **protection.HANDLERS}
 LIMIT = 5000
 
 

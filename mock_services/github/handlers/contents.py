@@ -14,6 +14,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from mock_services.github import errors, shapes
 from mock_services.github.git import history
+from mock_services.github.handlers import protection
 from mock_services.github.handlers.common import acting, commit_json, git, now_seconds, resolve, target
 from mock_services.rest.router import Call
 from mock_services.store import Row
@@ -89,6 +90,9 @@ def _write(call: Call, content: bytes | None) -> dict[str, Any]:
     branch = body.get("branch") or repository["default_branch"]
     ref = f"refs/heads/{branch}".encode()
     parent = repo.get_refs().get(ref)
+    refused = protection.refusal(call.state, call.user, repository, branch)
+    if refused:
+        raise errors.conflict(refused)
     if parent is None and repo.get_refs():
         raise errors.RestError(404, "not_found", f"Branch {branch} not found")
     files = history.flatten(repo, repo.object_store[parent].tree) if parent else {}  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ from dulwich.objects import Blob, Commit, Tag, Tree
 from mock_services.github import errors, shapes
 from mock_services.github.shapes import UNSIGNED
 from mock_services.github.git import history
+from mock_services.github.handlers import protection
 from mock_services.github.handlers.common import acting, git, now_seconds, peel, person, target
 from mock_services.github.handlers.paging import page
 from mock_services.rest.router import Call
@@ -83,8 +84,10 @@ def update_ref(call: Call) -> dict[str, Any]:
         raise errors.invalid("Reference does not exist")
     new = str(body.get("sha", "")).encode()
     _object(call, repository, body.get("sha"), Commit)
-    if not body.get("force") and current not in {e.commit.id for e in repo.get_walker(include=[new])}:
+    fast_forward = current in {e.commit.id for e in repo.get_walker(include=[new])}
+    if not body.get("force") and not fast_forward:
         raise errors.invalid("Update is not a fast forward")
+    _protected(call, repository, name, fast_forward=fast_forward)
     repo.refs[name] = new
     history.record(call.state, repo, repository["id"], [new])
     return _ref(call, repository, name.decode(), new)
@@ -96,7 +99,15 @@ def delete_ref(call: Call) -> None:
     repo = git(call, repository)
     if name not in repo.get_refs():
         raise errors.invalid("Reference does not exist")
+    _protected(call, repository, name, deleting=True)
     del repo.refs[name]
+
+
+def _protected(call: Call, repository: Row, name: bytes, **change: bool) -> None:
+    if name.startswith(b"refs/heads/"):
+        refused = protection.refusal(call.state, call.user, repository, name.decode()[len("refs/heads/"):], **change)
+        if refused:
+            raise errors.invalid(f"Protected branch update failed for {name.decode()}: {refused}")
 
 
 def _commit(call: Call, repository: Row, commit: Commit) -> dict[str, Any]:

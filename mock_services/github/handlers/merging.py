@@ -11,7 +11,7 @@ from dulwich.repo import BaseRepo
 
 from mock_services.github import errors, shapes
 from mock_services.github.git import history
-from mock_services.github.handlers import issues
+from mock_services.github.handlers import issues, protection
 from mock_services.github.handlers.common import acting, git, next_id, now, now_seconds, target
 from mock_services.github.handlers.paging import page
 from mock_services.github.handlers.pulls import _commits, base_sha, head_sha, pull_row
@@ -93,6 +93,9 @@ def merge(call: Call) -> dict[str, Any]:
     head, base = head_sha(repo, row), base_sha(repo, row)
     if body.get("sha") and body["sha"] != head.decode():
         raise errors.conflict("Head branch was modified. Review and try the merge again.")
+    refused = protection.merge_refusal(call.state, repository, row, issue["user_id"])
+    if refused:
+        raise errors.RestError(405, "not_mergeable", refused)
     tree = history.merged_tree(repo, base, head)
     if tree is None:
         raise errors.RestError(405, "not_mergeable", "Pull Request is not mergeable")

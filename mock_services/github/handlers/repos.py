@@ -7,6 +7,7 @@ from typing import Any
 
 from mock_services.github import access, errors, shapes
 from mock_services.github.git import history
+from mock_services.github.handlers import protection
 from mock_services.github.handlers.common import acting, commit_json, git, next_id, now, now_seconds, target
 from mock_services.github.handlers.paging import page
 from mock_services.rest.router import Call
@@ -93,7 +94,7 @@ def create_in_org(call: Call) -> dict[str, Any]:
 def _branch(call: Call, repository: Row, name: str, sha: bytes) -> dict[str, Any]:
     base = shapes.repo_url(call.state, repository)
     return {"name": name, "commit": {"sha": sha.decode(), "url": f"{base}/commits/{sha.decode()}"},
-            "protected": False}
+            "protected": protection.rules(call.state, repository, name) is not None}
 
 
 def list_branches(call: Call) -> list[Any]:
@@ -114,8 +115,8 @@ def get_branch(call: Call) -> dict[str, Any]:
     return {**_branch(call, repository, call.arg("branch"), sha),
             "commit": commit_json(call, repository, repo.object_store[sha]),  # type: ignore[arg-type]
             "_links": {"self": f"{base}/branches/{call.arg('branch')}", "html": ""},
-            "protection": {"enabled": False, "required_status_checks": {"enforcement_level": "off", "contexts": [],
-                                                                         "checks": []}},
+            "protection": {"enabled": protection.rules(call.state, repository, call.arg("branch")) is not None,
+                           "required_status_checks": {"enforcement_level": "off", "contexts": [], "checks": []}},
             "protection_url": f"{base}/branches/{call.arg('branch')}/protection"}
 
 
