@@ -61,6 +61,9 @@ def github(tmp_path_factory):
                               headers={"Authorization": f"token {token}", **(headers or {})}, **kwargs)
     call("POST", "repos/acme/api/releases", json={"tag_name": "v1.0.0"})
     call("POST", "repos/acme/api/hooks", json={"config": {"url": "https://hooks.example.test/"}})
+    call("PUT", "repos/acme/api/branches/main/protection", json={
+        "required_status_checks": None, "enforce_admins": False, "restrictions": None,
+        "required_pull_request_reviews": {"required_approving_review_count": 1}})
     call("POST", "repos/acme/api/releases/1/assets", params={"name": "api.tar"}, content=b"tar",
          headers={"Content-Type": "application/x-tar"})
     main = call("GET", "repos/acme/api/branches/main").json()["commit"]
