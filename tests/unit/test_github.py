@@ -275,3 +275,14 @@ def test_a_protected_branch_takes_changes_through_reviewed_pull_requests(github)
         405, "At least 1 approving review is required by reviewers with write access.")
     call(github, "POST", f"repos/acme/api/pulls/{number}/reviews", user="2", json={"event": "APPROVE"})
     assert call(github, "PUT", f"repos/acme/api/pulls/{number}/merge", json={}).json()["merged"] is True
+
+
+@pytest.mark.parametrize("query, paths", [
+    ("LIMIT_PER_MINUTE", []),  # only on a branch, not main
+    ("routes repo:acme/api", ["app/main.py", "app/routes.py", "tests/test_routes.py"]),
+    ("def language:python path:app", ["app/main.py", "app/orders.py", "app/routes.py"]),
+    ("replicas extension:yaml", ["deploy/api.yaml"]),  # in the private infra repository, which members see
+])
+def test_code_search_reads_default_branches(github, query, paths):
+    found = call(github, "GET", "search/code", params={"q": query}).json()
+    assert sorted(i["path"] for i in found["items"]) == paths

@@ -1,13 +1,16 @@
 """Search for issues and pull requests with GitHub's qualifiers (`repo:`, `org:`, `user:`,
-`is:`, `state:`, `label:`, `author:`, `assignee:`, `in:title`/`in:body`, negation with `-`) and
-for repositories by name and description, over what the caller may see."""
+`is:`, `state:`, `label:`, `author:`, `assignee:`, `in:title`/`in:body`, negation with `-`), for
+repositories by name and description, and for code in default branches, over what the caller
+may see."""
 
 from __future__ import annotations
 
 import shlex
 from typing import Any
 
-from mock_services.github import access, errors
+from mock_services.github import access, errors, shapes
+from mock_services.github.git.history import flatten
+from mock_services.github.git.store import open_repo
 from mock_services.github.shapes import repository
 from mock_services.github.handlers import issues
 from mock_services.github.handlers.paging import page
@@ -91,4 +94,57 @@ def repositories(call: Call) -> dict[str, Any]:
     return {"total_count": len(found), "incomplete_results": False, "items": page(call, found)}
 
 
-HANDLERS = {"search/issues-and-pull-requests": issues_and_pull_requests, "search/repos": repositories}
+EXTENSIONS = {"python": ".py", "typescript": ".ts", "javascript": ".js", "go": ".go", "shell": ".sh",
+              "yaml": ".yaml", "markdown": ".md", "json": ".json", "toml": ".toml"}
+
+
+def _code_matches(path: str, text: str, words: list[str], qualifiers: dict[str, str]) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    if "path" in qualifiers and not path.lower().startswith(qualifiers["path"].strip("/")):
+        return False
+    if "filename" in qualifiers and name.lower() != qualifiers["filename"]:
+        return False
+    if "extension" in qualifiers and not name.lower().endswith("." + qualifiers["extension"].lstrip(".")):
+        return False
+    if "language" in qualifiers and not name.lower().endswith(EXTENSIONS.get(qualifiers["language"], "\0")):
+        return False
+    lowered = text.lower()
+    return all(w in lowered for w in words)
+
+
+def code(call: Call) -> dict[str, Any]:
+    """Words in the files of each visible repository's default branch (text files only), with
+    `repo:`, `org:`, `user:`, `path:`, `filename:`, `extension:` and `language:`."""
+    terms = _terms(call.arg("q", ""))
+    words = [t.lower() for t in terms if ":" not in t]
+    qualifiers = dict(t.lower().split(":", 1) for t in terms if ":" in t)
+    if not words and not qualifiers:
+        raise errors.invalid("Validation Failed", "Search", "q", "missing")
+    found = []
+    for repo in call.state.rows("github_repositories"):
+        owner = _login(call.state, repo["owner_id"])
+        full = f"{owner}/{repo['name']}".lower()
+        if access.role_on(call.state, call.user, repo) is None or qualifiers.get("repo", full) != full or \
+                qualifiers.get("org", qualifiers.get("user", owner)) != owner:
+            continue
+        git_repo = open_repo(call.state, repo)
+        tip = git_repo.get_refs().get(f"refs/heads/{repo['default_branch']}".encode())
+        if tip is None:
+            continue
+        shaped = repository(call.state, repo)
+        for path, (_, sha) in sorted(flatten(git_repo, git_repo.object_store[tip].tree).items()):  # type: ignore
+            data = git_repo.object_store[sha].data  # type: ignore[attr-defined]
+            if b"\0" in data[:1024] or not _code_matches(path.decode(), data.decode("utf-8", "replace"), words,
+                                                          qualifiers):
+                continue
+            name = path.decode()
+            found.append({"name": name.rsplit("/", 1)[-1], "path": name, "sha": sha.decode(),
+                          "url": f"{shapes.API}/repos/{shaped['full_name']}/contents/{name}",
+                          "git_url": f"{shapes.API}/repos/{shaped['full_name']}/git/blobs/{sha.decode()}",
+                          "html_url": f"{shaped['html_url']}/blob/{repo['default_branch']}/{name}",
+                          "repository": shaped, "score": 1.0})
+    return {"total_count": len(found), "incomplete_results": False, "items": page(call, found)}
+
+
+HANDLERS = {"search/issues-and-pull-requests": issues_and_pull_requests, "search/repos": repositories,
+            "search/code": code}
