@@ -265,12 +265,8 @@ class EnvironmentStore:
             info = _as_world(info, template)
         defaults = {table: fields for service in template.held() for table, fields in pack(service).row_defaults.items()}
         meta = {k: json.dumps(v) for k, v in info.model_dump().items()} | {SALT_KEY: json.dumps(new_salt())}
-        self.db.create(env_id, meta, _seed_rows(template),
+        self.db.create(env_id, meta, _seed_rows(template), blobs=template.contents,
                        template_key=f"{template.name}:{template.digest}:{json.dumps(defaults, sort_keys=True)}")
-        if template.contents:
-            with self.open(env_id, write=True) as state:
-                for key, data in template.contents.items():
-                    state.put_blob(key, data)
         if settings.faults:  # the template's curriculum: its faults open the environment's own policy
             save_policy(policy_file(self.state, env_id), Policy(faults=settings.faults))
         return info

@@ -62,9 +62,11 @@ class Database(ABC):
         ...
 
     @abstractmethod
-    def create(self, env_id: str, meta: dict[str, str], rows: Iterator[Row], template_key: str) -> None:
-        """The environment's tables, its rows and their baseline, all at once or not at all.
-        `template_key` names the template's content: a database may keep a copy to clone."""
+    def create(self, env_id: str, meta: dict[str, str], rows: Iterator[Row], template_key: str,
+               blobs: dict[str, bytes] | None = None) -> None:
+        """The environment's tables, its rows and their baseline, and the contents its rows name
+        (`blobs`), all at once or not at all. `template_key` names the template's content: a
+        database may keep a copy to clone."""
 
     @abstractmethod
     def connect(self, env_id: str, write: bool) -> AbstractContextManager[Connection]:

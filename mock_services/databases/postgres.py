@@ -131,7 +131,8 @@ class PostgresDatabase(Database):
         with self.pool.connection() as conn:
             return [r[0] for r in conn.execute("SELECT env_id FROM detour_environments ORDER BY env_id")]
 
-    def create(self, env_id: str, meta: dict[str, str], rows: Iterator[Row], template_key: str) -> None:
+    def create(self, env_id: str, meta: dict[str, str], rows: Iterator[Row], template_key: str,
+               blobs: dict[str, bytes] | None = None) -> None:
         schema, template = _schema("env", env_id), _schema("tpl", template_key)
         with self.pool.connection() as conn:
             self._template(conn, template, rows)
@@ -140,6 +141,11 @@ class PostgresDatabase(Database):
             _script(conn, TABLES, names)
             with conn.cursor() as cursor:
                 cursor.executemany(sql.SQL("INSERT INTO {s}.meta VALUES (%s, %s)").format(**names), list(meta.items()))
+                if blobs:
+                    cursor.execute(sql.SQL("CREATE TABLE {s}.blobs (key TEXT PRIMARY KEY, data BYTEA NOT NULL)")
+                                   .format(**names))
+                    cursor.executemany(sql.SQL("INSERT INTO {s}.blobs VALUES (%s, %s)").format(**names),
+                                       list(blobs.items()))
             conn.execute("INSERT INTO detour_environments VALUES (%s, %s)", (env_id, schema))
 
     def _template(self, conn, template: str, rows: Iterator[Row]) -> None:

@@ -7,7 +7,10 @@ restarts (WAL: a killed server loses no committed change).
 
 from __future__ import annotations
 
+import hashlib
 import os
+import secrets
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -24,6 +27,8 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE rows (tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
 CREATE TABLE baseline (tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
 """
+TEMPLATES = ".templates"  # beside the environments' files: one database per template content
+
 # Created on first use, so environments made before runs existed get it too.
 SNAPSHOTS = """
 CREATE TABLE IF NOT EXISTS snapshots (run TEXT NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL,
@@ -70,22 +75,43 @@ class SqliteDatabase(Database):
     def ids(self) -> list[str]:
         return sorted(path.stem for path in self.folder.glob("*.sqlite")) if self.folder.is_dir() else []
 
-    def create(self, env_id: str, meta: dict[str, str], rows: Iterator[Row], template_key: str) -> None:
-        """Written under another name and renamed: a half-made environment never shows."""
+    def create(self, env_id: str, meta: dict[str, str], rows: Iterator[Row], template_key: str,
+               blobs: dict[str, bytes] | None = None) -> None:
+        """A copy of the template's database (made once per template content), then the
+        environment's own meta; written under another name and renamed, so a half-made
+        environment never shows."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        template = self._template(template_key, rows, blobs or {})
         tmp = self._path(env_id).with_suffix(".creating")
         tmp.unlink(missing_ok=True)
-        conn = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            conn.executescript(SCHEMA)
+        shutil.copyfile(template, tmp)
+        with closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
             conn.execute("BEGIN")
             conn.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
+            conn.execute("COMMIT")
+        tmp.rename(self._path(env_id))
+
+    def _template(self, template_key: str, rows: Iterator[Row], blobs: dict[str, bytes]) -> Path:
+        """The rows and their baseline as every environment of this template starts, kept in
+        `.templates/` (AgentDiff keeps pre-built schemas the same way): a new environment is a
+        file copy, not thousands of inserts. Two processes may build one at once; either copy wins."""
+        name = hashlib.sha256(template_key.encode()).hexdigest()[:32]
+        path = self.folder / TEMPLATES / f"{name}.sqlite"
+        if path.exists():
+            return path
+        path.parent.mkdir(exist_ok=True)
+        building = path.with_suffix(f".{os.getpid()}.{secrets.token_hex(4)}.building")
+        with closing(sqlite3.connect(building, isolation_level=None)) as conn:
+            conn.executescript(SCHEMA)
+            conn.execute("BEGIN")
             conn.executemany("INSERT INTO rows (tbl, pk, data) VALUES (?, ?, ?)", rows)
             conn.execute("INSERT INTO baseline SELECT tbl, pk, data FROM rows ORDER BY rowid")
+            if blobs:
+                conn.execute(BLOBS)
+                conn.executemany("INSERT INTO blobs (key, data) VALUES (?, ?)", list(blobs.items()))
             conn.execute("COMMIT")
-        finally:
-            conn.close()
-        tmp.rename(self._path(env_id))
+        building.rename(path)
+        return path
 
     @contextmanager
     def connect(self, env_id: str, write: bool) -> Iterator[Connection]:
