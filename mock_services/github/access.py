@@ -2,8 +2,10 @@
 classic `ghp_` and fine-grained `github_pat_` prefixes), and a user's role on a repository.
 
 A repository's owner, and an admin of the organization that owns it, are `admin`; the
-organization's members `write`; a collaborator what they were granted (pull, triage, push,
-maintain, admin); anyone else `read` on a public repository and nothing on a private one, which GitHub answers with 404 (not 403) so that its existence does not leak.
+organization's members `write`; a collaborator, or a member of a team the repository is given
+to, what was granted (pull, triage, push, maintain, admin); anyone else `read` on a public
+repository and nothing on a private one, which GitHub answers with 404 (not 403) so that its
+existence does not leak.
 """
 
 from __future__ import annotations
@@ -73,9 +75,13 @@ def role_on(state: EnvState, user: str, repository: Row) -> str | None:
         return "admin"
     member = state.first("github_org_members", org_id=repository["owner_id"], user_id=uid) if uid else None
     granted = state.first("github_collaborators", repository_id=repository["id"], user_id=uid) if uid else None
+    teams = {m["team_id"] for m in state.rows("github_team_members", user_id=uid)} if uid else set()
+    through_teams = [PERMISSIONS.get(t["permission"]) for t in state.rows("github_team_repos",
+                                                                           repository_id=repository["id"])
+                     if t["team_id"] in teams]
     found = [role for role in ("admin" if member and member["role"] == "admin" else "write" if member else None,
                                PERMISSIONS.get(granted["permission"]) if granted else None,
-                               None if repository.get("private") else "read") if role]
+                               None if repository.get("private") else "read", *through_teams) if role]
     return max(found, key=ROLES.index) if found else None
 
 

@@ -20,7 +20,8 @@ RESULTS: dict[str, Counter] = defaultdict(Counter)
 VALUES = {"owner": "acme", "repo": "api", "org": "acme", "username": "john-doe", "pull_number": "4",
           "issue_number": "1", "milestone_number": "1", "comment_id": "5001", "review_id": "8001",
           "branch": "main", "path": "app/main.py", "basehead": "main...feature/rate-limits", "tree_sha": "main",
-          "tag": "v1.0.0", "release_id": "1", "hook_id": "1", "asset_id": "1"}
+          "tag": "v1.0.0", "release_id": "1", "hook_id": "1", "asset_id": "1",
+          "team_slug": "platform"}
 REFS = {"git/get-ref": "heads/main", "git/list-matching-refs": "heads", "repos/get-commit": "main"}
 READS = [o for o in SPEC.operations if o.method == "GET" and o.short_id in MODELED and o.response]
 
@@ -64,6 +65,8 @@ def github(tmp_path_factory):
     call("PUT", "repos/acme/api/branches/main/protection", json={
         "required_status_checks": None, "enforce_admins": False, "restrictions": None,
         "required_pull_request_reviews": {"required_approving_review_count": 1}})
+    call("POST", "orgs/acme/teams", json={"name": "Platform"})
+    call("PUT", "orgs/acme/teams/platform/repos/acme/api", json={"permission": "push"})
     call("POST", "repos/acme/api/releases/1/assets", params={"name": "api.tar"}, content=b"tar",
          headers={"Content-Type": "application/x-tar"})
     main = call("GET", "repos/acme/api/branches/main").json()["commit"]

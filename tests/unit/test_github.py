@@ -286,3 +286,16 @@ def test_a_protected_branch_takes_changes_through_reviewed_pull_requests(github)
 def test_code_search_reads_default_branches(github, query, paths):
     found = call(github, "GET", "search/code", params={"q": query}).json()
     assert sorted(i["path"] for i in found["items"]) == paths
+
+
+def test_a_team_grants_its_members_what_it_is_given(github):
+    made = call(github, "POST", "orgs/acme/teams", user="2", json={"name": "Platform Team", "maintainers": ["john-doe"]})
+    assert made.status_code == 201 and made.json()["slug"] == "platform-team"
+    assert call(github, "POST", "orgs/acme/teams", json={"name": "Mine"}).status_code == 403  # not an owner
+    call(github, "PUT", "orgs/acme/teams/platform-team/memberships/sarah-smith", user="2", json={"role": "member"})
+    assert call(github, "PATCH", "repos/acme/infra", user="3", json={"description": "x"}).status_code == 403
+    call(github, "PUT", "orgs/acme/teams/platform-team/repos/acme/infra", user="2", json={"permission": "admin"})
+    assert call(github, "PATCH", "repos/acme/infra", user="3", json={"description": "x"}).status_code == 200
+    assert [m["login"] for m in call(github, "GET", "orgs/acme/teams/platform-team/members").json()] == [
+        "john-doe", "sarah-smith"]
+    assert [t["permission"] for t in call(github, "GET", "repos/acme/infra/teams").json()] == ["admin"]

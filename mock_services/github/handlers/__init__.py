@@ -26,6 +26,7 @@ from mock_services.github.handlers import (
     reviewing,
     search,
     settings,
+    teams,
     tracking,
     users,
 )
@@ -36,7 +37,8 @@ from mock_services.rest.spec import Spec
 MODELED: dict[str, Callable[[Call], Any]] = {
     **users.HANDLERS, **repos.HANDLERS, **commits.HANDLERS, **contents.HANDLERS, **issues.HANDLERS,
     **pulls.HANDLERS, **merging.HANDLERS, **gitdb.HANDLERS, **search.HANDLERS, **settings.HANDLERS,
-    **tracking.HANDLERS, **reviewing.HANDLERS, **releases.HANDLERS, **protection.HANDLERS}
+    **tracking.HANDLERS, **reviewing.HANDLERS, **releases.HANDLERS, **protection.HANDLERS,
+    **teams.HANDLERS}
 LIMIT = 5000
 
 
