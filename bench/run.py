@@ -24,6 +24,7 @@ from bench.proxy import (
 from bench.replicas import (
     bench_diff_after_changes,
     bench_environment_creation,
+    bench_world_diff,
     bench_linear_issue_list,
     bench_postgres_creation,
     bench_slack_mixed,
@@ -67,6 +68,7 @@ def main() -> None:
         bench_environment_creation(store)
         bench_postgres_creation(state)
         bench_diff_after_changes(store)
+        bench_world_diff(store)
         env_id = store.create("slack_default").env_id
         stack = Stack(state)
         with stack as info:
