@@ -123,3 +123,21 @@ def test_a_link_to_a_row_that_is_not_there_breaks_the_build():
     build.check_links([{"about": "ok", "table": "linear.issues", "where": {"identifier": "ENG-5"}}], tables)
     with pytest.raises(build.BrokenWorld, match="ENG-6"):
         build.check_links([{"about": "ENG-6", "table": "linear.issues", "where": {"identifier": "ENG-6"}}], tables)
+
+
+def test_the_platform_api_makes_diffs_and_deletes_a_world(state):
+    from fastapi.testclient import TestClient
+
+    from detour.apps.server import create_app
+    client = TestClient(create_app(state, api_auth=False))
+    made = client.post("/api/platform/environments", json={"template": ["slack_default", "linear_default"],
+                                                            "env_id": "w1"})
+    assert made.status_code == 201 and made.json()["service"] == "world"
+    assert made.json()["services"] == ["slack", "linear"]
+    sent = client.post("/api/env/w1/services/slack/api/chat.postMessage", headers={"Authorization": "Bearer x"},
+                       json={"channel": "general", "text": "from a world"})
+    assert sent.json()["ok"] is True
+    [row] = client.get("/api/platform/environments/w1/diff").json()["inserts"]
+    assert (row["__service__"], row["__table__"], row["message_text"]) == ("slack", "slack.messages", "from a world")
+    assert client.delete("/api/platform/environments/w1").status_code in (200, 204)
+    assert client.get("/api/platform/environments/w1").status_code == 404
