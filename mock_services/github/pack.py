@@ -22,7 +22,7 @@ PACK = ServicePack(
             "github_issues", "github_pulls", "github_reviews", "github_review_comments", "github_issue_comments",
             "github_labels", "github_milestones", "github_collaborators", "github_stars", "github_hooks",
             "github_releases", "github_release_assets", "github_branch_protections",
-            "github_teams", "github_team_members", "github_team_repos"),
+            "github_teams", "github_team_members", "github_team_repos", "github_reactions"),
     spec="GitHub's OpenAPI description (npm @octokit/openapi, api.github.com.json; spec/api.github.com.json) "
          "and GraphQL schema (npm @octokit/graphql-schema; graphql/schema.graphql)",
     warm_up="mock_services.github.graphql.endpoint:built_schema",

@@ -128,3 +128,13 @@ def milestone(state: EnvState, repository: Row, row: Row) -> dict[str, Any]:
             "open_issues": sum(i["state"] == "open" for i in linked),
             "closed_issues": sum(i["state"] == "closed" for i in linked), "created_at": row.get("created_at"),
             "updated_at": row.get("updated_at"), "closed_at": row.get("closed_at"), "due_on": row.get("due_on")}
+
+
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+
+
+def reaction_rollup(state: EnvState, url: str, repository_id: int, subject: str, subject_id: int) -> dict[str, Any]:
+    """An issue's or a comment's reactions, counted when answered."""
+    rows = state.rows("github_reactions", repository_id=repository_id, subject=subject, subject_id=subject_id)
+    return {"url": f"{url}/reactions", "total_count": len(rows), **{c: sum(r["content"] == c for r in rows)
+                                                                     for c in REACTIONS}}

@@ -299,3 +299,16 @@ def test_a_team_grants_its_members_what_it_is_given(github):
     assert [m["login"] for m in call(github, "GET", "orgs/acme/teams/platform-team/members").json()] == [
         "john-doe", "sarah-smith"]
     assert [t["permission"] for t in call(github, "GET", "repos/acme/infra/teams").json()] == ["admin"]
+
+
+def test_reactions_count_on_read(github):
+    made = call(github, "POST", "repos/acme/api/issues/1/reactions", json={"content": "rocket"})
+    again = call(github, "POST", "repos/acme/api/issues/1/reactions", json={"content": "rocket"})
+    assert (made.status_code, again.status_code, again.json()["id"]) == (201, 200, made.json()["id"])
+    call(github, "POST", "repos/acme/api/issues/1/reactions", user="2", json={"content": "+1"})
+    call(github, "POST", "repos/acme/api/issues/comments/5001/reactions", json={"content": "heart"})
+    rollup = call(github, "GET", "repos/acme/api/issues/1").json()["reactions"]
+    assert (rollup["total_count"], rollup["rocket"], rollup["+1"]) == (2, 1, 1)
+    assert call(github, "GET", "repos/acme/api/issues/comments/5001").json()["reactions"]["heart"] == 1
+    assert call(github, "DELETE", f"repos/acme/api/issues/1/reactions/{made.json()['id']}", user="2").status_code == 403
+    assert call(github, "POST", "repos/acme/api/issues/1/reactions", json={"content": "wave"}).status_code == 422

@@ -21,6 +21,7 @@ from mock_services.github.handlers import (
     merging,
     protection,
     pulls,
+    reactions,
     releases,
     repos,
     reviewing,
@@ -38,7 +39,7 @@ MODELED: dict[str, Callable[[Call], Any]] = {
     **users.HANDLERS, **repos.HANDLERS, **commits.HANDLERS, **contents.HANDLERS, **issues.HANDLERS,
     **pulls.HANDLERS, **merging.HANDLERS, **gitdb.HANDLERS, **search.HANDLERS, **settings.HANDLERS,
     **tracking.HANDLERS, **reviewing.HANDLERS, **releases.HANDLERS, **protection.HANDLERS,
-    **teams.HANDLERS}
+    **teams.HANDLERS, **reactions.HANDLERS}
 LIMIT = 5000
 
 

@@ -84,9 +84,8 @@ def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
               "comments": len(call.state.rows(COMMENTS, repository_id=repository["id"], issue_number=row["number"])),
               "created_at": row["created_at"], "updated_at": row["updated_at"], "closed_at": row.get("closed_at"),
               "closed_by": shapes.user_by_id(call.state, row.get("closed_by_id")),
-              "author_association": "MEMBER", "reactions": {
-                  "url": f"{url}/reactions", "total_count": 0, "+1": 0, "-1": 0, "laugh": 0, "hooray": 0,
-                  "confused": 0, "heart": 0, "rocket": 0, "eyes": 0}}
+              "author_association": "MEMBER",
+              "reactions": shapes.reaction_rollup(call.state, url, repository["id"], "issue", row["number"])}
     if row.get("pull_request"):
         merged = call.state.first("github_pulls", repository_id=repository["id"], number=row["number"]) or {}
         result["pull_request"] = {"url": f"{base}/pulls/{row['number']}",
@@ -167,7 +166,9 @@ def comment(call: Call, repository: Row, row: Row) -> dict[str, Any]:
             "html_url": base.replace(shapes.API + "/repos", shapes.WEB) + f"/issues/{row['issue_number']}"
             f"#issuecomment-{row['id']}", "issue_url": f"{base}/issues/{row['issue_number']}", "body": row["body"],
             "user": shapes.user_by_id(call.state, row["user_id"]), "created_at": row["created_at"],
-            "updated_at": row["updated_at"], "author_association": "MEMBER"}
+            "updated_at": row["updated_at"], "author_association": "MEMBER",
+            "reactions": shapes.reaction_rollup(call.state, f"{base}/issues/comments/{row['id']}", repository["id"],
+                                                "comment", row["id"])}
 
 
 def list_comments(call: Call) -> list[Any]:
