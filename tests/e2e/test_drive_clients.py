@@ -2,7 +2,7 @@
 the environment's Drive replica through the proxy: a folder, a multipart and a resumable
 upload (in chunks), sharing with a colleague, a list with a query, downloads with Range (the
 client's chunked downloader and a Range of our own), a Doc exported as text, a batch, Google's 404; the
-diff shows the files and the permission. Google's Node client (npm googleapis) and curl too."""
+diff shows the files and the permission. Google's Node client (npm @googleapis/drive) and curl too."""
 
 from __future__ import annotations
 
@@ -92,10 +92,10 @@ def test_google_api_python_client_through_the_proxy(live_stack, backend):
 
 
 NODE_AGENT = r'''
-import { google } from "googleapis";
-const auth = new google.auth.OAuth2();
+import { auth as google, drive as client } from "@googleapis/drive";
+const auth = new google.OAuth2();
 auth.setCredentials({ access_token: "anything" });
-const drive = google.drive({ version: "v3", auth });
+const drive = client({ version: "v3", auth });
 const out = {};
 const made = await drive.files.create({ requestBody: { name: "node.txt" }, fields: "id,size",
   media: { mimeType: "text/plain", body: "hello from node\n" } });
@@ -118,8 +118,9 @@ console.log(JSON.stringify(out));
 
 @pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
 def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path):
-    """Google's Node client: a multipart upload, a share, a Range download, a query."""
-    if not (NODE_CLIENTS / "googleapis").is_dir():
+    """Google's Node client for Drive (npm @googleapis/drive): a multipart upload, a share, a
+    Range download, a query."""
+    if not (NODE_CLIENTS / "@googleapis" / "drive").is_dir():
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
     program = tmp_path / "agent.mjs"
     program.write_text(NODE_AGENT)

@@ -106,10 +106,10 @@ def test_google_api_python_client_sends_finds_replies_and_labels(live_stack, bac
 
 
 NODE_AGENT = r'''
-import { google } from "googleapis";
-const as = (token) => { const auth = new google.auth.OAuth2(); auth.setCredentials({ access_token: token }); return auth; };
-const gmail = google.gmail({ version: "v1", auth: as(AGENT_TOKEN) });
-const sarah = google.gmail({ version: "v1", auth: as(SARAH_TOKEN) });
+import { auth, gmail as client } from "@googleapis/gmail";
+const as = (token) => { const oauth = new auth.OAuth2(); oauth.setCredentials({ access_token: token }); return oauth; };
+const gmail = client({ version: "v1", auth: as(AGENT_TOKEN) });
+const sarah = client({ version: "v1", auth: as(SARAH_TOKEN) });
 const mail = "To: sarah@example.com\r\nSubject: Mockups from node\r\nContent-Type: text/plain\r\n\r\nLooks good.\r\n";
 const out = {};
 const sent = await gmail.users.messages.send({ userId: "me", requestBody: { raw: Buffer.from(mail).toString("base64url") } });
@@ -133,8 +133,9 @@ console.log(JSON.stringify(out));
 
 @pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
 def test_npm_googleapis_sends_uploads_and_searches(live_stack, backend, tmp_path):
-    """Google's Node client: JSON and a multipart media upload, a search in the colleague's mailbox."""
-    if not (NODE_CLIENTS / "googleapis").is_dir():
+    """Google's Node client for Gmail (npm @googleapis/gmail): JSON and a multipart media
+    upload, a search in the colleague's mailbox."""
+    if not (NODE_CLIENTS / "@googleapis" / "gmail").is_dir():
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
     program = tmp_path / "agent.mjs"
     program.write_text(f"const AGENT_TOKEN = {json.dumps(issue_token('user_agent'))};\n"
