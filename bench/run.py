@@ -32,6 +32,7 @@ from bench.replicas import (
 from bench.box import bench_box_transfer
 from bench.github import bench_github_git
 from bench.drive import bench_drive_transfer
+from bench.gmail import bench_gmail_search
 from bench.rollout_breakdown import bench_rollout_breakdown
 from bench.rollouts import bench_rollouts
 from bench.secrets import bench_answer_scrubbing
@@ -73,13 +74,14 @@ def main() -> None:
         stack = Stack(state)
         with stack as info:
             state.stack_file.write_text(info.model_dump_json())
-            section("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month, Box, GitHub, Drive")
+            section("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month, Box, GitHub, Drive, Gmail")
             bench_slack_mixed(info, store)
             bench_linear_issue_list(info, store)
             bench_calendar_month(info, store)
             bench_box_transfer(state, stack, store)
             bench_github_git(state, stack, store)
             bench_drive_transfer(state, stack, store)
+            bench_gmail_search(state, stack, store)
             if "--replicas-only" in sys.argv:
                 return
             section("detour run wall time")
