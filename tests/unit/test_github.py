@@ -312,3 +312,19 @@ def test_reactions_count_on_read(github):
     assert call(github, "GET", "repos/acme/api/issues/comments/5001").json()["reactions"]["heart"] == 1
     assert call(github, "DELETE", f"repos/acme/api/issues/1/reactions/{made.json()['id']}", user="2").status_code == 403
     assert call(github, "POST", "repos/acme/api/issues/1/reactions", json={"content": "wave"}).status_code == 422
+
+
+def test_a_pull_request_from_a_fork_merges_its_branch(github):
+    assert call(github, "POST", "repos/acme/web/forks", json={}).status_code == 202
+    call(github, "PUT", "repos/ai-agent/web/contents/src/fork.ts",
+         json={"message": "From the fork", "content": "ZXhwb3J0IHt9Owo=", "branch": "main"})
+    opened = call(github, "POST", "repos/acme/web/pulls", json={"title": "From my fork", "head": "ai-agent:main",
+                                                                 "base": "main"})
+    assert opened.status_code == 201, opened.text
+    assert (opened.json()["head"]["label"], opened.json()["head"]["repo"]["full_name"]) == ("ai-agent:main",
+                                                                                            "ai-agent/web")
+    assert [f["filename"] for f in call(github, "GET", f"repos/acme/web/pulls/{opened.json()['number']}/files").json()] \
+        == ["src/fork.ts"]
+    merged = call(github, "PUT", f"repos/acme/web/pulls/{opened.json()['number']}/merge", user="2", json={})
+    assert merged.json()["merged"] is True
+    assert call(github, "GET", "repos/acme/web/contents/src/fork.ts").status_code == 200

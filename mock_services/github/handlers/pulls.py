@@ -8,8 +8,9 @@ from typing import Any
 
 from dulwich.repo import BaseRepo
 
-from mock_services.github import errors, shapes
+from mock_services.github import access, errors, shapes
 from mock_services.github.git import history
+from mock_services.github.git.store import EnvRefs
 from mock_services.github.handlers import issues
 from mock_services.github.handlers.commits import files_between
 from mock_services.github.handlers.common import commit_json, git, next_id, target
@@ -28,8 +29,15 @@ def pull_row(call: Call, repository: Row, number: int) -> Row:
 
 
 def head_sha(repo: BaseRepo, row: Row) -> bytes:
-    """The branch's tip while it lasts and the pull request is open; else the one it had."""
-    live = repo.get_refs().get(f"refs/heads/{row['head_ref']}".encode())
+    """The branch's tip while it lasts and the pull request is open; else the one it had. A
+    fork's branch is read from the fork's refs (the objects are the environment's, shared)."""
+    name = f"refs/heads/{row['head_ref']}"
+    refs: EnvRefs = repo.refs  # type: ignore[assignment]
+    if row.get("head_repository_id", refs.repository_id) != refs.repository_id:
+        found = refs.state.first("github_refs", repository_id=row["head_repository_id"], ref=name)
+        live = found["sha"].encode() if found else None
+    else:
+        live = repo.get_refs().get(name.encode())
     return live if live is not None and not row.get("merged_at") else row["head_sha"].encode()
 
 
@@ -48,6 +56,11 @@ def _side(call: Call, repository: Row, ref: str, sha: bytes) -> dict[str, Any]:
     repo_json = shapes.repository(call.state, repository)
     owner = repo_json["owner"]
     return {"label": f"{owner['login']}:{ref}", "ref": ref, "sha": sha.decode(), "user": owner, "repo": repo_json}
+
+
+def _head_repository(call: Call, repository: Row, row: Row) -> Row:
+    head = row.get("head_repository_id", repository["id"])
+    return repository if head == repository["id"] else call.state.first("github_repositories", id=head) or repository
 
 
 def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
@@ -73,7 +86,8 @@ def shaped(call: Call, repository: Row, row: Row) -> dict[str, Any]:
             "review_comment_url": url.rsplit("/", 1)[0] + "/comments{/number}",
             "comments_url": as_issue["comments_url"],
             "statuses_url": f"{shapes.repo_url(call.state, repository)}/statuses/{head.decode()}",
-            "head": _side(call, repository, row["head_ref"], head), "base": _side(call, repository, row["base_ref"], base),
+            "head": _side(call, _head_repository(call, repository, row), row["head_ref"], head),
+            "base": _side(call, repository, row["base_ref"], base),
             "draft": row.get("draft", False), "merged": merged, "merged_at": row.get("merged_at"),
             "merge_commit_sha": row.get("merge_commit_sha"), "merged_by": shapes.user_by_id(call.state,
                                                                                              row.get("merged_by_id")),
@@ -96,27 +110,44 @@ def create(call: Call) -> dict[str, Any]:
     repository = target(call)
     repo = git(call, repository)
     body = call.body or {}
-    refs = repo.get_refs()
-    head_ref = str(body.get("head", "")).rpartition(":")[2]
+    head_owner, _, head_ref = str(body.get("head", "")).rpartition(":")
     base_ref = str(body.get("base", ""))
-    head, base = refs.get(f"refs/heads/{head_ref}".encode()), refs.get(f"refs/heads/{base_ref}".encode())
+    head_repository = _fork(call, repository, head_owner) if head_owner else repository
+    head = git(call, head_repository).get_refs().get(f"refs/heads/{head_ref}".encode())
+    base = repo.get_refs().get(f"refs/heads/{base_ref}".encode())
     for field, found in (("base", base), ("head", head)):
         if not body.get(field) or found is None:
             raise errors.invalid(f"{field} is invalid", "PullRequest", field, "invalid")
     if not list(repo.get_walker(include=[head], exclude=[base])):
         raise errors.invalid(f"No commits between {base_ref} and {head_ref}")
     for other in call.state.rows(PULLS, repository_id=repository["id"], head_ref=head_ref, base_ref=base_ref):
-        if issues.issue_row(call, repository, other["number"])["state"] == "open":
+        same_head = other.get("head_repository_id", repository["id"]) == head_repository["id"]
+        if same_head and issues.issue_row(call, repository, other["number"])["state"] == "open":
             owner = shapes.repository(call.state, repository)["owner"]["login"]
             raise errors.invalid(f"A pull request already exists for {owner}:{head_ref}.")
     issue = issues.new_issue(call, repository, body, pull=True)
     row = call.state.insert(PULLS, {"id": next_id(call, PULLS), "repository_id": repository["id"],
                                     "number": issue["number"], "head_ref": head_ref, "base_ref": base_ref,
+                                    "head_repository_id": head_repository["id"],
                                     "head_sha": head.decode(), "base_sha": base.decode(),  # type: ignore[union-attr]
                                     "draft": bool(body.get("draft")), "merged_at": None, "merge_commit_sha": None,
                                     "merged_by_id": None})
     call.status = 201
     return shaped(call, repository, row)
+
+
+def _fork(call: Call, repository: Row, owner: str) -> Row:
+    """The head's repository in `owner:branch`: the base itself, or a fork of it that owner has."""
+    account = call.state.first("github_users", login=owner)
+    if account is None:
+        raise errors.invalid("head is invalid", "PullRequest", "head", "invalid")
+    if account["id"] == repository["owner_id"]:
+        return repository
+    fork = next((r for r in call.state.rows("github_repositories", owner_id=account["id"])
+                 if r.get("parent_id") == repository["id"]), None)
+    if fork is None or access.role_on(call.state, call.user, fork) is None:
+        raise errors.invalid("head is invalid", "PullRequest", "head", "invalid")
+    return fork
 
 
 def get(call: Call) -> dict[str, Any]:
