@@ -1,4 +1,4 @@
-"""Stripe's official Python client (`stripe`), run unmodified in a sandbox, reaches the
+"""Stripe's official Python client (`stripe`; and its Node client, npm `stripe`), run unmodified in a sandbox, reaches the
 environment's Stripe replica (a pack generated from Stripe's OpenAPI description) through the
 proxy: customers, products, prices and payment intents made, listed and read back, a refund of
 a confirmed payment, Stripe's own errors for a missing customer and an unknown parameter; the
@@ -6,7 +6,12 @@ diff shows what it changed."""
 
 from __future__ import annotations
 
-from tests.conftest import needs_namespaces
+import json
+
+import pytest
+
+import detour
+from tests.conftest import NODE_CLIENTS, needs_namespaces
 from tests.e2e.official_clients import run_official_client
 
 AGENT = r'''
@@ -57,3 +62,42 @@ def test_stripe_python_through_the_proxy(live_stack):
         "stripe_refunds"])
     dana = next(row for row in result.diff.inserts if row["__table__"] == "stripe_customers")
     assert (dana["email"], dana["metadata"]) == ("dana@example.com", {"plan": "team"})
+
+
+NODE_AGENT = r'''
+import Stripe from "stripe";
+const stripe = new Stripe("sk_test_detour");
+const customer = await stripe.customers.create({ email: "noor@example.com", name: "Noor", metadata: { plan: "solo" } });
+const product = await stripe.products.create({ name: "Detour seat" });
+const price = await stripe.prices.create({ product: product.id, unit_amount: 900, currency: "usd" });
+const intent = await stripe.paymentIntents.create({ amount: 900, currency: "usd", customer: customer.id,
+                                                    payment_method: "pm_card_visa", confirm: true });
+const listed = await stripe.customers.list({ limit: 2 });
+const out = { intent: intent.status, price: (await stripe.prices.retrieve(price.id)).unit_amount,
+              listed: listed.data.map((c) => c.email), more: listed.has_more };
+try {
+  await stripe.customers.retrieve("cus_missing");
+} catch (e) {
+  out.missing = [e.statusCode, e.code];
+}
+console.log(JSON.stringify(out));
+'''
+
+
+@needs_namespaces
+def test_stripe_node_through_the_proxy(live_stack, tmp_path):
+    """Stripe's official Node client (npm `stripe`), unmodified, on the namespace backend."""
+    if not (NODE_CLIENTS / "stripe").is_dir():
+        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
+    program = tmp_path / "agent.mjs"
+    program.write_text(NODE_AGENT)
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
+                       node_modules=NODE_CLIENTS) as client:
+        result = client.run(program, env=client.environments.create("stripe_default").env_id)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {"intent": "succeeded", "price": 900, "more": True,
+                                         "listed": ["noor@example.com", "priya@example.com"],
+                                         "missing": [404, "resource_missing"]}
+    assert {r.host for r in result.requests} == {"api.stripe.com"}
+    assert sorted(row["__table__"] for row in result.diff.inserts) == [
+        "stripe_customers", "stripe_payment_intents", "stripe_prices", "stripe_products"]
