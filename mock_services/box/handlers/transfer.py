@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from fastapi.responses import Response
 
-from mock_services import clock
+from mock_services import blobs, clock
 from mock_services.box import access, contents, errors, tree
 from mock_services.box.access import DOWNLOAD, EDIT, UPLOAD
 from mock_services.box.handlers import items
@@ -32,7 +32,6 @@ DOWNLOAD_KEY = "box:download:"
 SESSION_KEY = "box:upload_session:"
 PART_SIZE = 8 * 1024 * 1024
 SMALLEST_CHUNKED = 20_000_000  # Box takes upload sessions for files of 20 MB and more
-RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+)$")
 
 
@@ -121,18 +120,8 @@ def serve_download(state: EnvState, token: str, range_header: str | None) -> Res
         raise RestError(404, "not_found", "This file's bytes are not in the copy of AgentDiff's Box seed that "
                                           "this replica was built from (AgentDiff's own seed has them; see the "
                                           "box template's NOTICE)")
-    headers = {"Content-Disposition": f"attachment; filename*=UTF-8''{quote(ticket['name'], safe='')}",
-               "Accept-Ranges": "bytes"}
-    matched = RANGE.match(range_header or "")
-    if not matched or matched.groups() == ("", ""):
-        return Response(data, media_type="application/octet-stream", headers=headers)
-    first, last = matched.groups()
-    start = int(first) if first else max(0, len(data) - int(last))
-    end = min(int(last), len(data) - 1) if first and last else len(data) - 1
-    if start >= len(data) or start > end:
-        return Response(status_code=416, headers={"Content-Range": f"bytes */{len(data)}"})
-    headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
-    return Response(data[start:end + 1], status_code=206, media_type="application/octet-stream", headers=headers)
+    return blobs.ranged(data, range_header, {"Content-Disposition": "attachment; filename*=UTF-8''"
+                                              + quote(ticket["name"], safe="")}, "application/octet-stream")
 
 
 def _session(call: Call) -> dict:
