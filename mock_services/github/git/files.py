@@ -85,7 +85,9 @@ def serve(store: EnvironmentStore, env_id: str, owner: str, name: str, words: li
     path is no file's either, and the API's 404 answers)."""
     not_found = Response("404: Not Found", status_code=404, media_type="text/plain")
     try:
-        with store.open(env_id) as state:
+        with store.open(env_id, service="github") as state:
+            if state.service != "github":
+                return None
             try:
                 repository = access.repository(state, access.identify(state, None, headers), owner, name)
             except RestError:

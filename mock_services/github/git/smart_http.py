@@ -67,7 +67,7 @@ def serve(store: EnvironmentStore, env_id: str, owner: str, name: str, service: 
     """One request of git's protocol, in one transaction of the environment's state."""
     name = name.removesuffix(".git")
     try:
-        with store.open(env_id, write=True) as state:
+        with store.open(env_id, write=True, service="github") as state:
             if state.service != "github":
                 return _text(404, "Repository not found.")
             user = str(access.ANONYMOUS)

@@ -71,7 +71,9 @@ class _RollBack(Exception):
 
 def execute(store: EnvironmentStore, env_id: str, data: dict, headers: dict[str, str]) -> tuple[int, dict]:
     try:
-        with store.open(env_id, write=True) as state:
+        with store.open(env_id, write=True, service="github") as state:
+            if state.service != "github":
+                return 404, {"message": "Not Found", "documentation_url": DOCS, "status": "404"}
             try:
                 viewer = access.identify(state, None, headers)
             except RestError:

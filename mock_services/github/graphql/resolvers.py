@@ -45,9 +45,11 @@ def _full_name(info: GraphQLResolveInfo, repo: Row) -> tuple[str, str]:
     return owner["login"], repo["name"]  # type: ignore[index]
 
 
-def viewer(_: Any, info: GraphQLResolveInfo) -> dict | None:
-    found = ctx(info).state.first("github_users", id=access.user_id(ctx(info).viewer_id))
-    return nodes.user(found)
+def viewer(_: Any, info: GraphQLResolveInfo) -> dict:
+    found = nodes.user(ctx(info).state.first("github_users", id=access.user_id(ctx(info).viewer_id)))
+    if found is None:  # a token acting as someone this environment's GitHub does not have
+        raise ApiError("Could not resolve to a User for the viewer.", type="NOT_FOUND")
+    return found
 
 
 def repository(_: Any, info: GraphQLResolveInfo, owner: str, name: str, **__: Any) -> dict:
