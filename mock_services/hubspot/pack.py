@@ -13,6 +13,7 @@ PACK = ServicePack(
     templates=Path(__file__).parent / "templates",
     signature_tables=('hubspot_owners',),
     users_table='hubspot_owners',
+    user_email='email',
     tables=('hubspot_crm_objects_0_3', 'hubspot_crm_objects_companies', 'hubspot_crm_objects_contacts', 'hubspot_owners'),
     spec='the OpenAPI description Contacts v3 (hubspot_Contacts.json, hubspot_Companies.json, hubspot_Deals.json) (spec/openapi.json)',
 )

@@ -13,6 +13,7 @@ PACK = ServicePack(
     templates=Path(__file__).parent / "templates",
     signature_tables=('jira_users',),
     users_table='jira_users',
+    user_email='emailAddress',
     tables=('jira_field', 'jira_issue', 'jira_issue_comment', 'jira_issuetype', 'jira_priority', 'jira_project', 'jira_status', 'jira_users'),
     spec='the OpenAPI description The Jira Cloud platform REST API 1001.0.0-SNAPSHOT (jira_v3.json) (spec/openapi.json)',
 )

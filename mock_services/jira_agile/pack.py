@@ -13,6 +13,7 @@ PACK = ServicePack(
     templates=Path(__file__).parent / "templates",
     signature_tables=('jira_agile_board',),
     users_table='jira_agile_board',
+    user_email='',
     tables=('jira_agile_board', 'jira_agile_board_backlog', 'jira_agile_board_issue', 'jira_agile_board_quickfilter', 'jira_agile_sprint'),
     spec='the OpenAPI description Jira Software Cloud API 1001.0.0 (jira_software.json) (spec/openapi.json)',
 )

@@ -13,6 +13,7 @@ PACK = ServicePack(
     templates=Path(__file__).parent / "templates",
     signature_tables=('stripe_customers',),
     users_table='stripe_customers',
+    user_email='',
     tables=('stripe_charges', 'stripe_charges_refunds', 'stripe_customers', 'stripe_customers_balance_transactions', 'stripe_customers_bank_accounts', 'stripe_customers_cards', 'stripe_customers_payment_methods', 'stripe_customers_sources', 'stripe_customers_subscriptions', 'stripe_customers_tax_ids', 'stripe_invoiceitems', 'stripe_invoices', 'stripe_invoices_upcoming_lines', 'stripe_invoices_lines', 'stripe_payment_intents', 'stripe_payment_methods', 'stripe_prices', 'stripe_products', 'stripe_refunds'),
     spec='the OpenAPI description Stripe API 2020-08-27 (stripe_spec3.json) (spec/openapi.json)',
 )

@@ -13,6 +13,7 @@ PACK = ServicePack(
     templates=Path(__file__).parent / "templates",
     signature_tables=('twilio_accounts',),
     users_table='twilio_accounts',
+    user_email='',
     tables=('twilio_accounts', 'twilio_accounts_calls', 'twilio_accounts_messages'),
     spec='the OpenAPI description Twilio - Api 1.0.0 (twilio.json) (spec/openapi.json)',
 )

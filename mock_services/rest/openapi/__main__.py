@@ -1,7 +1,7 @@
 """The committed generator: an OpenAPI 3.x description -> a service pack under mock_services/NAME/.
 
     python -m mock_services.rest.openapi NAME SPEC [SPEC ...] [--host HOST ...] [--include REGEX]
-                                                   [--examples FILE] [--users-table TABLE]
+                                                   [--examples FILE] [--users-table TABLE] [--user-email FIELD]
 
 It writes the pack's descriptor (pack.py: hosts from the description's `servers`, or `--host`;
 `*.example.com` names every tenant's host), its router (router.py, a few lines over the engine),
@@ -39,6 +39,7 @@ PACK = ServicePack(
     templates=Path(__file__).parent / "templates",
     signature_tables={signature!r},
     users_table={users!r},
+    user_email={email!r},
     tables={tables!r},
     spec={source!r},
 )
@@ -108,8 +109,21 @@ def _users_table(model: dict, document: dict, chosen: str | None) -> str:
     return (with_email or list(model["resources"]))[0]
 
 
+EMAIL_FIELDS = ("email", "emailAddress", "email_address")
+
+
+def _user_email(model: dict, document: dict, users: str, chosen: str | None) -> str:
+    """The users table's email field, by which a world finds its people there ("" for none)."""
+    if chosen is not None:
+        return chosen
+    schemas = document["components"]["schemas"]
+    schema = next((r["schema"] for r in model["resources"].values() if r["table"] == users), "")
+    fields = schemas.get(schema, {}).get("properties", {})
+    return next((f for f in EMAIL_FIELDS if f in fields), "")
+
+
 def generate(name: str, sources: list[Path], hosts: list[str], include: str | None, examples: Path | None,
-             users_table: str | None, out: Path) -> dict:
+             users_table: str | None, out: Path, user_email: str | None = None) -> dict:
     document = merged([read_description(source) for source in sources])
     trimmed = trim(document, include)
     model = infer(name, trimmed, json.loads(examples.read_text()) if examples else None, document)
@@ -125,7 +139,8 @@ def generate(name: str, sources: list[Path], hosts: list[str], include: str | No
     users = _users_table(model, trimmed, users_table)
     (out / "pack.py").write_text(PACK_PY.format(
         name=name, source=f"the OpenAPI description {model['generated_from']} (spec/openapi.json)",
-        hosts=hosts_of(document, hosts), signature=(users,), users=users, tables=tables))
+        hosts=hosts_of(document, hosts), signature=(users,), users=users,
+        email=_user_email(model, trimmed, users, user_email), tables=tables))
     (out / "router.py").write_text(ROUTER_PY.format(name=name))
     (out / "__init__.py").touch()
     seed = out / "templates" / f"{name}_default.json"
@@ -143,6 +158,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--include", help="a regex: only paths matching it are kept")
     parser.add_argument("--examples", type=Path, help="the vendor's example objects (JSON), for id styles")
     parser.add_argument("--users-table", help="the table whose first row acts (default: one with emails)")
+    parser.add_argument("--user-email", help="its email field, by which worlds find their people ('' for none; "
+                                             "default: the field its schema names email)")
     parser.add_argument("--out", type=Path, help="default: mock_services/NAME")
     args = parser.parse_args(argv)
     for spec in args.spec:
@@ -151,7 +168,7 @@ def main(argv: list[str]) -> None:
     started = time.monotonic()
     try:
         model = generate(args.name, args.spec, args.host, args.include, args.examples, args.users_table,
-                         args.out or ROOT / args.name)
+                         args.out or ROOT / args.name, args.user_email)
     except (ValueError, KeyError, TypeError, AttributeError) as e:  # JSON's and YAML's errors among them
         raise SystemExit(f"cannot generate from {', '.join(map(str, args.spec))}: {e}") from None
     modeled = sum(1 for o in model["operations"].values() if o["action"])

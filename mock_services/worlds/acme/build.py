@@ -47,12 +47,15 @@ def seeded_tables(world: dict) -> dict[str, list[dict]]:
 
 
 def identities(people: list[dict], services: list[str], tables: dict[str, list[dict]]) -> list[dict]:
-    """Each person's user id in every service, found by their email there (exactly once)."""
+    """Each person's user id in every service that has people (its descriptor names their email
+    field), found by their email there (exactly once)."""
     out = []
     for person in people:
         ids = {}
         for service in services:
             descriptor = pack(service)
+            if not descriptor.user_email:
+                continue  # an account, not people (Twilio's): whoever acts uses it
             users = tables.get(qualified(service, descriptor.users_table), [])
             key = descriptor.primary_key(descriptor.users_table)[0]
             found = [u[key] for u in users if str(u.get(descriptor.user_email, "")).lower() == person["email"]]
