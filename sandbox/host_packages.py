@@ -59,6 +59,7 @@ NEEDS = (
     Need("/usr/bin/pg_ctlcluster", "postgresql", "the Postgres store's tests (a server of their own)"),
     Need("chromedriver", "chromium-driver", "the live view's browser test"),
     Need("/usr/lib/*/faketime/libfaketime.so.1", "libfaketime", "the sandbox's clock (an environment's own time)"),
+    Need("gh", "gh", "GitHub's CLI in agents (and its tests)"),
     *LANGUAGES,
 )
 

@@ -103,9 +103,12 @@ def _build(client: docker.DockerClient, tag: str, **options) -> None:
 
 def download_wheels() -> None:
     """Wheels for the image's Python: detour's dependencies, the sandbox's client libraries,
-    and detour itself (apart, so a code change leaves the sandbox image's layers alone)."""
+    and detour itself (apart, so a code change leaves the sandbox image's layers alone). The
+    stack's and the sandbox's venvs are apart too, so each set is resolved on its own (the
+    sandbox's clients may want what mitmproxy forbids: githubkit's hishel a newer typing-extensions)."""
     WHEELS.mkdir(parents=True, exist_ok=True)
-    _download_for_image(WHEELS, str(REPO), *SANDBOX_PACKAGES)
+    _download_for_image(WHEELS, str(REPO))
+    _download_for_image(WHEELS, *SANDBOX_PACKAGES)
     for own in WHEELS.glob("detour-*.whl"):
         own.unlink()
     shutil.rmtree(DETOUR_WHEEL, ignore_errors=True)

@@ -8,11 +8,10 @@ diff shows the pull request, its review, the merge commit and the moved ref."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from tests.conftest import needs_namespaces
+from tests.conftest import needs_docker, needs_namespaces
 
 AGENT = r'''
 import json, os, subprocess, tempfile
@@ -72,8 +71,8 @@ print(json.dumps(out))
 '''
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces),
+                                     pytest.param("docker", marks=needs_docker)])
 def test_git_and_pygithub_through_the_proxy(live_stack, backend):
     env = live_stack.env("github_default")
     tokens = live_stack.store.credentials(env).tokens

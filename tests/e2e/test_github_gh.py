@@ -6,7 +6,6 @@ environment issued (GH_TOKEN); the diff shows the issue, the pull request and th
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
@@ -24,7 +23,6 @@ gh pr view 6 -R acme/api --json state --jq .state
 '''
 
 
-@pytest.mark.skipif(shutil.which("gh") is None, reason="Debian's gh is not installed (apt-get install gh)")
 @pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
 def test_gh_through_the_proxy(live_stack, backend):
     env = live_stack.env("github_default")
