@@ -1,4 +1,4 @@
-"""A world end to end: one agent program works across Slack, Linear, Google Calendar and Box of
+"""A world end to end: one agent program works across Slack, Linear, Google Calendar, Box and GitHub of
 the acme world with the acting person's issued credentials and the vendors' clients, through
 the proxy (namespace and docker) and in rewrite mode; one diff holds what it did in each service,
 done as that person. A host of a service the environment does not hold is denied."""
@@ -39,6 +39,8 @@ calendar.events().insert(calendarId="primary", body={"summary": f"{issue['identi
     "start": {"dateTime": "2025-12-01T15:00:00Z"}, "end": {"dateTime": "2025-12-01T15:30:00Z"},
     "attendees": [{"email": issue["assignee"]["email"]}]}).execute()
 WebClient(token=os.environ["SLACK_TOKEN"]).chat_postMessage(channel="engineering", text=notes)
+from github import Auth, Github
+Github(auth=Auth.Token(os.environ["GITHUB_TOKEN"])).get_repo("acme/api").create_issue(title=f"{issue['identifier']}: page carts past 50 items", body=notes)
 print(json.dumps({"assignee": issue["assignee"]["email"], "meeting": meeting["summary"], "notes": notes}))
 '''
 
@@ -61,7 +63,8 @@ def test_one_program_works_across_the_acme_world_as_its_acting_person(live_stack
     assert made[("linear", "linear.comments")]["userId"] == ids["linear"]
     assert made[("calendar", "calendar.calendar_events")]["organizer_id"] == ids["calendar"]
     assert made[("box", "box.box_files")]["created_by_id"] == ids["box"]
-    assert {r.service for r in result.requests} == {"slack", "linear", "calendar", "box"}
+    assert made[("github", "github.github_issues")]["title"].startswith("ENG-5")
+    assert {r.service for r in result.requests} == {"slack", "linear", "calendar", "box", "github"}
     assert all(r.decision == "routed" for r in result.requests)
 
 
