@@ -32,7 +32,6 @@ def graphql(state):
     return ask, store, env
 
 
-@pytest.mark.skipif(not INSTALLED.is_file(), reason="@octokit/graphql-schema is not installed under tests/node_clients")
 def test_the_schema_is_githubs_without_its_prose():
     assert SCHEMA_PATH.read_text() == generate(INSTALLED.read_text())
 
