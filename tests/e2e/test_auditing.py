@@ -181,7 +181,8 @@ def test_bodies_are_captured_and_no_secret_reaches_the_disk(live_stack, make_env
     assert upload.request.truncated and upload.request.size > 5000
     assert upload.request.body.endswith(f"[detour: truncated, 2048 of {upload.request.size} bytes kept]")
     assert curl.request.body == "token=[REDACTED]" and json.loads(node.request.body)["variables"] == {"apiKey": "[REDACTED]"}
-    assert "no Linear state" in node.response.body  # a Slack environment: Linear answers, and the answer is kept
+    # A Slack environment holds no Linear: the proxy's refusal is the answer, and it is kept
+    assert "service linear is not in this environment" in node.response.body
 
 
 FIELDS = r"""
