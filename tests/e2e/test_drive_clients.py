@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import detour
-from tests.conftest import NODE_CLIENTS, needs_docker, needs_namespaces
+from tests.conftest import ISOLATING, NODE_CLIENTS, needs_docker, needs_namespaces
 
 AGENT = r'''
 import io, json
@@ -116,16 +116,17 @@ console.log(JSON.stringify(out));
 '''
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
-def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path):
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path, request):
     """Google's Node client for Drive (npm @googleapis/drive): a multipart upload, a share, a
     Range download, a query."""
     if not (NODE_CLIENTS / "@googleapis" / "drive").is_dir():
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
     program = tmp_path / "agent.mjs"
     program.write_text(NODE_AGENT)
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend,
-                       node_modules=NODE_CLIENTS) as client:
+    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
+        {"node_modules": NODE_CLIENTS}
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
         result = client.run(program, env=client.environments.create("drive_default").env_id)
     assert result.exit_code == 0, result.stderr[-3000:]
     assert json.loads(result.stdout) == {"size": "16", "range": [206, "hello"], "listed": ["Engineering"],
@@ -145,7 +146,7 @@ curl -s -o /dev/null -w '%{http_code}\n' -H 'Authorization: Bearer x' "$base/dri
 '''
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+@pytest.mark.parametrize("backend", ISOLATING)
 def test_curl_through_the_proxy(live_stack, backend):
     result = live_stack.run(live_stack.env("drive_default"), CURL_AGENT, ".sh", backend=backend)
     assert result.exit_code == 0, result.stderr

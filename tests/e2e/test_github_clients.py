@@ -149,7 +149,8 @@ print(json.dumps([me, pull.number, merged.merged, files, pulls]))
 '''
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces),
+                                     pytest.param("docker", marks=needs_docker)])
 def test_githubkit_through_the_proxy(live_stack, backend):
     """githubkit checks every answer against its models (pydantic, from GitHub's description)."""
     env = live_stack.env("github_default")

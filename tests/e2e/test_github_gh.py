@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.conftest import needs_namespaces
+from tests.conftest import ISOLATING
 
 AGENT = r'''
 set -e
@@ -23,7 +23,7 @@ gh pr view 6 -R acme/api --json state --jq .state
 '''
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+@pytest.mark.parametrize("backend", ISOLATING)
 def test_gh_through_the_proxy(live_stack, backend):
     env = live_stack.env("github_default")
     result = live_stack.run(env, AGENT, ".sh", backend=backend)

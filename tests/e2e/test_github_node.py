@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import NODE_CLIENTS, needs_namespaces
+from tests.conftest import ISOLATING, NODE_CLIENTS, needs_namespaces
 from tests.e2e import test_mcp
 
 pytestmark = needs_namespaces
@@ -45,14 +46,16 @@ console.log(JSON.stringify(out));
 '''
 
 
-def test_octokit_rest_through_the_proxy(live_stack, tmp_path):
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_octokit_rest_through_the_proxy(live_stack, tmp_path, backend, request):
     import detour
     if not (NODE_CLIENTS / "@octokit" / "rest").is_dir():
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
     program = tmp_path / "agent.mjs"
     program.write_text(OCTOKIT)
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
-                       node_modules=NODE_CLIENTS) as client:
+    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
+        {"node_modules": NODE_CLIENTS}
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
         env = client.environments.create("github_default").env_id
         result = client.run(program, env=env)
     assert result.exit_code == 0, result.stderr
@@ -88,14 +91,17 @@ async def drive(server) -> dict:
                 "found": [i["number"] for i in issues["items"]]}
 
 
-def test_the_github_mcp_server_runs_unmodified_in_a_sandbox(home):
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_the_github_mcp_server_runs_unmodified_in_a_sandbox(home, backend, request):
     from mcp import StdioServerParameters
     if not SERVER.exists():
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
     detour(home, "env", "create", "--template", "github_default", "--id", "mcpgh")
+    in_image = Path("/home/node_modules") / SERVER.relative_to(NODE_CLIENTS)  # where a derived image has it
+    runtime = ["--image", request.getfixturevalue("node_clients_image"), "--", "sh", "-c", LAUNCH, str(in_image)] \
+        if backend == "docker" else ["--node-modules", str(NODE_CLIENTS), "--", "sh", "-c", LAUNCH, str(SERVER)]
     server = StdioServerParameters(command=DETOUR, env=home, args=[
-        "run", "--stdio", "--env", "mcpgh", "--backend", "namespace", "--node-modules", str(NODE_CLIENTS),
-        "--", "sh", "-c", LAUNCH, str(SERVER)])
+        "run", "--stdio", "--env", "mcpgh", "--backend", backend, *runtime])
     out = asyncio.run(drive(server))
     assert {"create_branch", "push_files", "create_pull_request", "merge_pull_request"} <= out["tools"]
     assert (out["pull"], out["merged"], out["found"]) == (5, True, [5])

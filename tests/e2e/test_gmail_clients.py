@@ -12,7 +12,7 @@ import pytest
 
 import detour
 from mock_services.rest.google import issue_token
-from tests.conftest import ISOLATING, NODE_CLIENTS, needs_namespaces
+from tests.conftest import ISOLATING, NODE_CLIENTS
 
 AGENT = r'''
 import base64, io, json
@@ -131,8 +131,8 @@ console.log(JSON.stringify(out));
 '''
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
-def test_npm_googleapis_sends_uploads_and_searches(live_stack, backend, tmp_path):
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_npm_googleapis_sends_uploads_and_searches(live_stack, backend, tmp_path, request):
     """Google's Node client for Gmail (npm @googleapis/gmail): JSON and a multipart media
     upload, a search in the colleague's mailbox."""
     if not (NODE_CLIENTS / "@googleapis" / "gmail").is_dir():
@@ -140,8 +140,9 @@ def test_npm_googleapis_sends_uploads_and_searches(live_stack, backend, tmp_path
     program = tmp_path / "agent.mjs"
     program.write_text(f"const AGENT_TOKEN = {json.dumps(issue_token('user_agent'))};\n"
                        f"const SARAH_TOKEN = {json.dumps(issue_token('user_sarah'))};\n" + NODE_AGENT)
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend,
-                       node_modules=NODE_CLIENTS) as client:
+    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
+        {"node_modules": NODE_CLIENTS}
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
         env = client.environments.create("gmail_default").env_id
         result = client.run(program, env=env)
     assert result.exit_code == 0, result.stderr
@@ -163,7 +164,7 @@ curl -s -o /dev/null -w '%{http_code}\n' "https://gmail.googleapis.com/gmail/v2/
 '''
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces)])
+@pytest.mark.parametrize("backend", ISOLATING)
 def test_curl_sends_and_searches(live_stack, backend):
     result = live_stack.run(live_stack.env("gmail_default"), CURL_AGENT, ".sh", backend=backend)
     assert result.exit_code == 0, result.stderr
