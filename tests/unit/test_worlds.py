@@ -118,6 +118,9 @@ def test_a_broken_world_template_is_refused_with_its_reason(state, world, messag
     from mock_services.templates import load_template
     with pytest.raises(InvalidTemplate, match=message):
         parse_template("w", json.dumps({"_world": world}), lambda seed: load_template(state, seed))
+
+
+def test_a_worlds_own_rows_must_name_a_service_it_joins():
     with pytest.raises(InvalidTemplate, match="not `service.table`"):
         parse_template("w", json.dumps({"_world": {"services": {"slack": None}}, "linear.users": []}))
 
