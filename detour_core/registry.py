@@ -31,6 +31,8 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services.jira_agile.pack",
     "mock_services.twilio.pack",
     "mock_services.hubspot.pack",
+    "mock_services.zendesk.pack",
+    "mock_services.notion.pack",
     "mock_services.github.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"

@@ -2,6 +2,7 @@
 
     python -m mock_services.rest.openapi NAME SPEC [SPEC ...] [--host HOST ...] [--include REGEX]
                                                    [--examples FILE] [--users-table TABLE] [--user-email FIELD]
+                                                   [--table TABLE ...]
 
 It writes the pack's descriptor (pack.py: hosts from the description's `servers`, or `--host`;
 `*.example.com` names every tenant's host), its router (router.py, a few lines over the engine),
@@ -60,8 +61,13 @@ def read_description(path: Path) -> dict:
     text = path.read_text()
     if path.suffix in (".yaml", ".yml"):
         import yaml
+
+        class Loader(yaml.SafeLoader):
+            """YAML 1.1's `=` is a `value` tag PyYAML cannot build; to YAML 1.2 (and to
+            Zendesk's description, whose examples hold `change: =`) it is the text "="."""
+        Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))
         try:
-            found = yaml.safe_load(text)
+            found = yaml.load(text, Loader=Loader)  # noqa: S506 (a SafeLoader)
         except yaml.YAMLError as e:
             raise ValueError(f"not YAML: {e}") from None
     else:
@@ -123,13 +129,13 @@ def _user_email(model: dict, document: dict, users: str, chosen: str | None) -> 
 
 
 def generate(name: str, sources: list[Path], hosts: list[str], include: str | None, examples: Path | None,
-             users_table: str | None, out: Path, user_email: str | None = None) -> dict:
+             users_table: str | None, out: Path, user_email: str | None = None, extra: tuple[str, ...] = ()) -> dict:
     document = merged([read_description(source) for source in sources])
     trimmed = trim(document, include)
     model = infer(name, trimmed, json.loads(examples.read_text()) if examples else None, document)
     if not model["resources"]:
         raise SystemExit("no collection or item paths found: nothing to keep state for")
-    tables = tuple(dict.fromkeys([*model["resources"], *([users_table] if users_table else [])]))
+    tables = tuple(dict.fromkeys([*model["resources"], *([users_table] if users_table else []), *extra]))
     described = f"{document.get('info', {}).get('title', name)} {document.get('info', {}).get('version', '')}"
     model["generated_from"] = f"{described.strip()} ({', '.join(source.name for source in sources)})"
     (out / "spec").mkdir(parents=True, exist_ok=True)
@@ -160,6 +166,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--users-table", help="the table whose first row acts (default: one with emails)")
     parser.add_argument("--user-email", help="its email field, by which worlds find their people ('' for none; "
                                              "default: the field its schema names email)")
+    parser.add_argument("--table", action="append", default=[], help="a table the pack's overrides keep rows in "
+                                                                     "that no collection path implies (Notion's blocks)")
     parser.add_argument("--out", type=Path, help="default: mock_services/NAME")
     args = parser.parse_args(argv)
     for spec in args.spec:
@@ -168,7 +176,7 @@ def main(argv: list[str]) -> None:
     started = time.monotonic()
     try:
         model = generate(args.name, args.spec, args.host, args.include, args.examples, args.users_table,
-                         args.out or ROOT / args.name, args.user_email)
+                         args.out or ROOT / args.name, args.user_email, tuple(args.table))
     except (ValueError, KeyError, TypeError, AttributeError) as e:  # JSON's and YAML's errors among them
         raise SystemExit(f"cannot generate from {', '.join(map(str, args.spec))}: {e}") from None
     modeled = sum(1 for o in model["operations"].values() if o["action"])

@@ -165,6 +165,18 @@ def _named(document: dict, holder: dict | None, key: str, name: str) -> str | No
     return name
 
 
+def _unwrapped(document: dict, name: str) -> tuple[str | None, str]:
+    """(envelope, row schema): an answer that is one property holding a named object schema
+    wraps the resource (Zendesk's `{"ticket": {...}}`), and the row is what it holds."""
+    props = document["components"]["schemas"].get(name, {}).get("properties", {})
+    if len(props) == 1:
+        (key, inner), = props.items()
+        held = _ref_name(inner)
+        if held and any(k in _schema(document, inner) for k in ("properties", "anyOf", "oneOf", "allOf")):
+            return key, held
+    return None, name
+
+
 def _object_type(schema: dict) -> str | None:
     enum = schema.get("properties", {}).get("object", {}).get("enum")
     return enum[0] if enum and len(enum) == 1 else None
@@ -206,6 +218,7 @@ def infer(pack: str, document: dict, examples: Any = None, described: dict | Non
             schema = _named(document, answer if field == "" else answer["properties"][field], "items", table)
         if schema is None:
             continue
+        envelope, schema = _unwrapped(document, schema)
         shape = _schema(document, {"$ref": f"#/components/schemas/{schema}"})
         parent = next((r for r in resources.values() if r["item"] and _shape(r["item"]) == _shape(path)[:-1]), None)
         placeholders = [s[1:-1] for s in segments if _is_placeholder(s)]
@@ -217,7 +230,8 @@ def infer(pack: str, document: dict, examples: Any = None, described: dict | Non
             "key": _segments(item_path)[-1][1:-1] if item_path else None,
             "parent_key": placeholders[-1] if placeholders else None,
             "parent": parent["table"] if parent else None, "object": object_type,
-            "id_field": id_field, "id": id_style(example_ids.get(object_type or schema), props.get(id_field, {}))}
+            "id_field": id_field, "id": id_style(example_ids.get(object_type or schema), props.get(id_field, {})),
+            **({"envelope": envelope} if envelope else {})}
     for table, resource in list(resources.items()):  # a parent may come after its child in path order
         if resource["parent_key"] and resource["parent"] is None:
             resource["parent"] = next((r["table"] for r in resources.values() if r["item"] and _shape(r["item"])

@@ -11,6 +11,9 @@ A pack's overrides module (optional) may define:
     identify: (state, token, headers) -> user id          who acts (default: the environment's user)
     ALIASES: {alias prefix: described prefix}             paths that answer as others (an older version's)
     ROUTES: {operationId: [path, ...]}                    paths newer than the description, answered by it
+                                                          (matched before the described path)
+    error_body: (RestError) -> body                       the vendor's error shape, where its description
+                                                          gives none that its clients read
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ def operation_table(pack: str, document: dict, aliases: dict[str, str] | None = 
     for path, methods in document["paths"].items():
         for method, data in methods.items():
             content = data.get("requestBody", {}).get("content", {})
-            paths = [path, *(routes or {}).get(data["operationId"], [])]
+            paths = [*(routes or {}).get(data["operationId"], []), path]  # `tickets/{id}.json` before `tickets/{id}`
             paths += [alias + p[len(real):] for p in paths for alias, real in (aliases or {}).items()
                       if p.startswith(real)]
             for routed in paths:
@@ -113,6 +116,7 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
 
     def error_body(error: RestError) -> Any:
         return styles.error_body(model["error"], error)
+    error_body = getattr(overrides, "error_body", error_body)
 
     def rate_limited(retry_after: int) -> RestError:
         return RestError(429, "rate_limit", "Too many requests hit the API too quickly.",

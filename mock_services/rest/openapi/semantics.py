@@ -37,6 +37,11 @@ class Resources:
     def resource(self, call: Call) -> dict:
         return self.model["resources"][self.model["operations"][call.operation.short_id]["resource"]]
 
+    def envelope(self, call: Call) -> str | None:
+        """The key this call's resource comes wrapped in, both ways (Zendesk's `{"ticket": {...}}`)."""
+        table = self.model["operations"].get(call.operation.short_id, {}).get("resource")
+        return self.model["resources"][table].get("envelope") if table else None
+
     def request_schema(self, operation_id: str) -> dict | None:
         content = self.raw_ops[operation_id][2].get("requestBody", {}).get("content", {})
         return next(iter(content.values()), {}).get("schema") if content else None
@@ -87,10 +92,18 @@ class Resources:
             return body if isinstance(body, dict) else {}
         body = self.schemas.coerce(body, schema)
         self.schemas.check(body, schema)
+        envelope = self.envelope(call)
+        if envelope and isinstance(body, dict) and isinstance(body.get(envelope), dict):
+            return body[envelope]
         return body if isinstance(body, dict) else {}
 
     def present(self, call: Call, row: Row, schema: Any) -> Any:
-        """A stored row as the answer's schema has it, with the fields `expand` names expanded."""
+        """A stored row as the answer's schema has it (in its envelope, where the resource has
+        one), with the fields `expand` names expanded."""
+        envelope = self.envelope(call)
+        if envelope and envelope not in row and envelope in self.schemas.resolve(schema).get("properties", {}):
+            inner = self.schemas.resolve(schema)["properties"][envelope]
+            return self.schemas.fill({envelope: self.present(call, row, inner)}, schema)
         expanded = {k: v for k, v in row.items() if k != "id" or "id" in self.schemas.resolve(schema).get(
             "properties", {"id": None})}  # the store's key, where the vendor names its ids otherwise (`sid`)
         for path in call.params.get("expand") or []:
@@ -194,6 +207,8 @@ class Resources:
         status, answer = self.response(call.operation.short_id)
         if answer is None or status == 204:
             return None
+        if self.envelope(call):  # the row as it was (Zendesk's deleted user)
+            return self.present(call, row, answer)
         gone = {"id": row["id"], "deleted": True, **({"object": row["object"]} if "object" in row else {})}
         return self.schemas.fill(gone, self._deleted_schema(answer))
 
