@@ -100,6 +100,13 @@ def _references(node: Any, into: set[str]) -> None:
             _references(value, into)
 
 
+def _server(server: dict) -> dict:
+    """A server's url, and its variables' defaults (`https://{subdomain}.zendesk.com` needs them)."""
+    variables = {name: {k: v for k, v in variable.items() if k in ("default", "enum")}
+                 for name, variable in server.get("variables", {}).items()}
+    return {"url": server["url"], **({"variables": variables} if variables else {})}
+
+
 def trim(document: dict, include: str | None = None, servers: list[str] | None = None) -> dict:
     """The trimmed description: paths matching `include` (a regex; all where None)."""
     if not str(document.get("openapi", "")).startswith("3."):
@@ -129,6 +136,5 @@ def trim(document: dict, include: str | None = None, servers: list[str] | None =
     return {"openapi": document["openapi"],
             "info": {"title": document.get("info", {}).get("title", ""),
                      "version": document.get("info", {}).get("version", "")},
-            "servers": [{"url": u} for u in servers] if servers else
-            [{"url": s["url"]} for s in document.get("servers", [])],
+            "servers": [{"url": u} for u in servers] if servers else [_server(s) for s in document.get("servers", [])],
             "paths": paths, "components": {"schemas": {n: schema(all_schemas[n]) for n in sorted(used)}}}
