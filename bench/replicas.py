@@ -20,7 +20,8 @@ def bench_environment_creation(store: EnvironmentStore, label: str = "SQLite") -
     """The first creation from a template also loads it (Postgres keeps a schema per template)."""
     for template in ("acme", "slack_default", "linear_default", "slack_bench_v2", "linear_expanded", "calendar_default",
                      "box_default", "drive_default", "gmail_default",
-                     "github_default", "stripe_default", "jira_default", "twilio_default", "hubspot_default"):
+                     "github_default", "stripe_default", "jira_default", "twilio_default", "hubspot_default",
+                     "zendesk_default"):
         store.create(template)
         times = []
         for _ in range(30):
