@@ -20,7 +20,7 @@ from mock_services.rest.openapi.schemas import Schemas
 from mock_services.store import EnvironmentStore
 
 ROOT = Path(__file__).resolve().parents[2] / "mock_services"
-PACKS = ("stripe", "jira", "jira_agile", "twilio", "hubspot")
+PACKS = ("stripe", "jira", "jira_agile", "twilio", "hubspot", "zendesk")
 
 
 def _path_for(path: str, resource: dict, model: dict, seed: dict) -> str | None:
