@@ -109,6 +109,8 @@ class Schemas:
         if depth > MAX_DEPTH:
             return value
         options = schema.get("anyOf") or schema.get("oneOf")
+        if options and value is None and self._null_option(options):
+            return None
         if options:
             if value is not None:
                 for option in options:
@@ -147,6 +149,11 @@ class Schemas:
             return None if schema.get("nullable") else self.empty(schema, depth)
         return value
 
+    def _null_option(self, options: list) -> bool:
+        """Whether a union has null among its members (`T | null` written as a member, as a
+        description derived from TypeScript types says it): then null is its plainest value."""
+        return any(self.resolve(o).get("enum") == [None] or self.resolve(o).get("type") == "null" for o in options)
+
     def _kind_fits(self, value: Any, schema: dict) -> bool:
         kind = schema.get("type", "object" if "properties" in schema else None)
         return {"object": isinstance(value, dict), "array": isinstance(value, list), "string": isinstance(value, str),
@@ -164,6 +171,8 @@ class Schemas:
         if schema.get("enum"):
             return schema["enum"][0]
         options = schema.get("anyOf") or schema.get("oneOf") or schema.get("allOf")
+        if options and self._null_option(options):
+            return None
         if options:
             return self.empty(options[0], depth + 1)
         kind = schema.get("type", "object" if "properties" in schema else "string")
