@@ -37,7 +37,8 @@ TRUST_DIR = Path("/run/detour-ca")
 INSIDE_TRUST = TrustFiles(cert=TRUST_DIR / "ca.pem", bundle=TRUST_DIR / "bundle.pem", wgetrc=TRUST_DIR / "wgetrc")
 # CA bundles that vendor clients ship and pass to their HTTP library themselves, ignoring the
 # variables and the system store (stripe-python's `verify=stripe.ca_bundle_path`): the
-# sandbox's bundle is bound over them where the runtime has them, so such clients run unmodified.
+# sandbox's bundle is bound over them where the runtime has them, so such clients run unmodified
+# (the docker backend's image links them to its bundle: sandbox/images/Dockerfile).
 PINNED_BUNDLES = ("stripe/data/ca-certificates.crt",)
 MASKED = (Path("/root"), Path("/home"), Path("/tmp"), Path("/var/tmp"), Path("/run"))
 FIRST_UID = 200_000

@@ -5,7 +5,9 @@ search, the contacts listed with paging, a deal made, HubSpot's 404; the diff sh
 
 from __future__ import annotations
 
-from tests.conftest import needs_namespaces
+import pytest
+
+from tests.conftest import ISOLATING
 from tests.e2e.official_clients import run_official_client
 
 AGENT = r'''
@@ -41,8 +43,8 @@ EXPECTED = {"again": ["dana@example.org", "Lee"], "page": [2, "2"], "all": 4,
             "missing": 404}
 
 
-@needs_namespaces
-def test_hubspot_python_through_the_proxy(live_stack):
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_hubspot_python_through_the_proxy(live_stack, backend):
     """A contact made and changed in one run is one insert in the diff."""
     run_official_client(live_stack, "hubspot_default", AGENT, EXPECTED, {"api.hubapi.com"},
-                        ["hubspot_crm_objects_0_3", "hubspot_crm_objects_contacts"])
+                        ["hubspot_crm_objects_0_3", "hubspot_crm_objects_contacts"], backend)

@@ -7,7 +7,9 @@ type name, a comment, a workflow transition by name, JQL search (Cloud's enhance
 
 from __future__ import annotations
 
-from tests.conftest import needs_namespaces
+import pytest
+
+from tests.conftest import ISOLATING
 from tests.e2e.official_clients import run_official_client
 
 AGENT = r'''
@@ -38,9 +40,9 @@ EXPECTED = {"me": "AI Agent", "projects": ["ACME", "OPS"],
             "comments": ["Drafted in the wiki"], "missing": 404}
 
 
-@needs_namespaces
-def test_jira_python_through_the_proxy(live_stack):
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_jira_python_through_the_proxy(live_stack, backend):
     result = run_official_client(live_stack, "jira_default", AGENT, EXPECTED, {"acme.atlassian.net"},
-                                 ["jira_issue", "jira_issue_comment"])
+                                 ["jira_issue", "jira_issue_comment"], backend)
     issue = next(row for row in result.diff.inserts if row["__table__"] == "jira_issue")
     assert (issue["key"], issue["fields"]["status"]["name"]) == ("ACME-4", "In Progress")

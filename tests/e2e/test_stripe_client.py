@@ -11,7 +11,7 @@ import json
 import pytest
 
 import detour
-from tests.conftest import NODE_CLIENTS, needs_namespaces
+from tests.conftest import ISOLATING, NODE_CLIENTS
 from tests.e2e.official_clients import run_official_client
 
 AGENT = r'''
@@ -55,11 +55,11 @@ EXPECTED = {"intent": ["requires_payment_method", True], "paid": "succeeded", "r
             "by_email": [True], "missing": [404, "resource_missing"], "unknown": [400, "favourite_colour"]}
 
 
-@needs_namespaces
-def test_stripe_python_through_the_proxy(live_stack):
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_stripe_python_through_the_proxy(live_stack, backend):
     result = run_official_client(live_stack, "stripe_default", AGENT, EXPECTED, {"api.stripe.com"}, [
         "stripe_customers", "stripe_payment_intents", "stripe_payment_intents", "stripe_prices", "stripe_products",
-        "stripe_refunds"])
+        "stripe_refunds"], backend)
     dana = next(row for row in result.diff.inserts if row["__table__"] == "stripe_customers")
     assert (dana["email"], dana["metadata"]) == ("dana@example.com", {"plan": "team"})
 
@@ -84,15 +84,17 @@ console.log(JSON.stringify(out));
 '''
 
 
-@needs_namespaces
-def test_stripe_node_through_the_proxy(live_stack, tmp_path):
-    """Stripe's official Node client (npm `stripe`), unmodified, on the namespace backend."""
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_stripe_node_through_the_proxy(live_stack, tmp_path, backend, request):
+    """Stripe's official Node client (npm `stripe`), unmodified: on docker from the image derived
+    from tests/node_clients, as a user would."""
     if not (NODE_CLIENTS / "stripe").is_dir():
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
     program = tmp_path / "agent.mjs"
     program.write_text(NODE_AGENT)
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
-                       node_modules=NODE_CLIENTS) as client:
+    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
+        {"node_modules": NODE_CLIENTS}
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
         result = client.run(program, env=client.environments.create("stripe_default").env_id)
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == {"intent": "succeeded", "price": 900, "more": True,
