@@ -91,3 +91,8 @@ def test_hubspot_search_and_twilio_recording(replica):
     sent = client.post(twilio, data={"To": "+15550100003", "From": "+15550100000", "Body": "hi"}).json()
     assert (sent["status"], sent["direction"], sent["to"]) == ("queued", "outbound-api", "+15550100003")
     assert client.post(twilio, data={"From": "+15550100000"}).json()["message"] == "Missing required param: To."
+    first = client.get(twilio, params={"To": "+15550100003", "PageSize": 1}).json()
+    root = twilio.removesuffix(f"/2010-04-01/Accounts/{ACCOUNT}/Messages.json")
+    second = client.get(root + first["next_page_uri"]).json()  # the filter and where to go on, as Twilio's clients read them
+    assert (len(first["messages"]), [m["sid"] for m in second["messages"]], second.get("next_page_uri")) == \
+        (1, [sent["sid"]], None)

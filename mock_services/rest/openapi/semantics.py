@@ -226,7 +226,10 @@ class Resources:
         rows = call.state.rows(resource["table"], **equals)
         if operation.get("paging") == "starting_after":
             rows.reverse()  # newest first, as Stripe lists
-        chosen, beside, headers = styles.page(rows, operation, call.params, "/" + call.operation.path)
+        path = "/" + call.operation.path
+        for name, value in call.params.items():  # the list's own path (Twilio's account sid in it)
+            path = path.replace("{" + name + "}", str(value))
+        chosen, beside, headers = styles.page(rows, operation, call.params, path)
         call.response_headers.update(headers)
         status, answer = self.response(call.operation.short_id)
         answer_schema = self.schemas.resolve(answer)

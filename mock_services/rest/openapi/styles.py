@@ -78,13 +78,15 @@ def page(rows: list[Row], operation: dict, params: dict[str, Any], path: str) ->
         return chosen, {name: start, size_name or "limit": size, "total": len(rows),
                         "isLast": start + size >= len(rows)}, {}
     if style in ("after", "cursor"):
+        filters = {n: params[n] for n in operation.get("filters", {}) if params.get(n) is not None}
         cursor = params.get("after") or params.get("cursor") or params.get("start_cursor") or \
             params.get("page_token") or params.get("pageToken") or params.get("PageToken")
         start = int(cursor) if isinstance(cursor, str) and cursor.isdigit() else 0
         chosen = rows[start:start + size]
         more = start + size < len(rows)
         nxt = str(start + size) if more else None
-        return chosen, {"paging": {"next": {"after": nxt}} if nxt else None, "next_cursor": nxt, "has_more": more}, {}
+        return chosen, {"paging": {"next": {"after": nxt}} if nxt else None, "next_cursor": nxt, "has_more": more,
+                        **_page_uris(path, size_name, size, start, len(chosen), more, filters)}, {}
     if style == "page":
         number = max(1, int(params.get("page") or params.get("Page") or 1))
         chosen = rows[(number - 1) * size:number * size]
@@ -93,3 +95,17 @@ def page(rows: list[Row], operation: dict, params: dict[str, Any], path: str) ->
             if more else {}
         return chosen, {"has_more": more, "url": path, "next_page": str(number + 1) if more else None}, headers
     return rows, {"url": path}, {}
+
+
+def _page_uris(path: str, size_name: str | None, size: int, start: int, count: int, more: bool,
+               filters: dict[str, Any]) -> dict:
+    """Twilio's page fields: its clients follow `next_page_uri` (the filters, Page and PageToken,
+    the token being where the next page starts), so a list without it would end after one page."""
+    def uri(number: int, token: int | None = None) -> str:
+        query = {**filters, size_name or "PageSize": size, "Page": number, **({"PageToken": token} if token else {})}
+        return f"{path}?{urlencode(query)}"
+    number = start // size
+    return {"page": number, "page_size": size, "start": start, "end": start + max(count, 1) - 1,
+            "uri": uri(number, start), "first_page_uri": uri(0),
+            "next_page_uri": uri(number + 1, start + size) if more else None,
+            "previous_page_uri": uri(number - 1, max(0, start - size)) if start else None}
