@@ -21,14 +21,14 @@ def bench_environment_creation(store: EnvironmentStore, label: str = "SQLite") -
     for template in ("acme", "slack_default", "linear_default", "slack_bench_v2", "linear_expanded", "calendar_default",
                      "box_default", "drive_default", "gmail_default",
                      "github_default", "stripe_default", "jira_default", "twilio_default", "hubspot_default",
-                     "zendesk_default"):
+                     "zendesk_default", "jira_agile_default"):
         store.create(template)
         times = []
         for _ in range(30):
             start = time.perf_counter()
             store.create(template)
             times.append((time.perf_counter() - start) * 1000)
-        print(f"  {label:<8} create from {template:<15} median {statistics.median(times):6.1f} ms   "
+        print(f"  {label:<8} create from {template:<18} median {statistics.median(times):6.1f} ms   "
               f"p90 {percentile(times, 90):6.1f} ms   (n={len(times)})")
     bench_fork(store, label)
 
