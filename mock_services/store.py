@@ -7,6 +7,7 @@ environment by default, a Postgres schema per environment with a database URL.
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import time
@@ -28,7 +29,7 @@ from mock_services.databases import Connection, database_for
 from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidFork, InvalidTemplate, InvalidTtl
 from mock_services.issued_tokens import SALT_KEY, Credentials, new_salt
 from mock_services.request_budget import RequestBudget
-from mock_services.templates import Template, compose, load_template, world_body
+from mock_services.templates import CONTENTS_KEY, Template, compose, load_template, world_body
 from mock_services.world import Person, person_named, qualified, split
 
 Row = dict[str, Any]
@@ -165,6 +166,11 @@ class EnvState:
         found = self.db.execute("SELECT data FROM blobs WHERE key = ?", (key,))
         return bytes(found[0][0]) if found else None
 
+    def blobs(self) -> dict[str, bytes]:
+        """Every content the environment keeps, by key."""
+        self.db.prepare_blobs()
+        return {key: bytes(data) for key, data in self.db.execute("SELECT key, data FROM blobs ORDER BY key")}
+
     def put_blob(self, key: str, data: bytes) -> None:
         """Keep `data` under `key`; keys name contents (a hash), so a second write changes nothing."""
         self.db.prepare_blobs()
@@ -190,10 +196,17 @@ class EnvState:
         return tables
 
     def template_body(self) -> dict:
-        """The environment as it stands, as a template file (save-template)."""
-        if not self.info.is_world:
-            return self.tables()
-        return world_body(tuple(self.info.services), self.info.people, self.info.acting_user or None, self.tables())
+        """The environment as it stands, as a template file (save-template): its rows and the
+        bytes they name that it keeps (uploaded files, pushed git objects), so that nothing of
+        it is lost in the copy."""
+        if self.info.is_world:
+            body = world_body(tuple(self.info.services), self.info.people, self.info.acting_user or None,
+                              self.tables())
+        else:
+            body = self.tables()
+        if kept := self.blobs():
+            body[CONTENTS_KEY] = {key: base64.b64encode(data).decode() for key, data in kept.items()}
+        return body
 
     def snapshot(self, run: str) -> None:
         self.db.prepare_snapshots()

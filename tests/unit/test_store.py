@@ -140,11 +140,13 @@ def test_an_environment_can_become_a_template(state, store):
     env = store.create("slack_default").env_id
     with store.open(env, write=True) as s:
         s.insert("messages", {"message_id": "7.0", "channel_id": "C01ABCD1234", "message_text": "kept"})
+        s.put_blob("a" * 40, b"\x00bytes it keeps\xff")
     with store.open(env) as s:
-        save_template(state, "slack_with_kept", s.tables())
+        save_template(state, "slack_with_kept", s.template_body())
     copy = store.create("slack_with_kept").env_id
     with store.open(copy) as s:
         assert [m["message_text"] for m in s.rows("messages")][-1] == "kept"
+        assert s.blobs() == {"a" * 40: b"\x00bytes it keeps\xff"}
     assert store.diff(copy).inserts == []
     with store.open(env) as s:
         for taken in ("slack_with_kept", "slack_default"):

@@ -100,12 +100,15 @@ def test_a_saved_world_makes_the_same_world(store):
     with store.open(env, write=True, service="slack") as slack:
         slack.insert("messages", {"message_id": "9.2", "channel_id": "C04ENGINEER", "user_id": "U02JOHNDOE1",
                                   "message_text": "kept"})
+        slack.put_blob("b" * 40, b"uploaded")
     with store.open(env) as state:
+        kept = state.blobs()
         save_template(store.state, "acme_after", state.template_body())
     again = store.create("acme_after")
     assert again.held() == ACME and again.acting_user == "john"
     with store.open(again.env_id, service="slack") as slack:
         assert slack.first("messages", message_id="9.2")["message_text"] == "kept"
+        assert slack.blobs() == kept and kept["b" * 40] == b"uploaded" and len(kept) > 1  # and acme's own
     assert store.diff(again.env_id).inserts == []
 
 
