@@ -4,34 +4,25 @@ garbage included): never a 5xx, always Google's error shape when it fails."""
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from detour.apps.server import create_app
-from detour_core.paths import StatePaths
 from mock_services.calendar.router import API
-from mock_services.store import EnvironmentStore
 from tests.fidelity.google_shapes import random_call
+from tests.unit.google_fuzz import json_values, served_replica
 
 NAMES = sorted({n for o in API.spec.operations for n in o.parameters} | {
     "summary", "start", "end", "dateTime", "date", "timeZone", "recurrence", "attendees", "email", "role",
     "scope", "type", "value", "items", "id", "timeMin", "timeMax", "address", "resourceId", "colorId"})
-scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2**70, max_value=2**70), st.text(max_size=30),
-                    st.sampled_from(["primary", "cal_dungeon_masters", "2018-06-30T10:00:00Z", "2018-06-30",
-                                     "America/Los_Angeles", "Mars/Olympus", "RRULE:FREQ=DAILY;COUNT=3",
-                                     "RRULE:FREQ=WEEKLY;UNTIL=20180701", "EXDATE:2018x", "user:a@b", "owner",
-                                     "evt_dungeon_boardgame_brawl_20180619T020000Z", "-1", "startTime", ""]))
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.sampled_from(NAMES), inner, max_size=4)),
-                      max_leaves=8)
+values = json_values(NAMES, ["primary", "cal_dungeon_masters", "2018-06-30T10:00:00Z", "2018-06-30",
+                             "America/Los_Angeles", "Mars/Olympus", "RRULE:FREQ=DAILY;COUNT=3",
+                             "RRULE:FREQ=WEEKLY;UNTIL=20180701", "EXDATE:2018x", "user:a@b", "owner",
+                             "evt_dungeon_boardgame_brawl_20180619T020000Z", "-1", "startTime", ""])
 
 
 @pytest.fixture(scope="module")
 def replica(tmp_path_factory):
-    state = StatePaths(tmp_path_factory.mktemp("calendar-fuzz")).ensure()
-    client = TestClient(create_app(state, api_auth=False), raise_server_exceptions=False)
-    return client, f"/api/env/{EnvironmentStore(state).create('calendar_default').env_id}/services/calendar"
+    return served_replica(tmp_path_factory, "calendar_default", "calendar")
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,

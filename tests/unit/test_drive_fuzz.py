@@ -4,31 +4,23 @@ state, by name)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from detour.apps.server import create_app
-from detour_core.paths import StatePaths
 from mock_services.drive.handlers.unsupported import UNKEPT
 from mock_services.drive.router import API
 from mock_services.drive.seed import file_id
-from mock_services.store import EnvironmentStore
+from tests.fidelity.google_shapes import google_shaped, random_call
+from tests.unit.google_fuzz import json_values, served_replica
 
 IDS = [file_id("Notes/todo.txt"), file_id("Engineering/Q3 Roadmap"), file_id("Engineering"), "root", "AAAAroadmap01",
        "AAAAroadmap02", "anyoneWithLink", "%00", "..", "x" * 300]
 NAMES = sorted({n for o in API.spec.operations for n in o.parameters} | {
     "name", "mimeType", "parents", "role", "type", "emailAddress", "content", "action", "trashed", "starred",
     "properties", "keepForever", "domain", "allowFileDiscovery", "id", "description"})
-scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2**70, max_value=2**70), st.text(max_size=30),
-                    st.sampled_from([*IDS, "application/vnd.google-apps.folder", "application/vnd.google-apps.document",
-                                     "writer", "owner", "anyone", "user", "john@example.com", "resolve", "text/plain"]))
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.sampled_from(NAMES), inner, max_size=4)),
-                      max_leaves=8)
+values = json_values(NAMES, [*IDS, "application/vnd.google-apps.folder", "application/vnd.google-apps.document",
+                             "writer", "owner", "anyone", "user", "john@example.com", "resolve", "text/plain"])
 query_words = st.sampled_from(["name", "contains", "'x'", "and", "or", "not", "(", ")", "=", "!=", ">", "trashed",
                                "true", "in", "parents", "'root'", "fullText", "modifiedTime", "'2025-01-01'",
                                "sharedWithMe", "has", "{", "}", "key", "value", "properties", "\\'", "'"])
@@ -36,16 +28,7 @@ query_words = st.sampled_from(["name", "contains", "'x'", "and", "or", "not", "(
 
 @pytest.fixture(scope="module")
 def replica(tmp_path_factory):
-    state = StatePaths(tmp_path_factory.mktemp("drive-fuzz")).ensure()
-    client = TestClient(create_app(state, api_auth=False), raise_server_exceptions=False)
-    return client, f"/api/env/{EnvironmentStore(state).create('drive_default').env_id}/services/drive"
-
-
-def google_shaped(response, operation_id: str = "") -> None:
-    assert response.status_code < 500 or response.status_code == 501 and operation_id in UNKEPT, response.text
-    if response.status_code >= 400:
-        error = response.json()["error"]
-        assert error["code"] == response.status_code and error["errors"][0]["reason"]
+    return served_replica(tmp_path_factory, "drive_default", "drive")
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -55,13 +38,7 @@ def google_shaped(response, operation_id: str = "") -> None:
        body=st.one_of(values, st.binary(max_size=60)))
 def test_random_calls(replica, operation, path_values, query, body):
     client, base = replica
-    path = operation.path
-    for i, name in enumerate(p for p in operation.parameters.values() if p.location == "path"):
-        path = path.replace("{" + name.name + "}", path_values[i])
-    content = body if isinstance(body, bytes) else json.dumps(body).encode()
-    response = client.request(operation.method, f"{base}/drive/v3/{path}", params=query, content=content,
-                              headers={"Authorization": "Bearer ya29.fuzz", "Content-Type": "application/json"})
-    google_shaped(response, operation.short_id)
+    random_call(client, f"{base}/drive/v3", operation, path_values, query, body, UNKEPT)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -6,34 +6,26 @@ from __future__ import annotations
 import base64
 
 import pytest
-from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from detour.apps.server import create_app
-from detour_core.paths import StatePaths
 from mock_services.gmail.router import API
-from mock_services.store import EnvironmentStore
 from tests.fidelity.google_shapes import google_shaped, random_call
+from tests.unit.google_fuzz import json_values, served_replica
 
 NAMES = sorted({n for o in API.spec.operations for n in o.parameters} | {
     "raw", "threadId", "labelIds", "addLabelIds", "removeLabelIds", "ids", "message", "name", "criteria",
     "action", "from", "query", "sendAsEmail", "forwardingEmail", "topicName", "color", "enableAutoReply"})
 MAIL = base64.urlsafe_b64encode(b"To: john@example.com\r\nSubject: Re: Q3 planning numbers\r\n"
                                 b"In-Reply-To: <x@y>\r\n\r\nbody\r\n").decode()
-scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2**70, max_value=2**70), st.text(max_size=30),
-                    st.sampled_from([MAIL, "INBOX", "UNREAD", "Label_1", "me", "agent@example.com", "full", "raw",
-                                     "from:john OR (", 'subject:"x', "after:2025/13/45", "-", "{", "r1", "", "=="]))
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.sampled_from(NAMES), inner, max_size=4)),
-                      max_leaves=8)
+SAMPLES = [MAIL, "INBOX", "UNREAD", "Label_1", "me", "agent@example.com", "full", "raw", "from:john OR (",
+           'subject:"x', "after:2025/13/45", "-", "{", "r1", "", "=="]
+values = json_values(NAMES, SAMPLES)
 
 
 @pytest.fixture(scope="module")
 def replica(tmp_path_factory):
-    state = StatePaths(tmp_path_factory.mktemp("gmail-fuzz")).ensure()
-    client = TestClient(create_app(state, api_auth=False), raise_server_exceptions=False)
-    return client, f"/api/env/{EnvironmentStore(state).create('gmail_default').env_id}/services/gmail"
+    return served_replica(tmp_path_factory, "gmail_default", "gmail")
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -42,7 +34,7 @@ def replica(tmp_path_factory):
        path_values=st.lists(st.sampled_from(["me", "agent@example.com", "john@example.com", "Label_1", "INBOX",
                                              "196dde2f2002d3ba", "ANGjdJ0", "%00", "..", "x" * 300]),
                             min_size=3, max_size=3),
-       query=st.dictionaries(st.sampled_from(NAMES), st.one_of(st.text(max_size=20), scalars.map(str)), max_size=5),
+       query=st.dictionaries(st.sampled_from(NAMES), st.one_of(st.text(max_size=20), st.sampled_from(SAMPLES)), max_size=5),
        body=st.one_of(values, st.binary(max_size=60)))
 def test_random_calls(replica, operation, path_values, query, body):
     client, base = replica
