@@ -44,7 +44,7 @@ def block(parent: dict, name: str, kind: str, content: dict, seq: int, by: str) 
 def tasks_schema() -> dict:
     def options(*names: str) -> list[dict]:
         colors = ("red", "yellow", "green", "blue", "purple")
-        return [{"id": notion_id(f"option:{n}")[:8], "name": n, "color": colors[i % len(colors)]}
+        return [{"id": notion_id(f"option:{n}")[:8], "name": n, "color": colors[i % len(colors)], "description": None}
                 for i, n in enumerate(names)]
     return {
         "Name": {"id": "title", "name": "Name", "type": "title", "title": {}},

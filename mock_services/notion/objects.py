@@ -126,7 +126,9 @@ def database(state: EnvState, row: Row) -> dict:
 
 def data_source(state: EnvState, row: Row) -> dict:
     parent = state.first("notion_databases", id=(row.get("parent") or {}).get("database_id")) or {}
-    return {**shown(row), "database_parent": parent.get("parent") or {"type": "workspace", "workspace": True},
+    configs = {name: {"description": None, **config} for name, config in (row.get("properties") or {}).items()}
+    return {**shown(row), "properties": configs,
+            "database_parent": parent.get("parent") or {"type": "workspace", "workspace": True},
             "is_inline": bool(parent.get("is_inline")), "url": url_of(plain(row.get("title")), row["id"]),
             "public_url": None}
 

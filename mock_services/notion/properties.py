@@ -47,7 +47,8 @@ def _option(state: EnvState, source: Row | None, prop: dict, given: Any) -> dict
         if prop["type"] == "status" or not given.get("name"):
             raise invalid(f"Invalid {prop['type']} option for {prop['name']}: "
                           f"{given.get('name') or given.get('id')!r} is not one of its options.")
-        found = {"id": new_id()[:8], "name": given["name"], "color": given.get("color") or COLORS[len(options) % 10]}
+        found = {"id": new_id()[:8], "name": given["name"], "color": given.get("color") or COLORS[len(options) % 10],
+                 "description": None}
         options.append(found)
         if source is not None:
             state.update("notion_data_sources", source)
@@ -151,9 +152,11 @@ def configured(given: Any, stored: dict | None = None) -> dict:
         name = config.get("name") or key
         settings = dict(config.get(kind) or (current or {}).get(kind) or {})
         if kind in ("select", "multi_select", "status"):
-            settings["options"] = [{"id": o.get("id") or new_id()[:8], "name": o["name"],
-                                    "color": o.get("color") or COLORS[i % 10]}
+            settings["options"] = [{"id": o.get("id") or new_id()[:8], "name": o.get("name") or "",
+                                    "color": o.get("color") or COLORS[i % 10], "description": o.get("description")}
                                    for i, o in enumerate(settings.get("options") or []) if isinstance(o, dict)]
+        if kind == "status":
+            settings.setdefault("groups", [])
         out[name] = {"id": "title" if kind == "title" else (current or {}).get("id") or new_id()[:8],
                      "name": name, "type": kind, kind: settings}
     if sum(1 for p in out.values() if p["type"] == "title") != 1:
