@@ -138,7 +138,7 @@ def append_children(resources: Resources, call: Call) -> Any:
 
 def list_children(resources: Resources, call: Call) -> Any:
     _, row = holder(call.state, call.params["block_id"], editing=False)
-    rows = [b for b in objects.children_of(call.state, row["id"]) if not b.get("in_trash")]
+    rows = [b for b in objects.children_of(call.state, row["id"]) if not objects.trashed(call.state, b)]
     listed = page_of(rows, call.params.get("start_cursor"), call.params.get("page_size"))
     listed["results"] = [answer_block(resources, call.state, b) for b in listed["results"]]
     return {**listed, "type": "block", "block": {}}
@@ -180,14 +180,13 @@ def update_block(resources: Resources, call: Call) -> Any:
 def delete_block(resources: Resources, call: Call) -> Any:
     kind, row = holder(call.state, call.params["block_id"], editing=True)
     edited = stamps(call.user, created=False)
-    if kind == "page" or row["type"] in ("child_page", "child_database"):
-        table = "notion_databases" if row["type"] == "child_database" else "notion_pages"
-        own = row if kind == "page" else call.state.first(table, id=row["id"])
-        if own is not None:
-            call.state.update(table, {**own, "in_trash": True, **edited})
-    if kind == "block":
+    if kind == "page":
         row = {**row, "in_trash": True, **edited}
-        call.state.update("notion_blocks", row)
-        return answer_block(resources, call.state, row)
-    return resources.schemas.fill(objects.page_block(call.state, {**row, "in_trash": True}),
-                                  _block_schemas(resources)["child_page"])
+        call.state.update("notion_pages", row)
+        return resources.schemas.fill(objects.page_block(call.state, row), _block_schemas(resources)["child_page"])
+    own = objects.own_object(call.state, row)
+    if own is not None:  # a child database's block: the database goes to the trash
+        call.state.update("notion_databases", {**own, "in_trash": True, **edited})
+    row = {**row, "in_trash": True, **edited}
+    call.state.update("notion_blocks", row)
+    return answer_block(resources, call.state, row)

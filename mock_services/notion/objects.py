@@ -136,12 +136,23 @@ def data_source(state: EnvState, row: Row) -> dict:
 def block(state: EnvState, row: Row) -> dict:
     out = shown(row)
     kind = row["type"]
-    if kind == "child_page":
-        out[kind] = {"title": page_title(state.first("notion_pages", id=row["id"]) or {})}
-    elif kind == "child_database":
-        out[kind] = {"title": plain((state.first("notion_databases", id=row["id"]) or {}).get("title"))}
-    out["has_children"] = any(not b.get("in_trash") for b in children_of(state, row["id"]))
+    own = own_object(state, row)
+    if own is not None:  # a child page's or database's title and trash are its own object's
+        out[kind] = {"title": page_title(own) if kind == "child_page" else plain(own.get("title"))}
+        out["in_trash"] = out["archived"] = bool(own.get("in_trash"))
+    out["has_children"] = any(not trashed(state, b) for b in children_of(state, row["id"]))
     return out
+
+
+def own_object(state: EnvState, row: Row) -> Row | None:
+    """The page or database a child_page or child_database block stands for (the same id)."""
+    table = {"child_page": "notion_pages", "child_database": "notion_databases"}.get(row.get("type", ""))
+    return state.first(table, id=row["id"]) if table else None
+
+
+def trashed(state: EnvState, row: Row) -> bool:
+    own = own_object(state, row)
+    return bool((own if own is not None else row).get("in_trash"))
 
 
 def parent_of(row: Row) -> str | None:
@@ -160,7 +171,7 @@ def page_block(state: EnvState, page: Row) -> dict:
     """A page read as a block (`blocks.retrieve` of a page's id): its child_page block."""
     found = state.first("notion_blocks", id=page["id"])
     if found:
-        return block(state, found)
+        return block(state, found)  # its trash is the page's
     return block(state, {"id": page["id"], "object": "block", "parent": page["parent"], "type": "child_page",
                          "child_page": {}, "in_trash": page.get("in_trash", False),
                          **{k: page[k] for k in ("created_time", "created_by", "last_edited_time",

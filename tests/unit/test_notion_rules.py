@@ -1,0 +1,143 @@
+"""Notion's rules that its pack's overrides keep, in process: the block tree (children where a
+type can hold them, in order, after a sibling, nested, trashed and restored, a type that never
+changes), a page's parent that must exist and decides its properties, a data source's query
+(filters, sorts, cursors), the Notion-Version header and a token on every request, and Notion's
+error shape for each refusal."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from detour.apps.server import create_app
+from detour_core.paths import StatePaths
+from mock_services.notion.build_seed import notion_id
+from mock_services.store import EnvironmentStore
+
+HEADERS = {"Authorization": "Bearer secret_detour", "Notion-Version": "2025-09-03"}
+WIKI = notion_id("page:engineering")
+TASKS = notion_id("data_source:tasks")
+NOWHERE = "00000000-0000-4000-8000-000000000000"
+
+
+class Notion:
+    def __init__(self, client: TestClient, base: str) -> None:
+        self.client, self.base = client, base
+
+    def __call__(self, method: str, path: str, body: dict | None = None, status: int = 200,
+                 headers: dict | None = None) -> dict:
+        answer = self.client.request(method, self.base + path, json=body, headers=HEADERS if headers is None
+                                     else headers)
+        assert answer.status_code == status, answer.text
+        return answer.json()
+
+
+@pytest.fixture
+def notion(tmp_path):
+    state = StatePaths(tmp_path).ensure()
+    client = TestClient(create_app(state, api_auth=False), raise_server_exceptions=False)
+    return Notion(client, f"/api/env/{EnvironmentStore(state).create('notion_default').env_id}/services/notion/v1")
+
+
+def text(content: str) -> dict:
+    return {"rich_text": [{"text": {"content": content}}]}
+
+
+def refused(answer: dict, status: int, code: str) -> None:
+    assert (answer["object"], answer["status"], answer["code"]) == ("error", status, code)
+    assert answer["message"]
+
+
+def test_every_request_names_its_version_and_carries_a_token(notion):
+    refused(notion("GET", "/users/me", status=400, headers={"Authorization": "Bearer x"}), 400, "missing_version")
+    refused(notion("GET", "/users/me", status=401, headers={"Notion-Version": "2025-09-03"}), 401, "unauthorized")
+    old = {**HEADERS, "Notion-Version": "2021-05-13"}
+    refused(notion("GET", "/users/me", status=400, headers=old), 400, "validation_error")
+    refused(notion("GET", "/comments", status=404), 404, "invalid_request_url")
+    assert notion("GET", "/users/me")["type"] == "bot"
+
+
+def test_the_block_tree(notion):
+    page = notion("POST", "/pages", {"parent": {"page_id": WIKI},
+                                     "properties": {"title": {"title": [{"text": {"content": "Plan"}}]}}})
+    first, last = notion("PATCH", f"/blocks/{page['id']}/children",
+                         {"children": [{"paragraph": text("one")}, {"paragraph": text("three")}]})["results"]
+    notion("PATCH", f"/blocks/{page['id']}/children", {"children": [{"paragraph": text("two")}],
+                                                         "position": {"type": "after_block",
+                                                                      "after_block": {"id": first["id"]}}})
+    listed = notion("GET", f"/blocks/{page['id']}/children")["results"]
+    assert [b["paragraph"]["rich_text"][0]["plain_text"] for b in listed] == ["one", "two", "three"]
+    nested = notion("PATCH", f"/blocks/{last['id']}/children",
+                    {"children": [{"toggle": {**text("more"), "children": [{"to_do": text("deep")}]}}]})["results"][0]
+    assert notion("GET", f"/blocks/{last['id']}")["has_children"] is True
+    assert notion("GET", f"/blocks/{nested['id']}/children")["results"][0]["type"] == "to_do"
+    divider = notion("PATCH", f"/blocks/{page['id']}/children", {"children": [{"divider": {}}]})["results"][0]
+    refused(notion("PATCH", f"/blocks/{divider['id']}/children", {"children": [{"paragraph": text("x")}]},
+                   status=400), 400, "validation_error")
+    refused(notion("PATCH", f"/blocks/{first['id']}", {"to_do": text("x")}, status=400), 400, "validation_error")
+    too_many = {"children": [{"paragraph": text(str(i))} for i in range(101)]}
+    refused(notion("PATCH", f"/blocks/{page['id']}/children", too_many, status=400), 400, "validation_error")
+    refused(notion("PATCH", f"/blocks/{NOWHERE}/children", {"children": []}, status=404), 404, "object_not_found")
+
+    assert notion("DELETE", f"/blocks/{last['id']}")["in_trash"] is True
+    assert len(notion("GET", f"/blocks/{page['id']}/children")["results"]) == 3
+    refused(notion("PATCH", f"/blocks/{last['id']}/children", {"children": [{"paragraph": text("x")}]},
+                   status=400), 400, "validation_error")
+    assert notion("PATCH", f"/blocks/{last['id']}", {"in_trash": False})["in_trash"] is False
+    assert len(notion("GET", f"/blocks/{page['id']}/children")["results"]) == 4
+
+    wiki = notion("GET", f"/blocks/{WIKI}/children")["results"]
+    assert wiki[-1]["id"] == page["id"] and wiki[-1]["child_page"] == {"title": "Plan"}
+    notion("DELETE", f"/blocks/{page['id']}")
+    assert notion("GET", f"/pages/{page['id']}")["in_trash"] is True
+
+
+def test_a_pages_parent_must_exist_and_decides_its_properties(notion):
+    refused(notion("POST", "/pages", {"parent": {"page_id": NOWHERE}, "properties": {}}, status=404),
+            404, "object_not_found")
+    refused(notion("POST", "/pages", {"parent": {"database_id": NOWHERE}, "properties": {}}, status=404),
+            404, "object_not_found")
+    refused(notion("POST", "/pages", {"parent": {"page_id": WIKI}, "properties": {"Status": {"status": {
+        "name": "Done"}}}}, status=400), 400, "validation_error")
+    refused(notion("POST", "/pages", {"parent": {"data_source_id": TASKS}, "properties": {"Points": {
+        "rich_text": []}}}, status=400), 400, "validation_error")
+    refused(notion("POST", "/pages", {"parent": {"data_source_id": TASKS}, "properties": {"Status": {
+        "status": {"name": "Someday"}}}}, status=400), 400, "validation_error")
+    database = notion("GET", f"/data_sources/{TASKS}")["parent"]["database_id"]
+    made = notion("POST", "/pages", {"parent": {"database_id": database}, "properties": {
+        "Name": {"title": [{"text": {"content": "Ship it"}}]}, "Tags": {"multi_select": [{"name": "launch"}]}}})
+    assert made["parent"] == {"type": "data_source_id", "data_source_id": TASKS, "database_id": database}
+    assert made["properties"]["Status"]["status"] is None  # every property of its schema, unset ones empty
+    tags = notion("GET", f"/data_sources/{TASKS}")["properties"]["Tags"]["multi_select"]["options"]
+    assert "launch" in [t["name"] for t in tags]  # a new option, as Notion adds it
+    notion("PATCH", f"/pages/{made['id']}", {"in_trash": True})
+    refused(notion("PATCH", f"/pages/{made['id']}", {"properties": {"Points": {"number": 1}}}, status=400),
+            400, "validation_error")
+    assert notion("PATCH", f"/pages/{made['id']}", {"in_trash": False})["in_trash"] is False
+
+
+def test_a_data_source_query_filters_sorts_and_pages(notion):
+    def names(answer: dict) -> list[str]:
+        return [p["properties"]["Name"]["title"][0]["plain_text"] for p in answer["results"]]
+    query = f"/data_sources/{TASKS}/query"
+    high = notion("POST", query, {"filter": {"or": [{"property": "Priority", "select": {"equals": "High"}},
+                                                    {"property": "Points", "number": {"greater_than": 4}}]},
+                                  "sorts": [{"property": "Name", "direction": "ascending"}]})
+    assert names(high) == ["Design the new onboarding flow", "ENG-5 checkout fails for saved cards",
+                           "Renewal call with Globex"]
+    assert names(notion("POST", query, {"filter": {"property": "Name", "title": {"contains": "eng-5"}}})) == [
+        "ENG-5 checkout fails for saved cards"]
+    assert names(notion("POST", query, {"filter": {"property": "Due", "date": {"is_empty": True}}})) == [
+        "Upgrade the Postgres cluster"]
+    assert names(notion("POST", query, {"filter": {"property": "Tags", "multi_select": {"contains": "design"}}})) \
+        == ["Design the new onboarding flow"]
+    first = notion("POST", query, {"page_size": 3, "sorts": [{"property": "Due", "direction": "ascending"}]})
+    second = notion("POST", query, {"page_size": 3, "start_cursor": first["next_cursor"],
+                                    "sorts": [{"property": "Due", "direction": "ascending"}]})
+    assert (first["has_more"], second["has_more"], second["next_cursor"]) == (True, False, None)
+    assert names(first)[0] == "Renewal call with Globex" and names(second)[-1] == "Upgrade the Postgres cluster"
+    refused(notion("POST", query, {"filter": {"property": "Colour", "select": {"equals": "red"}}}, status=400),
+            400, "validation_error")
+    legacy = notion("POST", f"/databases/{notion('GET', f'/data_sources/{TASKS}')['parent']['database_id']}/query",
+                    {"page_size": 1})
+    assert len(legacy["results"]) == 1 and legacy["has_more"] is True
