@@ -25,5 +25,5 @@ PACK = ServicePack(
             "github_teams", "github_team_members", "github_team_repos", "github_reactions"),
     spec="GitHub's OpenAPI description (npm @octokit/openapi, api.github.com.json; spec/api.github.com.json) "
          "and GraphQL schema (npm @octokit/graphql-schema; graphql/schema.graphql)",
-    warm_up="mock_services.github.graphql.endpoint:built_schema",
+    warm_up="mock_services.github.graphql.endpoint:schema",
 )

@@ -6,14 +6,11 @@ every other mutation a typed error. Errors are GitHub's: `type`, `path`, `locati
 from __future__ import annotations
 
 import json
-import threading
-from functools import cache
 from pathlib import Path
 
-from ariadne import graphql_sync
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from graphql import GraphQLError, GraphQLSchema, build_ast_schema, parse
+from graphql import GraphQLError, GraphQLSchema
 
 from detour_core.errors import EnvironmentNotFound
 from mock_services.deps import StoreDep, run_call
@@ -21,34 +18,24 @@ from mock_services.github import access
 from mock_services.github.errors import DOCS
 from mock_services.github.graphql.mutations import bind_mutations
 from mock_services.github.graphql.resolvers import bind
-from mock_services.graphql.context import GraphQLContext
-from mock_services.graphql.default_resolver import install
 from mock_services.graphql.entities import EntityModel
 from mock_services.graphql.errors import ApiError
-from mock_services.graphql.limits import MAX_BODY_BYTES, QueryShape, parse_query
+from mock_services.graphql.limits import MAX_BODY_BYTES
+from mock_services.graphql.service import Failed, ServiceSchema, run_request
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Engine
 from mock_services.store import EnvironmentStore
 
-SCHEMA_PATH = Path(__file__).parent / "schema.graphql"
 MODEL = EntityModel(tables={})  # the resolvers shape GitHub's objects themselves
-_BUILDING = threading.Lock()
 
 
-def schema() -> GraphQLSchema:
-    with _BUILDING:
-        return built_schema()
-
-
-@cache
-def built_schema() -> GraphQLSchema:
-    """Taken as valid (GitHub's own schema, which repeats two fields that graphql-core's SDL
-    check refuses); about 0.6 s, once per process."""
-    built = build_ast_schema(parse(SCHEMA_PATH.read_text(), no_location=True), assume_valid=True,
-                             assume_valid_sdl=True)
+def _bind(built: GraphQLSchema) -> None:
     bind(built)
     bind_mutations(built)
-    return install(built)
+
+
+SCHEMA_PATH = Path(__file__).parent / "schema.graphql"
+schema = ServiceSchema(SCHEMA_PATH, _bind)
 
 
 def format_error(error: GraphQLError, debug: bool = False) -> dict:
@@ -64,11 +51,6 @@ def format_error(error: GraphQLError, debug: bool = False) -> dict:
     return formatted
 
 
-class _RollBack(Exception):
-    def __init__(self, result: dict) -> None:
-        self.result = result
-
-
 def execute(store: EnvironmentStore, env_id: str, data: dict, headers: dict[str, str]) -> tuple[int, dict]:
     try:
         with store.open(env_id, write=True, service="github") as state:
@@ -82,14 +64,10 @@ def execute(store: EnvironmentStore, env_id: str, data: dict, headers: dict[str,
                 return 401, {"message": "This endpoint requires you to be authenticated.", "documentation_url":
                              f"{DOCS.removesuffix('/rest')}/graphql/guides/forming-calls-with-graphql#authenticating"
                              "-with-graphql", "status": "401"}
-            context = GraphQLContext(state, viewer, schema(), MODEL)
-            _, result = graphql_sync(schema(), data, context_value=context, error_formatter=format_error,
-                                     logger="mock_services.github", query_parser=parse_query,
-                                     validation_rules=[QueryShape])
-            if result.get("errors") and data.get("query", "").lstrip().startswith("mutation"):
-                raise _RollBack(result)
-            return 200, result
-    except _RollBack as failed:
+            # A query's partial data stands beside its errors; a mutation with errors keeps nothing.
+            return 200, run_request(state, viewer, schema(), MODEL, data, format_error, "mock_services.github",
+                                    keep_failed=not data["query"].lstrip().startswith("mutation"))
+    except Failed as failed:
         return 200, failed.result
 
 
