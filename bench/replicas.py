@@ -21,7 +21,7 @@ def bench_environment_creation(store: EnvironmentStore, label: str = "SQLite") -
     for template in ("acme", "slack_default", "linear_default", "slack_bench_v2", "linear_expanded", "calendar_default",
                      "box_default", "drive_default", "gmail_default",
                      "github_default", "stripe_default", "jira_default", "twilio_default", "hubspot_default",
-                     "zendesk_default", "jira_agile_default"):
+                     "zendesk_default", "jira_agile_default", "notion_default"):
         store.create(template)
         times = []
         for _ in range(30):

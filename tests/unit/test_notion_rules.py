@@ -1,17 +1,22 @@
 """Notion's rules that its pack's overrides keep, in process: the block tree (children where a
 type can hold them, in order, after a sibling, nested, trashed and restored, a type that never
 changes), a page's parent that must exist and decides its properties, a data source's query
-(filters, sorts, cursors), the Notion-Version header and a token on every request, and Notion's
-error shape for each refusal."""
+(filters, sorts, cursors), the Notion-Version header and a token on every request, Notion's
+error shape for each refusal, and the seed read back as the description says."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from detour.apps.server import create_app
+import mock_services.notion
 from detour_core.paths import StatePaths
 from mock_services.notion.build_seed import notion_id
+from mock_services.rest.openapi.schemas import Schemas
 from mock_services.store import EnvironmentStore
 
 HEADERS = {"Authorization": "Bearer secret_detour", "Notion-Version": "2025-09-03"}
@@ -141,3 +146,28 @@ def test_a_data_source_query_filters_sorts_and_pages(notion):
     legacy = notion("POST", f"/databases/{notion('GET', f'/data_sources/{TASKS}')['parent']['database_id']}/query",
                     {"page_size": 1})
     assert len(legacy["results"]) == 1 and legacy["has_more"] is True
+
+
+def test_the_seed_reads_back_as_the_description_says(notion):
+    """Every seeded page, block (and its children), database, data source and user, read through
+    the API, is the full object the description derived from the client's types gives (not its
+    partial form, which any object with an id would pass)."""
+    document = json.loads((Path(mock_services.notion.__file__).parent / "spec" / "openapi.json").read_text())
+    schemas = Schemas(document)
+
+    def described(answers: list[dict], name: str) -> None:
+        for answer in answers:
+            assert schemas.valid(answer, {"$ref": f"#/components/schemas/{name}"}), (name, answer)
+    found = notion("POST", "/search", {})["results"]
+    for item in found:
+        if item["object"] == "page":
+            described([item, notion("GET", f"/pages/{item['id']}")], "PageObjectResponse")
+            children = notion("GET", f"/blocks/{item['id']}/children")["results"]
+            nested = [b for c in children for b in notion("GET", f"/blocks/{c['id']}/children")["results"]]
+            described([notion("GET", f"/blocks/{item['id']}"), *children, *nested], "BlockObjectResponse")
+        else:
+            described([item, notion("GET", f"/data_sources/{item['id']}")], "DataSourceObjectResponse")
+            described([notion("GET", f"/databases/{item['parent']['database_id']}")], "DatabaseObjectResponse")
+            described(notion("POST", f"/data_sources/{item['id']}/query", {})["results"], "PageObjectResponse")
+    described([*notion("GET", "/users")["results"], notion("GET", "/users/me")], "UserObjectResponse")
+    assert len(found) == 8
