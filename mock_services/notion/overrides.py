@@ -139,20 +139,21 @@ def update_page(resources: Resources, call: Call) -> Any:
 
 
 # -- databases and data sources ------------------------------------------------------------------
-def find_database(state: EnvState, raw_id: Any) -> Row:
-    found_id = normal_id(raw_id, "database_id")
-    row = state.first("notion_databases", id=found_id)
+def find(state: EnvState, kind: str, raw_id: Any) -> Row:
+    """The database or data source (`kind`) an id names; Notion's 404 where none is."""
+    found_id = normal_id(raw_id, f"{kind}_id")
+    row = state.first(f"notion_{kind}s", id=found_id)
     if row is None:
-        raise not_found("database", found_id)
+        raise not_found(kind, found_id)
     return row
+
+
+def find_database(state: EnvState, raw_id: Any) -> Row:
+    return find(state, "database", raw_id)
 
 
 def find_source(state: EnvState, raw_id: Any) -> Row:
-    found_id = normal_id(raw_id, "data_source_id")
-    row = state.first("notion_data_sources", id=found_id)
-    if row is None:
-        raise not_found("data_source", found_id)
-    return row
+    return find(state, "data_source", raw_id)
 
 
 def database(resources: Resources, state: EnvState, row: Row) -> dict:

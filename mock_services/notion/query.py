@@ -11,6 +11,7 @@ from typing import Any
 from mock_services.notion.objects import invalid, plain
 
 TEXT = ("title", "rich_text", "url", "email", "phone_number")
+COMPUTED = ("created_time", "last_edited_time")
 DATE_OPS = {"equals": lambda d, v: d[:10] == v[:10], "before": lambda d, v: d < v, "after": lambda d, v: d > v,
             "on_or_before": lambda d, v: d[:len(v)] <= v, "on_or_after": lambda d, v: d >= v}
 
@@ -86,8 +87,6 @@ def matcher(schema: dict, node: Any) -> Callable[[dict], bool]:
         raise invalid(f"body.filter: property {prop['name']} is {kind}; give a {kind} condition.")
     return lambda page: _compare(kind, page["properties"][prop["name"]][kind], given)
 
-
-COMPUTED = ("created_time", "last_edited_time")
 
 
 def sort(pages: list[dict], sorts: Any) -> list[dict]:
