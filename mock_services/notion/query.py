@@ -120,13 +120,18 @@ def _sort_key(value: dict) -> tuple:
 
 def page_of(items: list[dict], start_cursor: Any, page_size: Any) -> dict:
     """One page of a list in Notion's shape: the cursor is the id of the next page's first item."""
-    size = page_size if isinstance(page_size, int) and not isinstance(page_size, bool) else 100
-    if not 1 <= size <= 100:
+    if isinstance(page_size, str):  # a query parameter (the description's `number` arrives as text)
+        if not page_size.isdigit():
+            raise invalid(f"page_size should be a number, instead was `\"{page_size}\"`.")
+        page_size = int(page_size)
+    size = page_size if isinstance(page_size, int | float) and not isinstance(page_size, bool) else 100
+    if size != int(size) or not 1 <= size <= 100:
         raise invalid(f"body.page_size should be ≤ `100` and ≥ `1`, instead was `{size}`.")
     ids = [i["id"] for i in items]
     if start_cursor and start_cursor not in ids:
         raise invalid(f"The start_cursor provided is invalid: {start_cursor}")
     start = ids.index(start_cursor) if start_cursor else 0
+    size = int(size)
     chosen = items[start:start + size]
     more = start + size < len(items)
     return {"object": "list", "results": chosen, "next_cursor": ids[start + size] if more else None,

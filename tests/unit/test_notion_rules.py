@@ -171,3 +171,14 @@ def test_the_seed_reads_back_as_the_description_says(notion):
             described(notion("POST", f"/data_sources/{item['id']}/query", {})["results"], "PageObjectResponse")
     described([*notion("GET", "/users")["results"], notion("GET", "/users/me")], "UserObjectResponse")
     assert len(found) == 8
+
+
+def test_lists_page_by_cursor(notion):
+    first = notion("GET", f"/blocks/{WIKI}/children?page_size=2")
+    second = notion("GET", f"/blocks/{WIKI}/children?page_size=2&start_cursor={first['next_cursor']}")
+    assert (len(first["results"]), first["has_more"], len(second["results"])) == (2, True, 2)
+    assert second["results"][0]["id"] == first["next_cursor"]
+    users = notion("GET", "/users?page_size=4")
+    rest = notion("GET", f"/users?start_cursor={users['next_cursor']}")
+    assert (len(users["results"]), len(rest["results"]), rest["has_more"]) == (4, 2, False)
+    refused(notion("GET", "/users?page_size=500", status=400), 400, "validation_error")
