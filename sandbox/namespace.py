@@ -45,6 +45,16 @@ FIRST_UID = 200_000
 MB = 1024 * 1024
 
 
+def _folder_prefix(sid: str) -> str:
+    return f"detour-{sid}-"
+
+
+def run_folders(sid: str) -> list[Path]:
+    """The folders (support files, staged copies) a run in sandbox `sid` keeps in the host's
+    temporary folder: removed when it ends, left behind when its detour is killed."""
+    return sorted(Path(tempfile.gettempdir()).glob(_folder_prefix(sid) + "*"))
+
+
 def requirements_missing() -> list[str]:
     """What this machine lacks to run the backend (empty when it can)."""
     missing = [need.probe for need in host_packages.missing(host_packages.NAMESPACE)]
@@ -250,7 +260,7 @@ class NamespaceSandbox(Sandbox):
             limits = cgroups.CgroupLimits.create(network.sid, spec.limits)
             if limits:
                 cleanup.callback(limits.remove)
-            folder = Path(tempfile.mkdtemp(prefix=f"detour-{network.sid}-"))
+            folder = Path(tempfile.mkdtemp(prefix=_folder_prefix(network.sid)))
             cleanup.callback(shutil.rmtree, folder, True)
             support = _support_files(folder, network.host_ip)
             if spec.workspace:

@@ -4,6 +4,7 @@ sandboxes left behind."""
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Annotated
 
 import typer
@@ -93,7 +94,10 @@ def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what 
     for sid in stale:
         if fix:
             netns.teardown(sid)
-        typer.echo(f"{'removed' if fix else 'left over'}: sandbox {sid} (netns, veth, nftables table, cgroups)")
+            for folder in namespace.run_folders(sid):
+                shutil.rmtree(folder, ignore_errors=True)
+        typer.echo(f"{'removed' if fix else 'left over'}: sandbox {sid} (netns, veth, nftables table, cgroups, "
+                   "temporary files)")
     if not stale and not containers:
         typer.echo("no leftovers")
     elif not fix:

@@ -120,12 +120,15 @@ def drive(python: Path, home: Path, step: str, state: dict | None = None) -> dic
     """One step of the driver against `detour serve`, started for it and stopped after."""
     server = Server(home)
     server.start()
+    scratch = home.parent / "sdk-tmp"  # the SDK's executors leave a folder per environment in TMPDIR
+    scratch.mkdir(exist_ok=True)
     try:
         url, key = server.platform()
         done = subprocess.run([str(python), "-c", DRIVER, url, step, json.dumps(state or {})],
                               capture_output=True, text=True, timeout=120,
                               # the SDK's executors start `python3` and `bash` from PATH
-                              env={"AGENT_DIFF_API_KEY": key, "PATH": f"{python.parent}:/usr/bin:/bin"})
+                              env={"AGENT_DIFF_API_KEY": key, "PATH": f"{python.parent}:/usr/bin:/bin",
+                                   "TMPDIR": str(scratch)})
     finally:
         server.stop()
     assert done.returncode == 0, done.stderr[-2000:]

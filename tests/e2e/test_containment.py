@@ -22,11 +22,12 @@ from mock_services.store import EnvironmentStore
 from sandbox import cgroups, netns
 from sandbox.base import Limits
 from sandbox.docker import DockerSandbox
-from sandbox.namespace import NamespaceSandbox
+from sandbox.namespace import NamespaceSandbox, run_folders
 from tests.conftest import ISOLATING, needs_namespaces
 from tests.e2e.netlab import canary, forwarding, linked, namespace, seen
 
-pytestmark = needs_namespaces
+# Alone: it watches the host's free disk, its veths and every sandbox's leftovers.
+pytestmark = [needs_namespaces, pytest.mark.exclusive]
 DETOUR = str(Path(sys.executable).parent / "detour")
 
 
@@ -129,7 +130,7 @@ def test_doctor_cleans_up_after_a_killed_run(tmp_path):
     try:
         deadline = time.monotonic() + 30
         while not (mine := [sid for sid in resources() if owner(sid) == run.pid
-                            and Path(f"/run/netns/detour-{sid}").exists()]):
+                            and Path(f"/run/netns/detour-{sid}").exists() and run_folders(sid)]):
             assert run.poll() is None and time.monotonic() < deadline, "sandbox never appeared"
             time.sleep(0.05)
     finally:
@@ -141,7 +142,7 @@ def test_doctor_cleans_up_after_a_killed_run(tmp_path):
     fix = subprocess.run([DETOUR, "doctor"], env=env, capture_output=True, text=True)
     assert f"removed: sandbox {sid}" in fix.stdout
     assert sid not in resources()
-    assert not Path(f"/run/netns/detour-{sid}").exists()
+    assert not Path(f"/run/netns/detour-{sid}").exists() and run_folders(sid) == []
     assert subprocess.run([DETOUR, "doctor", "--check"], env=env, capture_output=True).returncode == 0
 
 
