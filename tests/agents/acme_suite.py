@@ -15,7 +15,8 @@ from googleapiclient.discovery import build
 from slack_sdk import WebClient
 
 slack = WebClient(token=os.environ["SLACK_TOKEN"])
-linear_http = httpx.Client(base_url="https://api.linear.app", headers={"Authorization": os.environ["LINEAR_API_KEY"]})
+linear_http = httpx.Client(base_url="https://api.linear.app", headers={"Authorization": os.environ["LINEAR_API_KEY"]},
+                           timeout=60)  # the first call may wait for the replica to build the schema
 calendar = build("calendar", "v3", credentials=Credentials(os.environ["GOOGLE_OAUTH_ACCESS_TOKEN"]))
 box = BoxClient(auth=BoxDeveloperTokenAuth(token=os.environ["BOX_DEVELOPER_TOKEN"]))
 ISSUE_FIELDS = "id identifier title state { name } assignee { name email } creator { name email } team { id }"

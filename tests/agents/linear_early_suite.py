@@ -6,7 +6,8 @@ import sys
 
 import httpx
 
-linear = httpx.Client(base_url="https://api.linear.app", headers={"Authorization": "lin_api_agent"})
+# A generous timeout: the first call may wait for the replica to build Linear's schema on a busy machine.
+linear = httpx.Client(base_url="https://api.linear.app", headers={"Authorization": "lin_api_agent"}, timeout=60)
 
 
 def gql(query, **variables):
