@@ -20,7 +20,6 @@ import fcntl
 import hashlib
 import json
 import os
-import uuid
 from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -86,7 +85,7 @@ class AuditRecord(Verdict):
 
     def model_post_init(self, _) -> None:
         if not self.id:
-            self.id = uuid.uuid4().hex[:16]
+            self.id = os.urandom(8).hex()  # 16 random hex digits
 
 
 def iso(timestamp: float) -> str:
@@ -138,13 +137,15 @@ class AuditWriter:
         self.kept = kept
         self.files: OrderedDict[Path, tuple[int, int, int]] = OrderedDict()  # folder -> (segment, fd, lock fd)
         self.tails: dict[Path, tuple[int, int, str]] = {}  # folder -> (segment, size, link) after our last write
+        self.folders: dict[str, Path] = {}  # the open ones' by name: one Path each, not one per record
 
     def write(self, record: AuditRecord) -> None:
-        folder = self.root / (record.env_id or UNATTRIBUTED)
+        name = record.env_id or UNATTRIBUTED
+        folder = self.folders.get(name) or self.root / name
         number, fd, lock = self._open(folder)
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            if (folder / _segment_name(number + 1)).exists():  # another worker moved on
+            if os.path.exists(f"{folder}/{_segment_name(number + 1)}"):  # another worker moved on
                 number, fd = self._switch(folder, max(segments(folder)))
             size = os.fstat(fd).st_size  # the file's, with what other workers appended
             record.prev = self._tail(folder, number, size)
@@ -181,9 +182,11 @@ class AuditWriter:
     def _keep(self, folder: Path, number: int, lock: int) -> tuple[int, int, int]:
         entry = (number, os.open(folder / _segment_name(number), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644), lock)
         self.files[folder] = entry
+        self.folders[folder.name] = folder
         while len(self.files) > OPEN_FILES:
             old, (_, old_fd, old_lock) = self.files.popitem(last=False)
             self.tails.pop(old, None)
+            self.folders.pop(old.name, None)
             os.close(old_fd)
             os.close(old_lock)
         return entry
@@ -205,6 +208,7 @@ class AuditWriter:
             os.close(fd)
             os.close(lock)
         self.files.clear()
+        self.folders.clear()
 
 
 class AuditLog:

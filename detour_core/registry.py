@@ -99,6 +99,30 @@ def host_matches(route_host: str, host: str) -> bool:
     return route_host == host
 
 
+Route = tuple[str, str, str]  # (host or *.pattern, path prefix, service), in registry order
+
+
+@cache
+def _routes(extra: str) -> tuple[dict[str, list[Route]], tuple[Route, ...]]:
+    """Every pack's routes, once: by named host, and the tenant patterns (the proxy asks per request)."""
+    named: dict[str, list[Route]] = {}
+    patterns: list[Route] = []
+    for p in _packs(extra):
+        for route_host, prefix in p.host_routes():
+            route = (route_host, prefix, p.name)
+            if route_host.startswith("*."):
+                patterns.append(route)
+            else:
+                named.setdefault(route_host, []).append(route)
+    return named, tuple(patterns)
+
+
+def _routes_of(host: str) -> list[Route]:
+    """The routes whose host (or pattern) matches `host`, in registry order within each kind."""
+    named, patterns = _routes(os.environ.get(EXTRA_PACKS_VARIABLE, ""))
+    return named.get(host, []) + [route for route in patterns if host_matches(route[0], host)]
+
+
 def services_for(host: str, path: str = "/") -> list[str]:
     """The services a request to host+path may land in: the longest matching prefix wins, and a
     named host before a tenant pattern. Several where packs share a route (Google's token
@@ -106,15 +130,14 @@ def services_for(host: str, path: str = "/") -> list[str]:
     host = host.lower().rstrip(".")
     path = path.split("?", 1)[0] or "/"
     best: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
-    for p in packs():
-        for route_host, prefix in p.host_routes():
-            rank = (0 if route_host.startswith("*.") else 1, len(prefix))
-            if not (host_matches(route_host, host) and path.startswith(prefix)):
-                continue
-            if rank > best[0]:
-                best = (rank, [p.name])
-            elif rank == best[0] and p.name not in best[1]:
-                best[1].append(p.name)
+    for route_host, prefix, name in _routes_of(host):
+        rank = (0 if route_host.startswith("*.") else 1, len(prefix))
+        if not path.startswith(prefix):
+            continue
+        if rank > best[0]:
+            best = (rank, [name])
+        elif rank == best[0] and name not in best[1]:
+            best[1].append(name)
     return best[1]
 
 
@@ -126,8 +149,7 @@ def service_for(host: str, path: str = "/", held: list[str] | tuple[str, ...] | 
 
 
 def is_replicated_host(host: str) -> bool:
-    host = host.lower().rstrip(".")
-    return any(host_matches(route_host, host) for p in packs() for route_host, _ in p.host_routes())
+    return bool(_routes_of(host.lower().rstrip(".")))
 
 
 def rewrite_table() -> str:

@@ -10,7 +10,7 @@ are part of the master before anything listens, and stay as they were started.
 The master carries only the mitmproxy addons a proxy needs (options, listeners, protocol
 detection, TLS, blocking of public clients, h2c refused, startup errors); mitmdump's others
 (playback, map-remote, modify-headers, save, ...) would each look at every request for work
-detour never gives them.
+detour never gives them. Its addon manager finds each event's handlers once (hook_table.py).
 """
 
 import argparse
@@ -21,6 +21,7 @@ from mitmproxy.addons import block, core, disable_h2c, errorcheck, next_layer, p
 from mitmproxy.tools import main
 
 from proxy_addons.detour_proxy import addons
+from proxy_addons.hook_table import HookTable
 
 
 def proxy_core() -> list:
@@ -31,6 +32,10 @@ def proxy_core() -> list:
 class DetourMaster(master.Master):
     def __init__(self, opts: options.Options) -> None:
         super().__init__(opts, with_termlog=True)
+        made = self.addons  # Master's own manager steps aside, handing over the terminal log it loaded
+        opts.changed.disconnect(made._configure_all)
+        self.addons = HookTable(self)
+        self.addons.chain, self.addons.lookup = made.chain, made.lookup
         self.addons.add(*proxy_core(), *addons)
 
 

@@ -50,6 +50,7 @@ class RateLimits:
         self.next_turn: dict[str, float] = {}  # when each environment's next request may leave
         self.next_refusal: dict[str, float] = {}  # when its next refusal over a rate may be answered
         self.recent: dict[str, deque[tuple[float, int]]] = defaultdict(deque)  # (when, body bytes) per body
+        self.recent_bytes: dict[str, int] = defaultdict(int)  # the sum of each one's `recent`, kept as it changes
 
     def _over_connections(self, flow: http.HTTPFlow, env_id: str, policy: Policy) -> str | None:
         held, limit = self.connections[env_id], policy.max_connections or DEFAULT_MAX_CONNECTIONS
@@ -59,11 +60,15 @@ class RateLimits:
 
     def _over_bytes(self, env_id: str, size: int, policy: Policy) -> str | None:
         """Whether this body would take the environment's last second of request bytes over its rate."""
-        now, window = time.monotonic(), self.recent[env_id]
+        now, window = time.monotonic(), self.recent.get(env_id)
         while window and window[0][0] <= now - WINDOW_S:
-            window.popleft()
+            self.recent_bytes[env_id] -= window.popleft()[1]
+        if not window:  # no body in the last second: the environment's entries go
+            self.recent.pop(env_id, None)
+            self.recent_bytes.pop(env_id, None)
+            return None
         rate = policy.max_bytes_per_second or DEFAULT_MAX_BYTES_PER_SECOND
-        if window and sum(b for _, b in window) + size > rate:
+        if self.recent_bytes[env_id] + size > rate:
             return f"more than {rate} request body bytes in one second"
         return None
 
@@ -100,6 +105,7 @@ class RateLimits:
         self.connections[env_id].add(flow.client_conn)
         if size:
             self.recent[env_id].append((time.monotonic(), size))
+            self.recent_bytes[env_id] += size
         if wait:
             await asyncio.sleep(wait)
 

@@ -13,6 +13,7 @@ headers and query are swapped at `requestheaders`, its body chunk by chunk as it
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from pathlib import Path
 
@@ -31,9 +32,9 @@ HOST_SECRETS_KEY = "detour.host_secrets"
 EVERY_PART = frozenset({"header", "query", "body"})
 
 
-def _mtime(path: Path) -> float | None:
+def _mtime(path: str) -> float | None:
     try:
-        return path.stat().st_mtime
+        return os.stat(path).st_mtime
     except OSError:
         return None
 
@@ -89,20 +90,25 @@ def _where(secret: Secret) -> tuple[frozenset[str], frozenset[str]]:
 class SecretInjector:
     def __init__(self) -> None:
         self.cache: dict[str, tuple[tuple, dict[str, Secret]]] = {}
+        self.folder = ""  # the option's value, kept: an option read costs a deep copy
 
     def load(self, loader) -> None:
         loader.add_option("detour_secrets_dir", str, "", "Folder of <env_id>.json secrets (detour_core.secrets).")
 
+    def configure(self, updated: set[str]) -> None:
+        if "detour_secrets_dir" in updated:
+            self.folder = ctx.options.detour_secrets_dir
+
     def secrets_of(self, env_id: str) -> dict[str, Secret]:
         """Read again when the file changes, so `detour env secret set` applies to the next request."""
-        folder = Path(ctx.options.detour_secrets_dir)
-        stamp = tuple(_mtime(folder / f"{name}.json") for name in (env_id, SERVER))
+        stamp = (_mtime(os.path.join(self.folder, f"{env_id}.json")), _mtime(os.path.join(self.folder, f"{SERVER}.json")))
         if stamp == (None, None):
+            self.cache.pop(env_id, None)
             return {}
         cached = self.cache.get(env_id)
         if cached is None or cached[0] != stamp:
             try:
-                found = SecretStore(folder).all(env_id)
+                found = SecretStore(Path(self.folder)).all(env_id)
             except (InvalidSecret, ValueError) as e:
                 ctx.log.warn(f"detour: ignoring the secrets of {env_id}: {e}")
                 found = {}
@@ -120,7 +126,7 @@ class SecretInjector:
 
     def inject(self, flow: http.HTTPFlow, streamed: bool = False) -> None:
         env_id, verdict = flow.metadata.get(ENV_KEY), flow.metadata.get(METADATA_KEY)
-        if not env_id or verdict is None or not ctx.options.detour_secrets_dir:
+        if not env_id or verdict is None or not self.folder:
             return
         found, swapped, own, needles = partial(note, verdict), [], [], []
         allowed = verdict.decision == "allowed" and flow.response is None
