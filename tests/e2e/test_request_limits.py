@@ -63,7 +63,7 @@ from concurrent.futures import ThreadPoolExecutor
 URL, AUTH = "https://slack.com/api/auth.test", {"Authorization": "Bearer xoxb-1"}
 started = time.monotonic()
 with httpx.Client(timeout=30) as client:  # one after another: paced, never refused
-    paced = [client.post(URL, headers=AUTH).status_code for _ in range(12)]
+    paced = [client.post(URL, headers=AUTH).status_code for _ in range(5)]
 paced_seconds = time.monotonic() - started
 
 def once(_):
@@ -71,8 +71,8 @@ def once(_):
         r = client.post(URL, headers=AUTH)
         return r.status_code, r.headers.get("Retry-After")
 started = time.monotonic()
-with ThreadPoolExecutor(40) as pool:  # forty at once: one second's worth go, the rest are refused
-    burst = list(pool.map(once, range(40)))
+with ThreadPoolExecutor(12) as pool:  # twelve at once: one second's worth go, the rest are refused
+    burst = list(pool.map(once, range(12)))
 print(json.dumps({"paced": paced, "paced_seconds": paced_seconds, "burst": burst,
                   "burst_seconds": time.monotonic() - started}))
 """
@@ -86,17 +86,19 @@ print(json.dumps([r.status_code, r.json()["ok"]]))
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_environments_requests_are_paced_to_its_rate_beyond_it_429_and_others_go_on(live_stack, make_env, backend):
     noisy, quiet = make_env(), make_env()
-    save_policy(policy_file(live_stack.state, noisy), Policy(max_requests_per_second=10))
+    # A low rate, so that twelve threads outrun it even on a machine too busy to open twelve
+    # connections a second.
+    save_policy(policy_file(live_stack.state, noisy), Policy(max_requests_per_second=2))
     flooded = live_stack.run(noisy, FLOOD, ".py", backend=backend)
     assert flooded.exit_code == 0, flooded.stderr
     answer = json.loads(flooded.stdout)
-    assert answer["paced"] == [200] * 12 and answer["paced_seconds"] >= 1.1  # 12 requests, 1/10 s apart
+    assert answer["paced"] == [200] * 5 and answer["paced_seconds"] >= 1.95  # 5 requests, 1/2 s apart
     statuses = [status for status, _ in answer["burst"]]
-    assert statuses.count(429) >= 1 and 0 < statuses.count(200) <= 10 * (answer["burst_seconds"] + 1)
+    assert statuses.count(429) >= 1 and 0 < statuses.count(200) <= 2 * (answer["burst_seconds"] + 1)
     assert all(retry == "1" for status, retry in answer["burst"] if status == 429)
     limited = [r for r in flooded.requests if r.status == 429]
     assert len(limited) == statuses.count(429)
-    assert all(r.decision == "denied" and "more than 10 requests in one second" in r.reason for r in limited)
+    assert all(r.decision == "denied" and "more than 2 requests in one second" in r.reason for r in limited)
     calm = live_stack.run(quiet, QUIET, ".py", backend=backend)
     assert json.loads(calm.stdout) == [200, True]
 
