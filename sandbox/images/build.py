@@ -21,6 +21,7 @@ from pathlib import Path
 
 import docker
 import docker.errors
+import requests.exceptions
 
 from detour_core.errors import DetourError
 
@@ -130,7 +131,12 @@ def build_images(client: docker.DockerClient, base: str, progress: Callable[[str
         progress(f"building {tag} from {base}")
         _build(client, tag, path=str(REPO), dockerfile=DOCKERFILE, target=target, buildargs={"BASE": base})
     # The images these tags named before, now untagged (only detour's: the Dockerfile labels them).
-    client.images.prune(filters={"dangling": True, "label": "detour.image"})
+    # A busy engine may take longer than the client waits: the images are built, and the next
+    # build prunes what this one could not.
+    try:
+        client.images.prune(filters={"dangling": True, "label": "detour.image"})
+    except (docker.errors.APIError, requests.exceptions.RequestException) as e:
+        progress(f"the old images stay for now (the engine did not prune them: {e})")
 
 
 def missing_images(client: docker.DockerClient) -> list[str]:
