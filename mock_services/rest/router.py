@@ -66,6 +66,7 @@ class RestApi:
     rate_limited: Callable[[int], RestError]         # the vendor's answer beyond the request budget
     extra: list[Callable[[APIRouter, Engine], None]] = field(default_factory=list)  # routes beyond the table
     partial_responses: bool = True  # Google's `fields` selects from every answer; other vendors' handlers read it
+    unknown_path: str = "Not Found"  # the 404 message of a path no operation has
 
     def missing(self) -> list[str]:
         """Operations of the description that no handler answers."""
@@ -165,7 +166,7 @@ class Engine:
                     return operation, matched.groupdict()
         if found_path:
             raise RestError(405, "httpMethodNotAllowed", f"Method {method} is not allowed here")
-        raise RestError(404, "notFound", "Not Found")
+        raise RestError(404, "notFound", self.api.unknown_path)
 
     def within_budget(self, state: EnvState) -> None:
         budget = state.info.request_budget

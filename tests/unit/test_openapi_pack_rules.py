@@ -96,3 +96,13 @@ def test_hubspot_search_and_twilio_recording(replica):
     second = client.get(root + first["next_page_uri"]).json()  # the filter and where to go on, as Twilio's clients read them
     assert (len(first["messages"]), [m["sid"] for m in second["messages"]], second.get("next_page_uri")) == \
         (1, [sent["sid"]], None)
+
+
+def test_what_a_pack_leaves_out_answers_in_the_vendors_shape_and_says_so(replica):
+    client, base = replica
+    root = base("stripe_default", "stripe")
+    unknown = client.get(root + "/v1/subscription_schedules")  # Stripe has it; the trimmed description not
+    assert unknown.status_code == 404
+    assert "detour's stripe replica has no operation at this path" in unknown.json()["error"]["message"]
+    jira = client.get(base("jira_default", "jira") + "/rest/api/3/dashboard")
+    assert jira.status_code == 404 and "detour's jira replica" in " ".join(jira.json()["errorMessages"])

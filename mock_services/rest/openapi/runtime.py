@@ -126,5 +126,8 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
                                                   getattr(overrides, "ROUTES", None)),
                   handlers=handlers, error_body=error_body,
                   identify=getattr(overrides, "identify", _acting_user), rate_limited=rate_limited,
-                  partial_responses=False)
+                  partial_responses=False,
+                  # The vendor has operations its trimmed description left out: say whose 404 it is.
+                  unknown_path=f"Not Found: detour's {pack} replica has no operation at this path (it answers "
+                               "those of its description; the service's page in detour's docs lists them)")
     return api, build_router(api), rest_faults.answers(rate_limited, error_body, {})
