@@ -105,7 +105,19 @@ def _in_parent_page(state: EnvState, parent: dict, object_id: str, kind: str, us
                                        "in_trash": False, "seq": at + 1, **stamps(user)})
 
 
+def _spelled_out(call: Call, page: Row | None) -> None:
+    """The request's shorthand properties spelled out before the body is checked against the
+    description (a new page's schema is its parent's)."""
+    raw = call.body if isinstance(call.body, dict) else {}
+    given = raw.get("properties")
+    if not isinstance(given, dict) or not any(isinstance(v, list) for v in given.values()):
+        return
+    page = page or {"parent": _parent(call.state, raw.get("parent"))}
+    call.body = {**raw, "properties": properties.unabbreviated(call.state, page, given)}
+
+
 def create_page(resources: Resources, call: Call) -> Any:
+    _spelled_out(call, None)
     body = resources.body(call)
     parent = _parent(call.state, body.get("parent"))
     if body.get("markdown") or body.get("template"):
@@ -127,6 +139,7 @@ def get_page(resources: Resources, call: Call) -> Any:
 
 
 def update_page(resources: Resources, call: Call) -> Any:
+    _spelled_out(call, find_page(call.state, call.params["page_id"]))
     body = resources.body(call)
     trash = next((body[k] for k in ("in_trash", "archived", "is_archived") if k in body), None)
     row = find_page(call.state, call.params["page_id"], editing=trash is not False)

@@ -91,6 +91,21 @@ def _value(state: EnvState, source: Row | None, prop: dict, given: Any) -> Any:
     return value
 
 
+def unabbreviated(state: EnvState, page: Row, given: Any) -> Any:
+    """Request properties with Notion's shorthand spelled out: a title or text property given as
+    the bare array of rich text (`"title": [...]`, as Notion's own examples write it), which the
+    client's types do not name, is `{"title": [...]}`."""
+    if not isinstance(given, dict):
+        return given
+    _, schema = schema_of(state, page)
+    out = {}
+    for key, value in given.items():
+        prop = schema.get(key) or next((p for p in schema.values() if p.get("id") == key), None)
+        short = isinstance(value, list) and prop is not None and prop["type"] in ("title", "rich_text")
+        out[key] = {prop["type"]: value} if short else value
+    return out
+
+
 def written(state: EnvState, page: Row, given: Any) -> dict:
     """The page's stored properties with the request's `properties` written in."""
     if given is None:

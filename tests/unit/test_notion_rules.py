@@ -182,3 +182,15 @@ def test_lists_page_by_cursor(notion):
     rest = notion("GET", f"/users?start_cursor={users['next_cursor']}")
     assert (len(users["results"]), len(rest["results"]), rest["has_more"]) == (4, 2, False)
     refused(notion("GET", "/users?page_size=500", status=400), 400, "validation_error")
+
+
+def test_a_title_or_text_given_as_the_bare_array_is_notions_shorthand(notion):
+    made = notion("POST", "/pages", {"parent": {"page_id": WIKI}, "properties": {"title": [{"text": {
+        "content": "Kale"}}]}})
+    assert made["properties"]["title"]["title"][0]["plain_text"] == "Kale"
+    row = notion("POST", "/pages", {"parent": {"data_source_id": TASKS}, "properties": {"Name": [{"text": {
+        "content": "Short"}}]}})
+    renamed = notion("PATCH", f"/pages/{row['id']}", {"properties": {"Name": [{"text": {"content": "Shorter"}}]}})
+    assert renamed["properties"]["Name"]["title"][0]["plain_text"] == "Shorter"
+    refused(notion("POST", "/pages", {"parent": {"data_source_id": TASKS}, "properties": {"Points": 3}},
+                   status=400), 400, "validation_error")
