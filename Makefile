@@ -43,14 +43,18 @@ demo: $(RUNTIME_STAMP) provision $(NODE_STAMP)
 	bash examples/demo.sh
 
 # The docker tests get an engine: the one that answers, or one tests/engine.py starts and stops.
+# Two workers, a test file each at a time (its fixtures stay together); then, alone, the tests
+# marked `exclusive` (they count every sandbox on the machine). A failure in either fails make.
+PARALLEL := -n 2 --dist loadfile
 test: $(RUNTIME_STAMP) provision $(NODE_STAMP) $(TEST_NODE_STAMP)
-	$(BIN)/python -m tests.engine $(BIN)/pytest
+	$(BIN)/python -m tests.engine sh -c '$(BIN)/pytest $(PARALLEL) -m "not exclusive"; parallel=$$?; \
+		$(BIN)/pytest -m exclusive && exit $$parallel'
 	# The store, replicas, DSL and platform API again, with environments in Postgres (no
 	# Docker engine needed: the first run's engine is gone by now).
 	# The generated packs' schemathesis properties (2.5 min) run in the first pass only: they
 	# check routes and shapes against the vendors' descriptions; the state tests that stay here
 	# cover the same packs on Postgres.
-	DETOUR_REQUIRE_DOCKER= DETOUR_TEST_DATABASE=postgres $(BIN)/pytest tests/unit -k "not properties"
+	DETOUR_REQUIRE_DOCKER= DETOUR_TEST_DATABASE=postgres $(BIN)/pytest $(PARALLEL) tests/unit -k "not properties"
 
 # The replicas against the vendors' references, a score per family (also part of `make test`).
 fidelity: $(RUNTIME_STAMP) provision $(NODE_STAMP)

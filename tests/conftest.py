@@ -157,6 +157,7 @@ def node_clients_image() -> Iterator[str]:
 
     from sandbox.docker import connect_engine
     from sandbox.images.build import derive_image
-    tag = derive_image(connect_engine(), None, NODE_CLIENTS.parent / "package.json", "detour-test/node-clients:latest")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")  # each worker removes only its own
+    tag = derive_image(connect_engine(), None, NODE_CLIENTS.parent / "package.json", f"detour-test/node-clients:{worker}")
     yield tag
     docker.from_env().images.remove(tag, force=True)

@@ -24,7 +24,8 @@ from detour.runner import run_in_environment
 from sandbox.docker import IMAGE_TRUST, LABEL, DockerSandbox, system_stores
 from tests.conftest import needs_docker
 
-pytestmark = needs_docker
+# Alone: it counts every sandbox container on the engine.
+pytestmark = [needs_docker, pytest.mark.exclusive]
 DETOUR = str(Path(sys.executable).parent / "detour")
 
 
