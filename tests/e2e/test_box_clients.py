@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-import detour
-from tests.conftest import BACKENDS, NODE_CLIENTS, needs_docker, needs_namespaces
+from tests.conftest import BACKENDS, needs_docker, needs_namespaces
+from tests.e2e.official_clients import run_node_client
 
 AGENT = r'''
 import hashlib, io, json
@@ -131,16 +131,8 @@ console.log(JSON.stringify(out));
 
 @pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces),
                                      pytest.param("docker", marks=needs_docker)])
-def test_box_node_sdk_through_the_proxy(live_stack, backend, tmp_path, request):
-    if not (NODE_CLIENTS / "box-node-sdk").is_dir():
-        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
-    program = tmp_path / "agent.mjs"
-    program.write_text(NODE_AGENT)
-    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
-        {"node_modules": NODE_CLIENTS}
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
-        env = client.environments.create("box_default").env_id
-        result = client.run(program, env=env)
+def test_box_node_sdk_through_the_proxy(live_stack, backend, request):
+    result = run_node_client(live_stack, request, backend, "box-node-sdk", NODE_AGENT, "box_default")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == {"me": "Admin User", "download": "hello from node\n",
                                          "search": "hello.txt", "error": [404, "not_found"]}

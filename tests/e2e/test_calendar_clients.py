@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-import detour
-from tests.conftest import BACKENDS, NODE_CLIENTS, needs_docker, needs_namespaces
+from tests.conftest import BACKENDS, needs_docker, needs_namespaces
+from tests.e2e.official_clients import run_node_client
 
 AGENT = r'''
 import json
@@ -119,17 +119,9 @@ console.log(JSON.stringify(out));
 
 @pytest.mark.parametrize("backend", ["process", pytest.param("namespace", marks=needs_namespaces),
                                      pytest.param("docker", marks=needs_docker)])
-def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path, request):
+def test_npm_googleapis_through_the_proxy(live_stack, backend, request):
     """Google's Node client; on the docker backend in an image derived with it."""
-    if not (NODE_CLIENTS / "googleapis").is_dir():
-        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
-    program = tmp_path / "agent.mjs"
-    program.write_text(NODE_AGENT)
-    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
-        {"node_modules": NODE_CLIENTS}
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
-        env = client.environments.create("calendar_default").env_id
-        result = client.run(program, env=env)
+    result = run_node_client(live_stack, request, backend, "googleapis", NODE_AGENT, "calendar_default")
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
     assert out == {"primary": "test.user@test.com", "error": [404, "notFound"], "instances": [

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import detour
-from tests.conftest import ISOLATING, NODE_CLIENTS, needs_docker, needs_namespaces
+from tests.conftest import ISOLATING, needs_docker, needs_namespaces
+from tests.e2e.official_clients import run_node_client
 
 AGENT = r'''
 import io, json
@@ -117,17 +117,10 @@ console.log(JSON.stringify(out));
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
-def test_npm_googleapis_through_the_proxy(live_stack, backend, tmp_path, request):
+def test_npm_googleapis_through_the_proxy(live_stack, backend, request):
     """Google's Node client for Drive (npm @googleapis/drive): a multipart upload, a share, a
     Range download, a query."""
-    if not (NODE_CLIENTS / "@googleapis" / "drive").is_dir():
-        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
-    program = tmp_path / "agent.mjs"
-    program.write_text(NODE_AGENT)
-    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
-        {"node_modules": NODE_CLIENTS}
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
-        result = client.run(program, env=client.environments.create("drive_default").env_id)
+    result = run_node_client(live_stack, request, backend, "@googleapis/drive", NODE_AGENT, "drive_default")
     assert result.exit_code == 0, result.stderr[-3000:]
     assert json.loads(result.stdout) == {"size": "16", "range": [206, "hello"], "listed": ["Engineering"],
                                          "error": [404, "notFound"]}

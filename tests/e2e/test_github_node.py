@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ISOLATING, NODE_CLIENTS, needs_namespaces
+from tests.e2e.official_clients import run_node_client
 from tests.e2e import test_mcp
 
 pytestmark = needs_namespaces
@@ -47,17 +48,8 @@ console.log(JSON.stringify(out));
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
-def test_octokit_rest_through_the_proxy(live_stack, tmp_path, backend, request):
-    import detour
-    if not (NODE_CLIENTS / "@octokit" / "rest").is_dir():
-        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
-    program = tmp_path / "agent.mjs"
-    program.write_text(OCTOKIT)
-    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
-        {"node_modules": NODE_CLIENTS}
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
-        env = client.environments.create("github_default").env_id
-        result = client.run(program, env=env)
+def test_octokit_rest_through_the_proxy(live_stack, backend, request):
+    result = run_node_client(live_stack, request, backend, "@octokit/rest", OCTOKIT, "github_default")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == {"me": "ai-agent", "all": [5, 4, 3, 2, 1], "file": "def routes() -> list[str]:",
                                          "missing": 404, "unmodeled": [501, True],

@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-import detour
 from mock_services.rest.google import issue_token
-from tests.conftest import ISOLATING, NODE_CLIENTS
+from tests.conftest import ISOLATING
+from tests.e2e.official_clients import run_node_client
 
 AGENT = r'''
 import base64, io, json
@@ -132,19 +132,12 @@ console.log(JSON.stringify(out));
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
-def test_npm_googleapis_sends_uploads_and_searches(live_stack, backend, tmp_path, request):
+def test_npm_googleapis_sends_uploads_and_searches(live_stack, backend, request):
     """Google's Node client for Gmail (npm @googleapis/gmail): JSON and a multipart media
     upload, a search in the colleague's mailbox."""
-    if not (NODE_CLIENTS / "@googleapis" / "gmail").is_dir():
-        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
-    program = tmp_path / "agent.mjs"
-    program.write_text(f"const AGENT_TOKEN = {json.dumps(issue_token('user_agent'))};\n"
-                       f"const SARAH_TOKEN = {json.dumps(issue_token('user_sarah'))};\n" + NODE_AGENT)
-    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
-        {"node_modules": NODE_CLIENTS}
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
-        env = client.environments.create("gmail_default").env_id
-        result = client.run(program, env=env)
+    tokens = (f"const AGENT_TOKEN = {json.dumps(issue_token('user_agent'))};\n"
+              f"const SARAH_TOKEN = {json.dumps(issue_token('user_sarah'))};\n")
+    result = run_node_client(live_stack, request, backend, "@googleapis/gmail", tokens + NODE_AGENT, "gmail_default")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == {"sent": ["SENT"], "uploaded": ["SENT"], "found": 2, "read": ["INBOX"],
                                          "error": [404, "notFound"]}

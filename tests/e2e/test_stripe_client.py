@@ -10,9 +10,8 @@ import json
 
 import pytest
 
-import detour
-from tests.conftest import ISOLATING, NODE_CLIENTS
-from tests.e2e.official_clients import run_official_client
+from tests.conftest import ISOLATING
+from tests.e2e.official_clients import run_node_client, run_official_client
 
 AGENT = r'''
 import json
@@ -85,17 +84,10 @@ console.log(JSON.stringify(out));
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
-def test_stripe_node_through_the_proxy(live_stack, tmp_path, backend, request):
+def test_stripe_node_through_the_proxy(live_stack, backend, request):
     """Stripe's official Node client (npm `stripe`), unmodified: on docker from the image derived
     from tests/node_clients, as a user would."""
-    if not (NODE_CLIENTS / "stripe").is_dir():
-        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
-    program = tmp_path / "agent.mjs"
-    program.write_text(NODE_AGENT)
-    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
-        {"node_modules": NODE_CLIENTS}
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
-        result = client.run(program, env=client.environments.create("stripe_default").env_id)
+    result = run_node_client(live_stack, request, backend, "stripe", NODE_AGENT, "stripe_default")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == {"intent": "succeeded", "price": 900, "more": True,
                                          "listed": ["noor@example.com", "priya@example.com"],
