@@ -6,14 +6,13 @@ the environment's user), users, the server's info; and `/rest/api/2/` answering 
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
 from mock_services import clock
 from mock_services.jira import jql
 from mock_services.rest.errors import RestError
 from mock_services.rest.openapi.semantics import Resources
-from mock_services.rest.router import Call
+from mock_services.rest.router import Call, basic_login
 from mock_services.store import EnvState, Row
 
 ALIASES = {"/rest/api/2/": "/rest/api/3/"}
@@ -34,16 +33,9 @@ def invalid(message: str, status: int = 400) -> RestError:
 def identify(state: EnvState, token: str | None, headers: dict[str, str]) -> str:
     """Basic auth names its user by email (an API token's owner); anything else acts as the
     environment's user."""
-    value = headers.get("authorization", "")
-    if value.lower().startswith("basic "):
-        try:
-            email = base64.b64decode(value.split(" ", 1)[1]).decode().partition(":")[0]
-        except (ValueError, UnicodeDecodeError):
-            email = ""
-        found = state.first("jira_users", emailAddress=email)
-        if found:
-            return found["id"]
-    return state.info.acting_user
+    email = basic_login(headers)
+    found = state.first("jira_users", emailAddress=email) if email else None
+    return found["id"] if found else state.info.acting_user
 
 
 def base(call: Call) -> str:

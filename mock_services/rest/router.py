@@ -7,6 +7,7 @@ never as a traceback or a framework's 422.
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 import time
@@ -137,6 +138,18 @@ def body_of(operation: Operation, headers: dict[str, str], raw: bytes) -> Any:
     if not raw.strip() and operation.request is None and operation.content_type == "application/json":
         return None
     return read_body(operation.content_type, headers.get("content-type", ""), raw)
+
+
+def basic_login(headers: dict[str, str]) -> str | None:
+    """The user name of HTTP Basic auth (an email, for the vendors that name users by it), or
+    None where the request has none or it does not decode."""
+    value = headers.get("authorization", "")
+    if not value.lower().startswith("basic "):
+        return None
+    try:
+        return base64.b64decode(value.split(" ", 1)[1]).decode().partition(":")[0]
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 def bearer(headers: dict[str, str], params: dict[str, Any]) -> str | None:

@@ -10,7 +10,6 @@ error shape, `{"error": "RecordNotFound", "description": "Not found"}`, with a 4
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 from pathlib import Path
@@ -20,7 +19,7 @@ from mock_services import clock
 from mock_services.rest.errors import RestError
 from mock_services.rest.openapi import styles
 from mock_services.rest.openapi.semantics import Resources
-from mock_services.rest.router import Call
+from mock_services.rest.router import Call, basic_login
 from mock_services.store import EnvState, Row
 from mock_services.zendesk import search as query_language
 
@@ -57,16 +56,9 @@ def record_invalid(field: str, message: str, code: str = "BlankValue") -> RestEr
 def identify(state: EnvState, token: str | None, headers: dict[str, str]) -> Any:
     """Basic auth names its user by email (`agent@example.com/token:…` for an API token, or
     `email:password`); a bearer token acts as the environment's user."""
-    value = headers.get("authorization", "")
-    if value.lower().startswith("basic "):
-        try:
-            login = base64.b64decode(value.split(" ", 1)[1]).decode().partition(":")[0]
-        except (ValueError, UnicodeDecodeError):
-            login = ""
-        found = state.first("zendesk_users", email=login.removesuffix("/token"))
-        if found:
-            return found["id"]
-    return state.info.acting_user
+    login = basic_login(headers)
+    found = state.first("zendesk_users", email=login.removesuffix("/token")) if login else None
+    return found["id"] if found else state.info.acting_user
 
 
 def _me(call: Call) -> Row | None:
