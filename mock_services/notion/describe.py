@@ -34,6 +34,7 @@ ENDPOINTS = ("getSelf", "getUser", "listUsers", "createPage", "getPage", "update
              "getDatabase", "updateDatabase", "createDataSource", "getDataSource", "updateDataSource",
              "queryDataSource", "getBlock", "updateBlock", "deleteBlock", "listBlockChildren",
              "appendBlockChildren", "search")
+LEGACY_VERSION = "2022-06-28"  # what notion-client 2 and @notionhq/client 2 to 4 send
 ERROR_STATUSES = ("400", "401", "403", "404", "409", "429", "500", "503")
 
 DUMP_ENDPOINTS = """
@@ -147,9 +148,10 @@ def operation(name: str, endpoint: dict, types: dict, version: str) -> dict:
                     "schema": query.get(p) or {"type": "string"},
                     **({"style": "form", "explode": True} if query.get(p, {}).get("type") == "array" else {})}
                    for p in endpoint["queryParams"]]
-    # The client sends its version with every request, and Notion refuses one without it.
+    # The client sends its version with every request, and Notion refuses one without it. The
+    # version before data sources is named too: clients older than this one send it.
     parameters.append({"name": "Notion-Version", "in": "header", "required": True,
-                       "schema": {"type": "string", "enum": [version]}})
+                       "schema": {"type": "string", "enum": [version, LEGACY_VERSION]}})
     answer = {"$ref": f"#/components/schemas/{name[0].upper() + name[1:]}Response"}
     found: dict[str, Any] = {"operationId": name, "parameters": parameters,
                              "responses": {"200": {"description": "", "content": {"application/json": {

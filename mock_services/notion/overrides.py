@@ -21,6 +21,7 @@ from mock_services.store import EnvState, Row
 
 # The legacy query of a database (Notion-Version 2022-06-28, what older clients call): its data source's.
 ROUTES = {"queryDataSource": ["/v1/databases/{data_source_id}/query"]}
+LEGACY = "2022-06-28"
 CODES = {"notFound": "invalid_request_url", "httpMethodNotAllowed": "invalid_request_url", "invalid": "validation_error",
          "required": "validation_error", "parameter_invalid": "validation_error",
          "parameter_missing": "validation_error", "parameter_unknown": "validation_error",
@@ -55,10 +56,18 @@ def _fill(resources: Resources, value: dict, schema: str) -> dict:
 
 
 # -- pages ---------------------------------------------------------------------------------------
-def page(resources: Resources, state: EnvState, row: Row, only: list[str] | None = None) -> dict:
+def legacy(call: Call) -> bool:
+    """Whether the caller speaks the version before data sources (a database held the pages and
+    their schema), as clients older than notion-client 3 and @notionhq/client 5 do."""
+    return call.headers.get("notion-version") == LEGACY
+
+
+def page(resources: Resources, call: Call, row: Row, only: list[str] | None = None) -> dict:
     shown = {**objects.shown(row), "is_archived": bool(row.get("in_trash")), "public_url": None,
-             "properties": properties.shown(state, row),
+             "properties": properties.shown(call.state, row),
              "url": objects.url_of(objects.page_title(row), row["id"])}
+    if legacy(call) and shown["parent"].get("type") == "data_source_id":  # a row of its database, then
+        shown["parent"] = {"type": "database_id", "database_id": shown["parent"]["database_id"]}
     if only:
         shown["properties"] = {n: p for n, p in shown["properties"].items() if p["id"] in only or n in only}
     return _fill(resources, shown, "PageObjectResponse")
@@ -130,11 +139,11 @@ def create_page(resources: Resources, call: Call) -> Any:
     children = body.get("children") or body.get("content")
     if children:
         blocks.insert_children(call.state, {"type": "page_id", "page_id": row["id"]}, children, call.user)
-    return page(resources, call.state, row)
+    return page(resources, call, row)
 
 
 def get_page(resources: Resources, call: Call) -> Any:
-    return page(resources, call.state, find_page(call.state, call.params["page_id"]),
+    return page(resources, call, find_page(call.state, call.params["page_id"]),
                 call.params.get("filter_properties"))
 
 
@@ -148,7 +157,7 @@ def update_page(resources: Resources, call: Call) -> Any:
     if trash is not None:
         row["in_trash"] = bool(trash)
     call.state.update("notion_pages", row)
-    return page(resources, call.state, row, call.params.get("filter_properties"))
+    return page(resources, call, row, call.params.get("filter_properties"))
 
 
 # -- databases and data sources ------------------------------------------------------------------
@@ -169,8 +178,12 @@ def find_source(state: EnvState, raw_id: Any) -> Row:
     return find(state, "data_source", raw_id)
 
 
-def database(resources: Resources, state: EnvState, row: Row) -> dict:
-    return _fill(resources, objects.database(state, row), "DatabaseObjectResponse")
+def database(resources: Resources, call: Call, row: Row) -> dict:
+    shown = objects.database(call.state, row)
+    if legacy(call) and shown["data_sources"]:  # the schema was the database's own
+        held = find_source(call.state, shown["data_sources"][0]["id"])
+        shown["properties"] = objects.data_source(call.state, held)["properties"]
+    return _fill(resources, shown, "DatabaseObjectResponse")
 
 
 def source(resources: Resources, state: EnvState, row: Row) -> dict:
@@ -196,9 +209,11 @@ def create_database(resources: Resources, call: Call) -> Any:
            "in_trash": False, "is_locked": False, "icon": body.get("icon"), "cover": body.get("cover"),
            **stamps(call.user)}
     call.state.insert("notion_databases", row)
-    _new_source(call, row["id"], (body.get("initial_data_source") or {}).get("properties"), body.get("title"))
+    schema = (body.get("initial_data_source") or {}).get("properties") or (body.get("properties") if legacy(call)
+                                                                           else None)
+    _new_source(call, row["id"], schema, body.get("title"))
     _in_parent_page(call.state, parent, row["id"], "child_database", call.user)
-    return database(resources, call.state, row)
+    return database(resources, call, row)
 
 
 def update_database(resources: Resources, call: Call) -> Any:
@@ -214,7 +229,7 @@ def update_database(resources: Resources, call: Call) -> Any:
         row["parent"] = _parent(call.state, body["parent"])
     row.update(stamps(call.user, created=False))
     call.state.update("notion_databases", row)
-    return database(resources, call.state, row)
+    return database(resources, call, row)
 
 
 def create_source(resources: Resources, call: Call) -> Any:
@@ -250,7 +265,7 @@ def query_source(resources: Resources, call: Call) -> Any:
     trashed = bool(body.get("in_trash") or body.get("archived"))
     rows = [p for p in call.state.rows("notion_pages") if (p.get("parent") or {}).get("data_source_id") == row["id"]
             and bool(p.get("in_trash")) == trashed]
-    pages = [page(resources, call.state, p) for p in rows]
+    pages = [page(resources, call, p) for p in rows]
     test = query.matcher(row["properties"], body.get("filter"))
     chosen = query.sort([p for p in pages if test(p)], body.get("sorts"))
     listed = query.page_of(chosen, body.get("start_cursor"), body.get("page_size"))
@@ -288,16 +303,22 @@ def get_self(resources: Resources, call: Call) -> Any:
 
 
 def search(resources: Resources, call: Call) -> Any:
+    raw = call.body if isinstance(call.body, dict) else {}
+    if legacy(call) and (raw.get("filter") or {}).get("value") == "database":  # what data sources were
+        call.body = {**raw, "filter": {**raw["filter"], "value": "data_source"}}
     body = resources.body(call)
     wanted = str(body.get("query") or "").lower()
     kind = (body.get("filter") or {}).get("value")
     found = []
     if kind in (None, "page"):
-        found += [page(resources, call.state, p) for p in call.state.rows("notion_pages") if not p.get("in_trash")
+        found += [page(resources, call, p) for p in call.state.rows("notion_pages") if not p.get("in_trash")
                   and wanted in objects.page_title(p).lower()]
     if kind in (None, "data_source"):
-        found += [source(resources, call.state, s) for s in call.state.rows("notion_data_sources")
-                  if not s.get("in_trash") and wanted in plain(s.get("title")).lower()]
+        sources = [s for s in call.state.rows("notion_data_sources")
+                   if not s.get("in_trash") and wanted in plain(s.get("title")).lower()]
+        found += [database(resources, call, find_database(call.state, s["parent"]["database_id"])) for s in
+                  {s["parent"]["database_id"]: s for s in sources}.values()] if legacy(call) else \
+            [source(resources, call.state, s) for s in sources]
     backwards = (body.get("sort") or {}).get("direction") != "ascending"
     found.sort(key=lambda o: o.get("last_edited_time", ""), reverse=backwards)
     listed = query.page_of(found, body.get("start_cursor"), body.get("page_size"))
@@ -306,7 +327,7 @@ def search(resources: Resources, call: Call) -> Any:
 
 HANDLERS = {
     "createPage": create_page, "getPage": get_page, "updatePage": update_page,
-    "createDatabase": create_database, "getDatabase": lambda r, c: database(r, c.state, find_database(
+    "createDatabase": create_database, "getDatabase": lambda r, c: database(r, c, find_database(
         c.state, c.params["database_id"])), "updateDatabase": update_database,
     "createDataSource": create_source, "getDataSource": lambda r, c: source(r, c.state, find_source(
         c.state, c.params["data_source_id"])), "updateDataSource": update_source, "queryDataSource": query_source,

@@ -194,3 +194,22 @@ def test_a_title_or_text_given_as_the_bare_array_is_notions_shorthand(notion):
     assert renamed["properties"]["Name"]["title"][0]["plain_text"] == "Shorter"
     refused(notion("POST", "/pages", {"parent": {"data_source_id": TASKS}, "properties": {"Points": 3}},
                    status=400), 400, "validation_error")
+
+
+def test_the_version_before_data_sources_is_answered_as_it_was(notion):
+    """Notion-Version 2022-06-28 (notion-client 2, @notionhq/client up to 4): a database holds
+    the pages and their schema; search finds databases; a database is queried itself."""
+    old = {**HEADERS, "Notion-Version": "2022-06-28"}
+    [database] = notion("POST", "/search", {"filter": {"property": "object", "value": "database"}},
+                        headers=old)["results"]
+    assert database["object"] == "database" and "Status" in database["properties"]
+    assert "Points" in notion("GET", f"/databases/{database['id']}", headers=old)["properties"]
+    rows = notion("POST", f"/databases/{database['id']}/query", {"filter": {
+        "property": "Status", "status": {"equals": "Done"}}}, headers=old)["results"]
+    assert [r["parent"] for r in rows] == [{"type": "database_id", "database_id": database["id"]}]
+    made = notion("POST", "/databases", {"parent": {"type": "page_id", "page_id": WIKI},
+                                         "title": [{"text": {"content": "Bugs"}}],
+                                         "properties": {"Title": {"title": {}}, "Severity": {"select": {}}}},
+                  headers=old)
+    assert sorted(made["properties"]) == ["Severity", "Title"]
+    assert notion("GET", f"/pages/{rows[0]['id']}")["parent"]["type"] == "data_source_id"  # 2025-09-03's own
