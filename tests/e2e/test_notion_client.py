@@ -13,8 +13,8 @@ from collections import Counter
 
 import pytest
 
-import detour
-from tests.conftest import ISOLATING, NODE_CLIENTS
+from tests.conftest import ISOLATING
+from tests.e2e.official_clients import run_node_client
 
 AGENT = r'''
 import json
@@ -139,16 +139,9 @@ console.log(JSON.stringify(out));
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
-def test_notion_node_through_the_proxy(live_stack, tmp_path, backend, request):
+def test_notion_node_through_the_proxy(live_stack, backend, request):
     """@notionhq/client, unmodified: on docker from the image derived from tests/node_clients."""
-    if not (NODE_CLIENTS / "@notionhq" / "client").is_dir():
-        pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
-    program = tmp_path / "agent.mjs"
-    program.write_text(NODE_AGENT)
-    runtime = {"image": request.getfixturevalue("node_clients_image")} if backend == "docker" else \
-        {"node_modules": NODE_CLIENTS}
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend=backend, **runtime) as client:
-        result = client.run(program, env=client.environments.create("notion_default").env_id)
+    result = run_node_client(live_stack, request, backend, "@notionhq/client", NODE_AGENT, "notion_default")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == {
         "me": "bot", "wiki": "Engineering",
