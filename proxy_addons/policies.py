@@ -21,6 +21,14 @@ EMPTY = Policy()
 KEPT = 4096  # environments whose merged policy is kept (the oldest is forgotten first)
 
 
+def _remember(kept: dict, key: str, value: tuple) -> None:
+    """Keep `value` as the newest entry; past KEPT entries the oldest is forgotten."""
+    kept.pop(key, None)
+    kept[key] = value
+    if len(kept) > KEPT:
+        kept.pop(next(iter(kept)))
+
+
 class Policies:
     def __init__(self) -> None:
         self.cache: dict[str, tuple[float, Policy]] = {}
@@ -49,10 +57,7 @@ class Policies:
         except InvalidPolicy as e:
             ctx.log.warn(f"detour: ignoring {e}")
             policy = EMPTY
-        self.cache.pop(path, None)
-        self.cache[path] = (mtime, policy)
-        if len(self.cache) > KEPT:
-            self.cache.pop(next(iter(self.cache)))
+        _remember(self.cache, path, (mtime, policy))
         return policy
 
     def for_env(self, env_id: str | None) -> Policy:
@@ -64,10 +69,7 @@ class Policies:
         if kept and kept[0] is server and kept[1] is own:
             return kept[2]
         merged = server.merged(own)
-        self.merged.pop(env_id, None)
-        self.merged[env_id] = (server, own, merged)
-        if len(self.merged) > KEPT:
-            self.merged.pop(next(iter(self.merged)))
+        _remember(self.merged, env_id, (server, own, merged))
         return merged
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
