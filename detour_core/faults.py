@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from detour_core.hosts import host_matches, normal_host, normal_pattern
 from detour_core.strict import Strict
 
 FaultKind = Literal["rate_limited", "error", "latency", "hang", "drop", "lost_answer"]
@@ -64,12 +65,12 @@ class Fault(Strict):
         """(method, host pattern, path glob)."""
         method, target = self.match.split()
         host, slash, path = target.partition("/")
-        return method, host.lower(), slash + path if slash else "/*"
+        return method, normal_pattern(host), slash + path if slash else "/*"
 
     def hits(self, method: str, host: str, path: str, body: dict[str, Any], operation: str | None) -> bool:
         """Whether a request is one this fault is about (before its probability and count)."""
         want_method, want_host, want_path = self.parts()
-        host_ok = host == want_host or want_host == "*" or (want_host.startswith("*.") and host.endswith(want_host[1:]))
+        host_ok = want_host == "*" or host_matches(normal_host(host), want_host)
         return (host_ok and want_method in ("*", method.upper())
                 and fnmatch.fnmatchcase(path.split("?", 1)[0], want_path)
                 and (self.operation is None or self.operation == operation)

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from detour_core.hosts import normal_pattern
+
 DEFAULT_KEY = ("id",)
 
 
@@ -53,5 +55,5 @@ class ServicePack:
         pairs = []
         for entry in self.hosts:
             host, slash, prefix = entry.partition("/")
-            pairs.append((host.lower(), slash + prefix if slash else "/"))
+            pairs.append((normal_pattern(host), slash + prefix if slash else "/"))
         return pairs

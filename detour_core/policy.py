@@ -14,7 +14,6 @@ change takes effect on the next request.
 from __future__ import annotations
 
 import fnmatch
-import ipaddress
 import json
 import os
 import re
@@ -26,6 +25,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from detour_core.credentials import validate_env_id
 from detour_core.errors import DetourError
 from detour_core.faults import Fault
+from detour_core.hosts import host_matches, is_address, normal_host, normal_pattern
 from detour_core.paths import StatePaths
 from detour_core.registry import is_replicated_host, replicated_hosts
 from detour_core.strict import Strict, first_error
@@ -47,16 +47,16 @@ class InvalidPolicy(DetourError):
 
 
 def host_pattern(pattern: str) -> str:
-    """A host name, or `*.domain` for its subdomains; never an address or a port."""
-    name = pattern.lower().rstrip(".")
-    bare = name[2:] if name.startswith("*.") else name
+    """A host name, or `*.domain` for its subdomains, in its one spelling (detour_core.hosts);
+    never an address (in any spelling: `0177.0.0.1` is 127.0.0.1) or a port."""
+    name = normal_pattern(pattern)
+    bare = name.removeprefix("*.")
+    if is_address(bare):
+        raise ValueError(f"{pattern!r} is an IP address (or ends in a number, which URL parsers read as one): "
+                         "only host names may be named")
     if not bare or "*" in bare or ":" in bare or "/" in bare or "." not in bare:
         raise ValueError(f"{pattern!r} is not a host name or *.domain (no ports, paths or other wildcards)")
-    try:
-        ipaddress.ip_address(bare)
-    except ValueError:
-        return name
-    raise ValueError(f"{pattern!r} is an IP address: only host names may be named")
+    return name
 
 
 def check_host_pattern(pattern: str) -> str:
@@ -68,10 +68,6 @@ def check_host_pattern(pattern: str) -> str:
         raise ValueError(f"{pattern!r} covers {', '.join(covered)}, which detour's replicas serve: "
                          "it can never be passed through")
     return name
-
-
-def host_matches(host: str, pattern: str) -> bool:
-    return host == pattern or (pattern.startswith("*.") and host.endswith(pattern[1:]))
 
 
 class Rule(Strict):
@@ -236,12 +232,12 @@ class Policy(Strict):
     def rule_for(self, host: str, method: str, path: str) -> tuple[int, Rule] | None:
         """The first rule that matches (its number from 1, and it), or None. The server's rules
         come first in a merged policy, so an environment cannot allow what the server denies."""
-        host = host.lower().rstrip(".")
+        host = normal_host(host)
         return next(((n, r) for n, r in enumerate(self.rules, 1) if r.matches(host, method, path)), None)
 
     def allows(self, host: str, port: int) -> bool:
-        host = host.lower().rstrip(".")
-        if port not in ALLOWED_PORTS or is_replicated_host(host):
+        host = normal_host(host)
+        if port not in ALLOWED_PORTS or is_address(host) or is_replicated_host(host):
             return False
         return any(host_matches(host, p) for p in self.allow)
 

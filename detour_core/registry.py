@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from detour_core.errors import DetourError
+from detour_core.hosts import host_matches, normal_host
 from detour_core.pack import ServicePack
 
 PACK_MODULES: tuple[str, ...] = (
@@ -92,13 +93,6 @@ def replicated_hosts() -> list[str]:
     return sorted({host for p in packs() for host, _ in p.host_routes() if not host.startswith("*.")})
 
 
-def host_matches(route_host: str, host: str) -> bool:
-    """`*.atlassian.net` names every tenant's host (`acme.atlassian.net`), one label deep or more."""
-    if route_host.startswith("*."):
-        return host.endswith(route_host[1:]) and len(host) > len(route_host) - 1
-    return route_host == host
-
-
 Route = tuple[str, str, str]  # (host or *.pattern, path prefix, service), in registry order
 
 
@@ -120,14 +114,14 @@ def _routes(extra: str) -> tuple[dict[str, list[Route]], tuple[Route, ...]]:
 def _routes_of(host: str) -> list[Route]:
     """The routes whose host (or pattern) matches `host`, in registry order within each kind."""
     named, patterns = _routes(os.environ.get(EXTRA_PACKS_VARIABLE, ""))
-    return named.get(host, []) + [route for route in patterns if host_matches(route[0], host)]
+    return named.get(host, []) + [route for route in patterns if host_matches(host, route[0])]
 
 
 def services_for(host: str, path: str = "/") -> list[str]:
     """The services a request to host+path may land in: the longest matching prefix wins, and a
     named host before a tenant pattern. Several where packs share a route (Google's token
     endpoint: every Google pack's), in registry order; the proxy picks the one the environment holds."""
-    host = host.lower().rstrip(".")
+    host = normal_host(host)
     path = path.split("?", 1)[0] or "/"
     best: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
     for route_host, prefix, name in _routes_of(host):
@@ -149,7 +143,7 @@ def service_for(host: str, path: str = "/", held: list[str] | tuple[str, ...] | 
 
 
 def is_replicated_host(host: str) -> bool:
-    return bool(_routes_of(host.lower().rstrip(".")))
+    return bool(_routes_of(normal_host(host)))
 
 
 def rewrite_table() -> str:

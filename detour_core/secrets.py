@@ -20,6 +20,7 @@ from pathlib import Path
 
 from detour_core.credentials import validate_env_id
 from detour_core.errors import DetourError
+from detour_core.hosts import host_matches, normal_host
 from detour_core.policy import SecretRules, SecretSource, host_pattern
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
@@ -40,8 +41,8 @@ class Secret(SecretRules):
     hosts: list[str]
 
     def covers(self, host: str) -> bool:
-        host = host.lower().rstrip(".")
-        return any(host == h or (h.startswith("*.") and host.endswith(h[1:])) for h in self.hosts)
+        host = normal_host(host)
+        return any(host_matches(host, h) for h in self.hosts)
 
 
 def placeholder_for(value: str) -> str:

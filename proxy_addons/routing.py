@@ -9,10 +9,9 @@ UpstreamGuard refuses any connection that is not the replica.
 
 from __future__ import annotations
 
-import ipaddress
-
 from mitmproxy import ctx, exceptions, http, tcp
 
+from detour_core.hosts import is_address, normal_host
 from detour_core.registry import (ORIGINAL_HOST_HEADER, SERVICE_PORTS, canonical_host, is_replicated_host,
                                   parse_replica_path, replica_path, service_for, services_for)
 from proxy_addons.env_auth import ENV_KEY
@@ -28,25 +27,19 @@ def parse_address(spec: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
-
-
 def host_names(flow: http.HTTPFlow) -> set[str]:
-    """Every name the request claims: CONNECT target or URL host, SNI, Host header."""
+    """Every name the request claims (CONNECT target or URL host, SNI, Host header), each in its
+    one spelling (detour_core.hosts). A target address is left out: in transparent mode it is the
+    proxy's own, and the names beside it decide."""
     names = set()
     header = flow.request.host_header
     if header:
         names.add(header.rsplit(":", 1)[0] if not header.endswith("]") else header)
     if flow.client_conn.sni:
         names.add(flow.client_conn.sni)
-    if flow.request.host and not _is_ip(flow.request.host):
+    if flow.request.host and not is_address(flow.request.host):
         names.add(flow.request.host)
-    return {n.lower().rstrip(".") for n in names if n}
+    return {normal_host(n) for n in names if n}
 
 
 class Router:
@@ -75,7 +68,7 @@ class Router:
         service = service_for(host, flow.request.path, flow.metadata.get(SERVICES_KEY)) if len(names) == 1 else None
         if len(names) > 1:
             verdict.reason = "host mismatch: " + ", ".join(sorted(names))
-        elif not names:
+        elif not names or is_address(host):
             verdict.reason = "no host name (address-only requests are not allowed)"
         elif service is None and env_id and self.allowed(flow, host):
             if not self.refused_by_rule(flow, verdict, host, flow.request.path):
