@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mock_services import clock
-from mock_services.calendar.times import local_column, updated_text
+from mock_services.calendar.times import local_column, updated_text, with_offset
 from mock_services.store import Row
 
 # Google's palette (colors.get): calendar colors 1-24 and event colors 1-11.
@@ -100,8 +100,9 @@ def event_json(row: Row, attendees: list[Row], user_email: str) -> dict:
     return drop_none(resource)
 
 
-def event_columns(body: dict) -> tuple[Row, dict]:
-    """A request body as (AgentDiff's columns, the other fields as given)."""
+def event_columns(body: dict, calendar_zone: str | None) -> tuple[Row, dict]:
+    """A request body as (AgentDiff's columns, the other fields as given); start and end
+    written with their UTC offset (`with_offset`)."""
     columns: Row = {}
     extra = {}
     for field, value in body.items():
@@ -111,6 +112,7 @@ def event_columns(body: dict) -> tuple[Row, dict]:
             extra[field] = value
     for side in ("start", "end"):
         if isinstance(columns.get(side), dict):
+            columns[side] = with_offset(columns[side], calendar_zone)
             columns[f"{side}_datetime"] = local_column(columns[side])
     return columns, extra
 
@@ -134,9 +136,9 @@ def setting_json(setting_id: str, value: str, etag: str | None) -> dict:
     return {"kind": "calendar#setting", "etag": etag or new_etag(), "id": setting_id, "value": value}
 
 
-def channel_json(row: Row) -> dict:
+def channel_json(row: Row, resource_uri: str) -> dict:
     return drop_none({"kind": "api#channel", "id": row["id"], "resourceId": row.get("resource_id"),
-                      "resourceUri": row.get("resource_uri"), "token": row.get("token"),
+                      "resourceUri": resource_uri, "token": row.get("token"),
                       "expiration": str(row["expiration"]) if row.get("expiration") else None})
 
 

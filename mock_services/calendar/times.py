@@ -3,6 +3,7 @@ datetimes, RFC 3339 text, and the naive local columns AgentDiff's tables keep.""
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, time, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -10,6 +11,7 @@ from mock_services import clock
 from mock_services.rest.errors import RestError
 
 UTC = timezone.utc
+HAS_OFFSET = re.compile(r"(?:[zZ]|[+-]\d\d:?\d\d)$")
 
 
 def zone(name: str | None) -> ZoneInfo | timezone:
@@ -47,6 +49,17 @@ def moment(when: dict, calendar_zone: str | None) -> datetime:
         day = parse_date(when["date"])
         return datetime.combine(day, time(), zone(when.get("timeZone") or calendar_zone))
     raise RestError(400, "required", "Missing time.")
+
+
+def with_offset(when: dict, calendar_zone: str | None) -> dict:
+    """A written EventDateTime as Google keeps and answers it: a `dateTime` given without an
+    offset gets the offset of its `timeZone` (else the calendar's) at that wall-clock time
+    (RFC 3339 requires one, and Google always answers with one). Every write of an event's
+    times (insert, update, patch, import, quickAdd) goes through here."""
+    text = when.get("dateTime")
+    if not isinstance(text, str) or HAS_OFFSET.search(text):
+        return when
+    return when | {"dateTime": parse_instant(text, when.get("timeZone") or calendar_zone).isoformat(timespec="seconds")}
 
 
 def local_column(when: dict) -> str | None:

@@ -162,7 +162,7 @@ from googleapiclient.errors import HttpError
 cal = build("calendar", "v3", credentials=Credentials("token"))
 out = {}
 quick = cal.events().quickAdd(calendarId="primary", text="Appointment at Somewhere on June 3rd 10am-10:25am").execute()
-out["quick"] = [quick["summary"], quick["start"]["dateTime"][5:16], quick["end"]["dateTime"][5:16]]
+out["quick"] = [quick["summary"], quick["start"]["dateTime"][5:], quick["end"]["dateTime"][5:]]
 out["watched"] = [cal.events().watch(calendarId="primary", body={"id": "ch-events", "type": "web_hook",
                                      "address": "https://example.com/hook"}).execute()["resourceUri"],
                   cal.calendarList().watch(body={"id": "ch-list", "type": "web_hook",
@@ -181,15 +181,18 @@ print(json.dumps(out))
 
 
 def test_quick_add_deleted_calendars_watch_and_update_as_google_does(live_stack):
-    """quickAdd reads the time out of the text; a deleted calendar keeps its row, marked, and is
-    404 after; a channel's resourceUri is the URL watched; updating an event with itself as
+    """quickAdd reads the time out of the text (answered with its offset); a deleted calendar
+    keeps its row, marked, and is 404 after; a channel's resourceUri is the URL watched (its
+    row keeps AgentDiff's path); updating an event with itself as
     fetched changes nothing."""
     result = live_stack.run(live_stack.env("calendar_default"), GOOGLES_READING, ".py")
     assert result.exit_code == 0, result.stderr[-2000:]
     out = json.loads(result.stdout)
-    assert out["quick"] == ["Appointment at Somewhere", "06-03T10:00", "06-03T10:25"]
+    assert out["quick"] == ["Appointment at Somewhere", "06-03T10:00:00-07:00", "06-03T10:25:00-07:00"]
     assert out["watched"] == ["https://www.googleapis.com/calendar/v3/calendars/primary/events",
                               "https://www.googleapis.com/calendar/v3/users/me/calendarList"]
+    assert [r["resource_uri"] for r in result.diff.inserts if r["__table__"] == "calendar_channels"] == [
+        "/calendars/test.user@test.com/events", "/users/me/calendarList"]  # AgentDiff's rows
     assert out["same"] is True and out["after_delete"] == 404
     assert not [u for u in result.diff.updates if u["__table__"] == "calendar_events"]
     [deleted] = [r for r in result.diff.inserts if r["__table__"] == "calendars"]

@@ -116,3 +116,40 @@ def test_deletes_keep_rows_as_agentdiff_records_them(api):
     assert [(i["__table__"], i["deleted"]) for i in diff.inserts] == [("calendar_acl_rules", True)]
     again = api("DELETE", "/calendars/cal_dungeon_masters/events/evt_dungeon_boardgame_brawl")
     assert again.status_code == 410
+
+
+def test_watch_rows_keep_agentdiffs_paths_while_answers_give_googles_urls(api):
+    """The rows a diff shows keep AgentDiff's `resource_uri` (the path, ids resolved), which
+    its suites assert on; the answer's `resourceUri` is the URL the request watched."""
+    hook = {"type": "web_hook", "address": "https://hooks.example.com/x"}
+    watched = [api("POST", path, json={"id": f"ch-{n}", **hook}).json()["resourceUri"] for n, path in enumerate(
+        ("/users/me/settings/watch", "/calendars/primary/events/watch", "/calendars/primary/acl/watch",
+         "/users/me/calendarList/watch"))]
+    google = "https://www.googleapis.com/calendar/v3"
+    assert watched == [f"{google}/users/me/settings", f"{google}/calendars/primary/events",
+                       f"{google}/calendars/primary/acl", f"{google}/users/me/calendarList"]
+    rows = [i["resource_uri"] for i in api.store.diff(api.env).inserts if i["__table__"] == "calendar_channels"]
+    assert rows == ["/users/user_agent/settings", "/calendars/test.user@test.com/events",
+                    "/calendars/test.user@test.com/acl", "/users/me/calendarList"]
+
+
+def test_every_write_of_a_zone_less_time_adds_its_utc_offset(api):
+    """insert, patch, update and quickAdd: a dateTime with no offset, given with a timeZone (or
+    in the calendar's zone), is kept and answered with the offset of that zone at that time."""
+    def local(day: str, zone: str = "Europe/Kyiv") -> dict:
+        return {"dateTime": f"{day}T09:00:00", "timeZone": zone}
+    made = api("POST", "/calendars/primary/events", json={"summary": "a", "start": local("2018-07-02"),
+                                                         "end": local("2018-07-02")}).json()
+    patched = api("PATCH", f"/calendars/primary/events/{made['id']}", json={"start": local("2018-01-02"),
+                                                                            "end": local("2018-01-02")}).json()
+    replaced = api("PUT", f"/calendars/primary/events/{made['id']}", json={  # in the calendar's zone
+        "summary": "b", "start": {"dateTime": "2018-12-01T08:00:00"}, "end": {"dateTime": "2018-12-01T09:00"}}).json()
+    quick = api("POST", "/calendars/primary/events/quickAdd", params={"text": "Pigeon letter Sep 10, 2018 9am"}).json()
+    assert [made["start"]["dateTime"], patched["start"]["dateTime"], replaced["start"]["dateTime"],
+            quick["start"]["dateTime"], quick["end"]["dateTime"]] == [
+        "2018-07-02T09:00:00+03:00", "2018-01-02T09:00:00+02:00", "2018-12-01T08:00:00-08:00",
+        "2018-09-10T09:00:00-07:00", "2018-09-10T10:00:00-07:00"]
+    rows = {(r["summary"], r["start"]["dateTime"], r["start_datetime"]) for r in api.store.diff(api.env).inserts
+            if r["__table__"] == "calendar_events"}
+    assert rows == {("b", "2018-12-01T08:00:00-08:00", "2018-12-01T08:00:00"),
+                    ("Pigeon letter", "2018-09-10T09:00:00-07:00", "2018-09-10T09:00:00")}

@@ -97,8 +97,8 @@ def delete_rule(call: Call) -> None:
 
 
 def watch_rules(call: Call) -> dict:
-    access.calendar(call, call.params["calendarId"], at_least="writer")
-    return watch(call, f"/calendars/{call.params['calendarId']}/acl")
+    found, _ = access.calendar(call, call.params["calendarId"], at_least="writer")
+    return watch(call, f"/calendars/{call.params['calendarId']}/acl", f"/calendars/{found['id']}/acl")
 
 
 HANDLERS = {

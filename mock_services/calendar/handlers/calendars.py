@@ -181,5 +181,5 @@ HANDLERS = {
     "calendarList.patch": lambda call: change_entry(call, replace=False),
     "calendarList.update": lambda call: change_entry(call, replace=True),
     "calendarList.delete": delete_entry,
-    "calendarList.watch": lambda call: watch(call, "/users/me/calendarList"),
+    "calendarList.watch": lambda call: watch(call, "/users/me/calendarList", "/users/me/calendarList"),
 }

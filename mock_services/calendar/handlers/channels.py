@@ -13,9 +13,11 @@ from mock_services.rest.router import Call
 WATCHED = "https://www.googleapis.com/calendar/v3"  # the discovery document's rootUrl and servicePath
 
 
-def watch(call: Call, watched_path: str) -> dict:
-    """A channel on the resource at `watched_path`, as the request named it (`primary`, `me`):
-    Google's `resourceUri` is the URL that was watched."""
+def watch(call: Call, watched_path: str, row_path: str) -> dict:
+    """A channel on a resource. The answer's `resourceUri` is Google's: the URL watched, as the
+    request named it (`primary`, `me`); the row keeps AgentDiff's `resource_uri`, the path with
+    the calendar's id and the user's (`/calendars/cal_x/events`, `/users/user_agent/settings`),
+    which AgentDiff's suites assert on."""
     body = call.body or {}
     if not body.get("id") or not body.get("address"):
         raise RestError(400, "required", "Required" if body.get("id") else "Required channel id")
@@ -23,13 +25,13 @@ def watch(call: Call, watched_path: str) -> dict:
         raise RestError(400, "invalid", f"Invalid channel type: {body.get('type')}")
     if call.state.first("calendar_channels", id=body["id"]):
         raise RestError(400, "channelIdNotUnique", "Channel id not unique")
-    row = {"id": body["id"], "resource_id": clock.token_hex(12), "resource_uri": WATCHED + watched_path,
+    row = {"id": body["id"], "resource_id": clock.token_hex(12), "resource_uri": row_path,
            "type": body.get("type", "web_hook"), "address": body["address"],
            "expiration": int(body["expiration"]) if str(body.get("expiration", "")).isdigit() else None,
            "token": body.get("token"), "params": body.get("params"), "payload": bool(body.get("payload", False)),
            "user_id": call.user, "created_at": now_text()}
     call.state.insert("calendar_channels", row)
-    return channel_json(row)
+    return channel_json(row, WATCHED + watched_path)
 
 
 def stop(call: Call) -> None:

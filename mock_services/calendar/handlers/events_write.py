@@ -75,7 +75,7 @@ def new_event(call: Call, calendar: Row, body: dict, event_id: str | None = None
         if call.state.first("calendar_events", id=body["id"]):
             raise RestError(409, "duplicate", "The requested identifier already exists.")
     event_id = event_id or body.get("id") or new_id()
-    columns, extra = event_columns(body)
+    columns, extra = event_columns(body, calendar.get("time_zone"))
     email, now = access.user_email(call), now_text()
     row = {"id": event_id, "calendar_id": calendar["id"], "ical_uid": f"{event_id}@google.com",
            "status": "confirmed", "event_type": "default", "sequence": 0} | columns | {
@@ -108,7 +108,7 @@ def change_event(call: Call, replace: bool) -> dict:
     check_if_match(call, row)
     before = serialize(call, row)
     body = call.body or {}
-    columns, extra = event_columns(body)
+    columns, extra = event_columns(body, calendar.get("time_zone"))
     updated = dict(row)
     if replace:
         for column in REPLACED_COLUMNS:
@@ -178,5 +178,5 @@ def import_event(call: Call) -> dict:
 
 
 def watch_events(call: Call) -> dict:
-    access.calendar(call, call.params["calendarId"], at_least="reader")
-    return watch(call, f"/calendars/{call.params['calendarId']}/events")
+    calendar, _ = access.calendar(call, call.params["calendarId"], at_least="reader")
+    return watch(call, f"/calendars/{call.params['calendarId']}/events", f"/calendars/{calendar['id']}/events")

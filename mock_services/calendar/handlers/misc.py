@@ -86,7 +86,7 @@ def free_busy(call: Call) -> dict:
 HANDLERS = {
     "colors.get": lambda call: colors_json(),
     "settings.list": list_settings, "settings.get": get_setting,
-    "settings.watch": lambda call: watch(call, "/users/me/settings"),
+    "settings.watch": lambda call: watch(call, "/users/me/settings", f"/users/{call.user}/settings"),
     "freebusy.query": free_busy,
     "channels.stop": stop,
 }
