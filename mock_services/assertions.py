@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 
 from detour_core.errors import DetourError
 from detour_core.registry import pack
-from detour_core.strict import Strict, first_error, unknown_name
+from detour_core.strict import Lenient, Strict, first_error, unknown_name, warn_kept
 from mock_services.request_rows import ENTITY, request_rows
 from mock_services.store import EnvironmentStore, EnvState, Row, StateDiff
 from mock_services.world import qualified, split
@@ -150,8 +150,9 @@ class Spec(Strict):
     task: str | None = None
 
 
-class SuiteTest(Strict):
-    """One test of a suite: a task, the seed it starts from, and its assertions."""
+class SuiteTest(Lenient):
+    """One test of a suite: a task, the seed it starts from, and its assertions (strict, as
+    AgentDiff's schema has them); other keys are kept (AgentDiff's own files carry some)."""
     id: str | int
     name: str = ""
     prompt: str = ""
@@ -169,7 +170,7 @@ class SuiteTest(Strict):
                     strict=self.strict)
 
 
-class Suite(Strict):
+class Suite(Lenient):
     """An AgentDiff test suite: its tests, and the fields every test's assertions ignore."""
     tests: list[SuiteTest] = Field(min_length=1)
     name: str | None = None
@@ -363,7 +364,9 @@ def parse_spec(data: Any, suite_ignore: dict[str, list[str]] | None = None) -> S
         if isinstance(data, list):
             return Spec(assertions=data, ignore_fields=suite_ignore or {})
         if isinstance(data, dict) and TEST_KEYS & data.keys():
-            return SuiteTest.model_validate(data).spec(suite_ignore)
+            test = SuiteTest.model_validate(data)
+            warn_kept(f"test {test.id}", test)
+            return test.spec(suite_ignore)
         if isinstance(data, dict) and "assertions" in data:
             spec = Spec.model_validate(data)
             return spec.model_copy(update={"ignore_fields": {**(suite_ignore or {}), **spec.ignore_fields}})
@@ -386,9 +389,11 @@ def suite_of(data: Any, path: Path) -> Suite:
     if not isinstance(data, dict) or not isinstance(data.get("tests"), list) or not data["tests"]:
         raise InvalidAssertions(f"{path} is not a test suite: expected an object with a list of 'tests'")
     try:
-        return Suite.model_validate(data)
+        suite = Suite.model_validate(data)
     except ValidationError as e:
         raise InvalidAssertions(f"{path}: {first_error(e)}") from None
+    warn_kept(str(path), suite)
+    return suite
 
 
 def load_suite(path: Path) -> Suite:

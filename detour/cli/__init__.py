@@ -4,10 +4,14 @@ The console entry point (detour/console.py) sends everything but a plain `run` h
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 # In the order `detour --help` lists them.
 from detour.cli import serve, stack, environments, secrets, faults, runs, replay, logs, doctor, authority  # noqa: I001
 from detour.cli.common import app, fail
 from detour_core.errors import DetourError, EnvironmentNotFound
+from detour_core.strict import KeptKeys
 from mock_services.assertions import UnknownEntity
 
 __all__ = ["app", "main", "authority", "doctor", "environments", "faults", "logs", "replay", "runs", "secrets", "serve",
@@ -19,7 +23,19 @@ __all__ = ["app", "main", "authority", "doctor", "environments", "faults", "logs
 NOT_FOUND = (EnvironmentNotFound, UnknownEntity)
 
 
+SHOW_PYTHONS = warnings.showwarning
+
+
+def _show(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001 (warnings' hook)
+    """Detour's own warnings as one line of the CLI's; any other as Python shows it."""
+    if issubclass(category, KeptKeys):
+        print(f"detour: warning: {message}", file=sys.stderr)
+    else:
+        SHOW_PYTHONS(message, category, filename, lineno, file, line)
+
+
 def main() -> None:
+    warnings.showwarning = _show
     try:
         app()
     except DetourError as e:

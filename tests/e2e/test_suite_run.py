@@ -100,14 +100,22 @@ def test_bad_suite_input(tmp_path):
 
 
 def test_the_json_report_says_why(tmp_path):
-    """Each test's agent output, both streams, and the diff its assertions read."""
+    """Each test's agent output, both streams, and the diff its assertions read. The suite
+    carries a key detour does not read (`_step_sequence`, as AgentDiff's own slack_bench_v2.json
+    does): it runs, with one warning naming the key."""
+    suite = json.loads((SUITE / "slack_bench.json").read_text())
+    suite["tests"][0]["_step_sequence"] = [{"tool": "chat.postMessage"}]
+    (tmp_path / "suite.json").write_text(json.dumps(suite))
     agent = tmp_path / "agent.sh"
     agent.write_text("echo posting to general\n"
                      "curl -s -o /dev/null -H 'Authorization: Bearer xoxb-1' https://slack.com/api/chat.postMessage "
                      "-d channel=C01ABCD1234 -d text=hello\n"
                      "echo posted >&2\n")
-    done = suite_run(tmp_path, "slack_bench.json", f"bash {agent}", "--test", "test_1")
+    done = suite_run(tmp_path, str(tmp_path / "suite.json"), f"bash {agent}", "--test", "test_1")
     assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stderr.count("detour: warning:") == 1
+    assert f"detour: warning: {tmp_path / 'suite.json'}: kept keys detour does not read: tests.0._step_sequence\n" \
+        in done.stderr
     [test] = json.loads(done.stdout)["tests"]
     assert (test["passed"], test["stdout_tail"], test["stderr_tail"]) == (True, "posting to general\n", "posted\n")
     assert [(i["__table__"], i["message_text"]) for i in test["diff"]["inserts"]] == [("messages", "hello")]

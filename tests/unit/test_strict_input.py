@@ -1,5 +1,6 @@
 """Input from outside is read strictly: an unknown key or name is an error that names it, in
-detour's words (policy files, the platform API's models, suites and assertions)."""
+detour's words (policy files, the platform API's models, assertions); a suite file, in
+AgentDiff's format, keeps what detour does not read and names it in a warning."""
 
 import json
 
@@ -9,7 +10,9 @@ from fastapi.testclient import TestClient
 from detour.apps.server import create_app
 from detour_core.credentials import api_key
 from detour_core.policy import InvalidPolicy, Rule, load_policy
-from mock_services.assertions import InvalidAssertions, UnknownEntity, evaluate_environment, load_spec, parse_spec
+from detour_core.strict import KeptKeys
+from mock_services.assertions import (InvalidAssertions, UnknownEntity, evaluate_environment, load_spec, load_suite,
+                                        parse_spec)
 from mock_services.store import EnvironmentStore
 from sandbox.base import Limits
 
@@ -76,8 +79,6 @@ def test_the_platform_api_refuses_unknown_keys_naming_them(platform, method, pat
      "unknown key 'too' (did you mean 'to'?)"),
     ([{"diff_type": "added", "entity": "messages", "where": {"message_text": {"contians": "hi"}}}],
      "unknown predicate 'contians' (did you mean 'contains'?)"),
-    ({"id": "t1", "prompt": "p", "seed_templat": "slack_default", "assertions": [{"diff_type": "added", "entity": "messages"}]},
-     "unknown key 'seed_templat' (did you mean 'seed_template'?)"),
 ])
 def test_assertions_refuse_unknown_keys_and_predicates_when_read(data, message):
     """Before any row is looked at: a predicate is checked even where no row would reach it."""
@@ -86,16 +87,28 @@ def test_assertions_refuse_unknown_keys_and_predicates_when_read(data, message):
     assert message in str(refused.value)
 
 
-def test_a_suite_is_checked_whole_when_read(tmp_path):
+def test_a_suite_file_keeps_keys_detour_does_not_read_and_names_them_in_one_warning(tmp_path):
+    """AgentDiff's suite files are read as AgentDiff reads them (its own slack_bench_v2.json
+    carries `_step_sequence` in a test): kept, named once, never refused; its assertions,
+    which AgentDiff's schema closes, are still checked whole."""
     suite = tmp_path / "suite.json"
     entry = {"id": "t1", "prompt": "p", "seed_template": "slack_default",
              "assertions": [{"diff_type": "added", "entity": "messages"}]}
-    suite.write_text(json.dumps({"name": "s", "tests": [entry, {**entry, "id": "t2", "promt": "q"}]}))
-    with pytest.raises(InvalidAssertions, match=r"tests\.1: unknown key 'promt' \(did you mean 'prompt'\?\)"):
-        load_spec(suite, "t1")
-    suite.write_text(json.dumps({"name": "s", "tets": [], "tests": [entry]}))
-    with pytest.raises(InvalidAssertions, match="unknown key 'tets' \\(did you mean 'tests'\\?\\)"):
-        load_spec(suite, "t1")
+    suite.write_text(json.dumps({"name": "s", "tets": [], "tests": [
+        entry, {**entry, "id": "t2", "promt": "q", "_step_sequence": [{"tool": "chat.postMessage"}]}]}))
+    with pytest.warns(KeptKeys) as kept:
+        loaded = load_suite(suite)
+    assert [str(w.message) for w in kept] == [
+        f"{suite}: kept keys detour does not read: tets (did you mean 'tests'?), "
+        "tests.1.promt (did you mean 'prompt'?), tests.1._step_sequence"]
+    assert loaded.tests[1].model_extra["_step_sequence"] == [{"tool": "chat.postMessage"}]
+    with pytest.warns(KeptKeys):
+        assert load_spec(suite, "t2").assertions == loaded.tests[1].assertions
+    with pytest.warns(KeptKeys, match="test t3: kept keys detour does not read: seed_templat"):
+        parse_spec({**entry, "id": "t3", "seed_templat": "x"})
+    suite.write_text(json.dumps({"tests": [{**entry, "assertions": [{"diff_type": "added", "entity": "m", "x": 1}]}]}))
+    with pytest.raises(InvalidAssertions, match=r"tests\.0\.assertions\.0: unknown key 'x'"):
+        load_suite(suite)
 
 
 def test_an_entity_the_service_does_not_have_is_named(state):
