@@ -36,7 +36,9 @@ from detour_core.policy import MOST_REQUEST_BYTES, Policy, save_policy, server_p
 from detour_core.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, STACK_VARIABLE, StatePaths
 from sandbox.base import ProxyAccess
 
-READY_TIMEOUT_S = 30.0
+# A part that dies is seen at once; this bounds only one that hangs (a start on a machine whose
+# cores are busy with other work took over 30 s).
+READY_TIMEOUT_S = 120.0
 PR_SET_PDEATHSIG = 1
 
 

@@ -197,11 +197,17 @@ def teardown(sid: str) -> None:
     owner.unlink(missing_ok=True)
 
 
-def _owner_alive(sid: str) -> bool:
+def owner(sid: str) -> int | None:
+    """The pid of the process that made sandbox `sid`, while its record lasts."""
     try:
-        return psutil.pid_exists(json.loads((OWNERS / f"{sid}.json").read_text())["pid"])
+        return json.loads((OWNERS / f"{sid}.json").read_text())["pid"]
     except (OSError, ValueError, KeyError):
-        return False
+        return None
+
+
+def _owner_alive(sid: str) -> bool:
+    pid = owner(sid)
+    return pid is not None and psutil.pid_exists(pid)
 
 
 def known_sandboxes() -> set[str]:

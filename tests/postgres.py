@@ -8,13 +8,14 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.waiting import until
 
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
 needs_postgres = pytest.mark.skipif(not BINARIES, reason="needs Debian's postgresql (detour doctor --install)")
@@ -42,10 +43,7 @@ def postgres_server() -> Iterator[str]:
                                             "-c", "listen_addresses=", "-c", "fsync=off", "-c", "max_connections=200"]),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
-        while not list(socket_dir.glob(".s.PGSQL.*")):
-            assert server.poll() is None and time.monotonic() < deadline, "postgres did not start"
-            time.sleep(0.05)
+        until(lambda: list(socket_dir.glob(".s.PGSQL.*")), server, "postgres did not start")
         yield f"postgresql://postgres@/postgres?host={socket_dir}"
     finally:
         server.terminate()

@@ -9,11 +9,12 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from tests.waiting import until
 
 LAB_VETH = "dtl"  # the lab's veths: dtl + 6 hex digits
 
@@ -71,10 +72,7 @@ def canary(ns: str, log: Path, *args: str) -> Iterator[Path]:
     """tests/e2e/canary.py running inside `ns`, logging to `log`."""
     proc = subprocess.Popen(in_ns(ns, sys.executable, "-m", "tests.e2e.canary", str(log), *args), cwd=REPO)
     try:
-        deadline = time.monotonic() + 10
-        while not (log.exists() and "ready" in log.read_text()):
-            assert proc.poll() is None and time.monotonic() < deadline, "canary did not start"
-            time.sleep(0.05)
+        until(lambda: log.exists() and "ready" in log.read_text(), proc, "canary did not start")
         yield log
     finally:
         proc.terminate()

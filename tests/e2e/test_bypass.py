@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import ISOLATING, needs_namespaces
 from tests.e2e.netlab import canary, forwarding, in_ns, linked, namespace, seen
+from tests.waiting import until
 
 pytestmark = needs_namespaces
 
@@ -206,10 +207,8 @@ def test_another_sandbox_and_another_environment_are_out_of_reach(live_stack, ba
     server = threading.Thread(target=run_ns, args=(live_stack, backend, first, "timeout 8 python3 -m http.server 9000", ".sh"))
     server.start()
     try:
-        deadline = time.monotonic() + 10
-        while not (found := [p.name for p in SANDBOX_ADDRESSES.glob("*") if p.read_text() == first]):
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        found = until(lambda: [p.name for p in SANDBOX_ADDRESSES.glob("*") if p.read_text() == first], server,
+                      "the listening sandbox never appeared")
         address = found[0]
         time.sleep(1)
         proxy = live_stack.info

@@ -5,13 +5,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from detour.stack import free_port
 from tests.conftest import NAMESPACE_MISSING
+from tests.waiting import until
 
 DETOUR = str(Path(sys.executable).parent / "detour")
 
@@ -41,10 +41,7 @@ class Server:
             [DETOUR, "serve", "--proxy-port", str(free_port("127.0.0.1", ports)),
              "--replica-port", str(free_port("127.0.0.1", ports)), *self.options],
             env=os.environ | {"DETOUR_HOME": str(self.home)})
-        deadline = time.monotonic() + 30
-        while not (self.home / "stack.json").exists():
-            assert self.proc.poll() is None and time.monotonic() < deadline, "detour serve did not start"
-            time.sleep(0.05)
+        until((self.home / "stack.json").exists, self.proc, "detour serve did not start")
 
     def platform(self) -> tuple[str, str]:
         """The replica server's URL and the API key, as a platform API caller needs them."""

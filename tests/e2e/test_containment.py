@@ -2,7 +2,6 @@
 proxy dies; namespace sandboxes leave nothing behind, also when the process that started
 them is killed (tests/e2e/test_docker_backend.py shows the same for containers)."""
 
-import json
 import os
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from sandbox.docker import DockerSandbox
 from sandbox.namespace import NamespaceSandbox, run_folders
 from tests.conftest import ISOLATING, needs_namespaces
 from tests.e2e.netlab import canary, forwarding, linked, namespace, seen
+from tests.waiting import until
 
 # Alone: it watches the host's free disk, its veths and every sandbox's leftovers.
 pytestmark = [needs_namespaces, pytest.mark.exclusive]
@@ -33,13 +33,6 @@ DETOUR = str(Path(sys.executable).parent / "detour")
 
 def resources() -> set[str]:
     return netns.known_sandboxes()
-
-
-def owner(sid: str) -> int | None:
-    try:
-        return json.loads((netns.OWNERS / f"{sid}.json").read_text())["pid"]
-    except (OSError, ValueError):
-        return None
 
 
 @pytest.mark.parametrize("name, code, limits, expect", [
@@ -77,7 +70,7 @@ def test_each_run_removes_its_namespace_veth_rules_and_cgroup(live_stack, make_e
     result = live_stack.run(make_env(), "ip -o link show | wc -l", ".sh", backend="namespace")
     assert result.exit_code == 0 and result.stdout.strip() == "2"  # lo and its veth end, nothing else
     assert result.limits_via == (cgroups.available() or "rlimit+watchdog")
-    assert [sid for sid in resources() - before if owner(sid) in (None, os.getpid())] == []
+    assert [sid for sid in resources() - before if netns.owner(sid) in (None, os.getpid())] == []
     deadline = time.monotonic() + 30  # the kernel frees a netns's veths in its own time, slower under load
     while veths() - veths_before:
         assert time.monotonic() < deadline, "a veth outlived its sandbox"
@@ -128,11 +121,9 @@ def test_doctor_cleans_up_after_a_killed_run(tmp_path):
     run = subprocess.Popen([DETOUR, "run", "--backend", "namespace", "--", "sleep", "60"], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
-        while not (mine := [sid for sid in resources() if owner(sid) == run.pid
-                            and Path(f"/run/netns/detour-{sid}").exists() and run_folders(sid)]):
-            assert run.poll() is None and time.monotonic() < deadline, "sandbox never appeared"
-            time.sleep(0.05)
+        mine = until(lambda: [sid for sid in resources() if netns.owner(sid) == run.pid
+                              and Path(f"/run/netns/detour-{sid}").exists() and run_folders(sid)],
+                     run, "sandbox never appeared")
     finally:
         run.kill()
         run.wait()

@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ import pytest
 from detour_core.paths import StatePaths
 from mock_services.store import EnvironmentStore
 from tests.e2e.netlab import canary, in_ns, namespace
+from tests.waiting import until
 
 BIN = Path(sys.executable).parent
 CANARY_DNS = "127.0.0.53:53"
@@ -49,10 +49,7 @@ def served_home(netns, tmp_path):
     env = os.environ | {"DETOUR_HOME": str(home)}
     proc = subprocess.Popen(in_ns(netns, str(BIN / "detour"), "serve"), env=env)
     try:
-        deadline = time.monotonic() + 30
-        while not (home / "stack.json").exists():
-            assert proc.poll() is None and time.monotonic() < deadline, "detour serve did not start"
-            time.sleep(0.05)
+        until((home / "stack.json").exists, proc, "detour serve did not start")
         yield StatePaths(home), env
     finally:
         proc.terminate()

@@ -23,6 +23,7 @@ from certs.authority import CertificateAuthority
 from detour.runner import run_in_environment
 from sandbox.docker import IMAGE_TRUST, LABEL, DockerSandbox, system_stores
 from tests.conftest import needs_docker
+from tests.waiting import until
 
 # Alone: it counts every sandbox container on the engine.
 pytestmark = [needs_docker, pytest.mark.exclusive]
@@ -121,10 +122,7 @@ def test_doctor_removes_the_container_of_a_killed_run(tmp_path, engine):
     run = subprocess.Popen([DETOUR, "run", "--backend", "docker", "--", "sleep", "60"], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
-        while not sandbox_containers(engine):
-            assert time.monotonic() < deadline and run.poll() is None
-            time.sleep(0.1)
+        until(lambda: sandbox_containers(engine), run, "the run's container never appeared", pause=0.1)
         time.sleep(0.5)  # past the network's wiring
     finally:
         os.killpg(run.pid, signal.SIGKILL)

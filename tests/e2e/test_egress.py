@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -21,6 +20,7 @@ from tests.conftest import BACKENDS, ISOLATING, LiveStack, needs_namespaces
 from tests.e2e.netlab import REPO, in_ns, linked, namespace
 from tests.e2e.test_cli import DETOUR
 from tests.e2e.upstream import TRUSTED, UNTRUSTED, make_certificates
+from tests.waiting import until
 
 pytestmark = needs_namespaces
 
@@ -53,10 +53,7 @@ def lab(tmp_path_factory):
     with namespace() as ns, linked(ns, "10.214.3.1", UPSTREAM):
         server = subprocess.Popen(in_ns(ns, sys.executable, "-m", "tests.e2e.upstream", str(folder)), cwd=REPO)
         try:
-            deadline = time.monotonic() + 10
-            while not (folder / "ready").exists():
-                assert server.poll() is None and time.monotonic() < deadline, "upstream did not start"
-                time.sleep(0.05)
+            until((folder / "ready").exists, server, "upstream did not start")
             with Stack(state, upstream_hosts=hosts, upstream_ca=ca) as info:
                 yield LiveStack(state, info, EnvironmentStore(state), scripts), folder / "seen"
         finally:

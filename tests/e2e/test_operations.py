@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -20,6 +19,7 @@ from certs.authority import CertificateAuthority
 from detour.stack import free_port, running_stack, running_stacks
 from detour_core.audit import AuditLog
 from detour_core.paths import StatePaths
+from tests.waiting import until
 
 DETOUR = str(Path(sys.executable).parent / "detour")
 SLACK_CALL = """import json, urllib.request
@@ -56,10 +56,8 @@ class Home:
         before = {info.pid for info in running_stacks(self.state)}
         server = subprocess.Popen([DETOUR, "serve", "--workers", "1", *args], env=self.env)
         self.servers.append(server)
-        deadline = time.monotonic() + 60
-        while server.pid not in {info.pid for info in running_stacks(self.state)} - before:
-            assert server.poll() is None and time.monotonic() < deadline, f"detour serve {' '.join(args)} did not start"
-            time.sleep(0.1)
+        until(lambda: server.pid in {info.pid for info in running_stacks(self.state)} - before, server,
+              f"detour serve {' '.join(args)} did not start", pause=0.1)
         return server
 
     def close(self) -> None:
