@@ -8,6 +8,8 @@ folder, it keeps that folder out of the program's sight (hidden_state).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import resource
 import shutil
 import tempfile
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
 from sandbox.hidden_state import UNHIDDEN, can_hide, hiding, trust_copies
+from sandbox.run_uid import claimed_uid, hand_over, reveal_commands
 from sandbox.variables import clock_command, sandbox_environment, workdir_variables
 from sandbox.runtimes import Runtime, host_runtime
 from sandbox.supervisor import MB, supervise
@@ -43,12 +46,17 @@ class ProcessSandbox(Sandbox):
     def run(self, spec: SandboxSpec) -> Execution:
         if self.runs_dir:
             self.runs_dir.mkdir(parents=True, exist_ok=True)
+        # As root, the program gets a uid of its own, which no other detour home is open to.
+        with claimed_uid() if self.hide and os.geteuid() == 0 else contextlib.nullcontext() as uid:
+            return self._run(spec, uid)
+
+    def _run(self, spec: SandboxSpec, uid: int | None) -> Execution:
         # The work directory's parent holds the runtime's node_modules, where Node looks.
         folder = Path(tempfile.mkdtemp(prefix="detour-run-", dir=self.runs_dir))
         try:
             workdir = spec.workspace or folder / "work"
             if spec.workspace:
-                prepare_workspace(spec, uid=None)
+                prepare_workspace(spec, uid=uid)
             elif spec.program:
                 workdir.mkdir()
                 shutil.copy2(spec.program, workdir / spec.program.name)
@@ -59,8 +67,15 @@ class ProcessSandbox(Sandbox):
                 modules.symlink_to(self.runtime.node_modules, target_is_directory=True)
             trust = trust_copies(spec.trust, folder) if self.hide else spec.trust
             env = sandbox_environment(spec, trust, self.runtime)
-            # the environment's time only where /dev/shm is the program's own (libfaketime keeps state there)
-            argv = hiding([*clock_command(spec), *spec.argv], self.hide) if self.hide else spec.argv
+            argv = [*clock_command(spec), *spec.argv]
+            if uid is not None:
+                hand_over(folder, uid)
+                needed = [*self.runtime.shows, *(f.parent for f in spec.files), *([spec.workspace] if spec.workspace else [])]
+                argv = hiding(argv, self.hide, uid, reveal_commands(needed, folder / "reveal"))
+            elif self.hide:  # the environment's time only where /dev/shm is the program's own (libfaketime)
+                argv = hiding(argv, self.hide)
+            else:
+                argv = spec.argv
             done = supervise(argv, env=env | workdir_variables(workdir), cwd=workdir,
                              limits=spec.limits, stdin=spec.stdin, live=spec.stdio, limits_via="rlimit+watchdog",
                              preexec=lambda: apply_rlimits(spec.limits))

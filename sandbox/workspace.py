@@ -6,11 +6,10 @@ folder is handed to the run's uid before it starts: files one run wrote, the nex
 
 from __future__ import annotations
 
-import os
 import shutil
-from pathlib import Path
 
 from sandbox.base import SandboxSpec
+from sandbox.run_uid import hand_over
 
 
 def prepare_workspace(spec: SandboxSpec, uid: int | None) -> None:
@@ -22,7 +21,4 @@ def prepare_workspace(spec: SandboxSpec, uid: int | None) -> None:
         shutil.copyfile(spec.program, spec.workspace / spec.program.name)
     if uid is None:
         return
-    os.lchown(spec.workspace, uid, uid)
-    for folder, dirs, files in os.walk(spec.workspace):
-        for name in dirs + files:
-            os.lchown(Path(folder, name), uid, uid)
+    hand_over(spec.workspace, uid)

@@ -5,9 +5,16 @@ program file inside the state is refused on the full CLI and on the quick path a
 
 import json
 import os
+import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
+
+from certs.authority import CertificateAuthority
+from detour_core.credentials import api_key, load_or_create_key
+from detour_core.paths import StatePaths
 
 from tests.conftest import BACKENDS
 from tests.e2e.test_cli import DETOUR, home, server  # noqa: F401 - fixtures
@@ -68,3 +75,37 @@ def test_a_program_inside_the_state_is_refused_on_the_quick_path_too(home, serve
         assert done.returncode != 0 and "is inside detour's state" in done.stderr, done.stderr
         assert "PRIVATE KEY" not in done.stdout + done.stderr
     assert detour(home, "env", "list").returncode == 0  # the home is as it was
+
+
+OTHER_HOME_READS = r"""
+import json
+found = {}
+for path in PATHS:
+    try:
+        found[path] = open(path, "rb").read(64).decode("latin-1")
+    except OSError as e:
+        found[path] = type(e).__name__
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as another user, the program runs as that user (docs/limits.md)")
+def test_another_detour_home_is_closed_to_a_process_backend_program(live_stack):
+    """A second home on the machine (another user's of detour, made here as detour makes one, in a
+    folder anyone may pass): its CA key, signing key and API key, which root reads, are closed to
+    a program on the process backend, which runs under a uid of its own."""
+    folder = Path(tempfile.mkdtemp(prefix="detour-other-home-"))
+    try:
+        folder.chmod(0o755)
+        other = StatePaths(folder / "home").ensure()
+        CertificateAuthority(other).ensure()
+        load_or_create_key(other.signing_key)
+        api_key(other)
+        paths = [str(other.ca_dir / "detour-ca.key"), str(other.signing_key), str(other.api_key_file)]
+        assert all(Path(p).read_bytes() for p in paths)  # they are there, and root reads them
+        code = OTHER_HOME_READS.replace("PATHS", json.dumps(paths))
+        result = live_stack.run(live_stack.env(), code, ".py", backend="process")
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout) == {p: "PermissionError" for p in paths}
+    finally:
+        shutil.rmtree(folder)
