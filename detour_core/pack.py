@@ -23,6 +23,16 @@ def resolve(reference: str) -> object:
 
 
 @dataclass(frozen=True)
+class McpSurface:
+    """The vendor's hosted MCP server over the pack's state (mock_services/mcp serves it)."""
+
+    hosts: tuple[str, ...]  # "host/path" of each endpoint; routed like the pack's own hosts
+    tools: Path             # the tools table: what the vendor publishes (name, description, input schema)
+    operations: str         # "module:attribute": tool name -> the pack's own operation that backs it
+    source: str             # where the tools table comes from
+
+
+@dataclass(frozen=True)
 class ServicePack:
     """One replicated service, as every floor needs to know it."""
 
@@ -46,6 +56,7 @@ class ServicePack:
     tables: tuple[str, ...] = ()
     # "module:function" (status) -> detour_core.faults.FaultAnswer: an injected status fault in its shape
     faults: str | None = None
+    mcp: McpSurface | None = None          # its vendor's hosted MCP server, where it has one
 
     def primary_key(self, table: str) -> tuple[str, ...]:
         return self.primary_keys.get(table, DEFAULT_KEY)
@@ -53,7 +64,7 @@ class ServicePack:
     def host_routes(self) -> list[tuple[str, str]]:
         """(host, path prefix) pairs; a bare host serves every path."""
         pairs = []
-        for entry in self.hosts:
+        for entry in (*self.hosts, *(self.mcp.hosts if self.mcp else ())):
             host, slash, prefix = entry.partition("/")
             pairs.append((normal_pattern(host), slash + prefix if slash else "/"))
         return pairs

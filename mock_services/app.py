@@ -15,6 +15,7 @@ from detour_core.paths import StatePaths
 from detour_core.pack import ServicePack, resolve
 from detour_core.registry import packs
 from detour_core.errors import DetourError, EnvironmentExists, EnvironmentNotFound
+from mock_services.mcp.endpoint import mcp_routes
 from mock_services.store import EnvironmentStore
 
 ERROR_STATUS: dict[type[DetourError], int] = {EnvironmentNotFound: 404, EnvironmentExists: 409}
@@ -43,6 +44,7 @@ def create_replica_app(state: StatePaths | None = None) -> FastAPI:
     app.state.store = EnvironmentStore(state)
     app.state.inline_calls = False  # the proxy sets it when it runs this app in its own process
     app.add_exception_handler(DetourError, detour_error_handler)
+    app.router.routes.extend(mcp_routes())  # the vendors' hosted MCP servers (mock_services/mcp)
     for pack in packs():
         app.include_router(pack_router(pack))
     return app

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from detour_core.pack import ServicePack
+from detour_core.pack import McpSurface, ServicePack
 
 PACK = ServicePack(
     name="github",
@@ -26,4 +26,8 @@ PACK = ServicePack(
     spec="GitHub's OpenAPI description (npm @octokit/openapi, api.github.com.json; spec/api.github.com.json) "
          "and GraphQL schema (npm @octokit/graphql-schema; graphql/schema.graphql)",
     warm_up="mock_services.github.graphql.endpoint:schema",
+    mcp=McpSurface(hosts=("api.githubcopilot.com/mcp",),  # and below it: /mcp/readonly, /mcp/x/{toolset}
+                   tools=Path(__file__).parent / "spec" / "mcp_tools.json",
+                   operations="mock_services.github.mcp_tools:OPERATIONS",
+                   source="github/github-mcp-server's tool snapshots (pkg/github/__toolsnaps__)"),
 )

@@ -1,0 +1,99 @@
+"""The vendors' hosted MCP servers at their real hosts: an agent in a sandbox connects to
+`https://api.githubcopilot.com/mcp/` with the official `mcp` SDK's Streamable HTTP client, as it
+would to GitHub's, and its tools act on the environment's state through the replica's own REST
+handlers: an issue made over MCP is in the REST answer and in the diff, one made over REST in
+MCP's answer. Clients of the SDK's 1.x and 2.x lines both connect. A published tool the replica
+does not back says so; no token is 401."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandbox.namespace import NamespaceSandbox
+from sandbox.runtimes import host_runtime
+from tests.conftest import needs_namespaces
+
+GITHUB_AGENT = r'''
+import asyncio, json, os
+from importlib.metadata import version
+
+import httpx
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+URL = "https://api.githubcopilot.com/mcp/"
+TOKEN = os.environ["GITHUB_TOKEN"]
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bare", "version": "0"}}}
+
+
+
+
+def spelled(result, name):
+    """The SDK's 1.x spells fields in camel case (isError), 2.x in snake case (is_error)."""
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in name)
+    return getattr(result, snake) if hasattr(result, snake) else getattr(result, name)
+
+
+async def main():
+    out = {"sdk": version("mcp").split(".")[0]}
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}) as http, \
+            streamable_http_client(URL, http_client=http) as streams, ClientSession(*streams[:2]) as mcp:
+        out["server"] = spelled(await mcp.initialize(), "serverInfo").name
+        out["tools"] = sorted({"issue_read", "issue_write", "search_issues", "get_me"}
+                              & {t.name for t in (await mcp.list_tools()).tools})
+        made = await mcp.call_tool("issue_write", {"method": "create", "owner": "acme", "repo": "api",
+                                                   "title": "Made over MCP", "labels": ["bug"]})
+        number = json.loads(made.content[0].text)["number"]
+        rest = httpx.Client(base_url="https://api.github.com/repos/acme/api", headers={"Authorization": f"token {TOKEN}"})
+        out["rest_sees"] = rest.get(f"/issues/{number}").json()["title"]
+        other = rest.post("/issues", json={"title": "Made over REST"}).json()["number"]
+        seen = await mcp.call_tool("issue_read", {"method": "get", "owner": "acme", "repo": "api",
+                                                  "issue_number": other})
+        out["mcp_sees"] = json.loads(seen.content[0].text)["title"]
+        found = await mcp.call_tool("search_issues", {"query": "Made over", "owner": "acme", "repo": "api"})
+        out["found"] = sorted(i["title"] for i in json.loads(found.content[0].text)["items"])
+        lacking = await mcp.call_tool("list_gists", {})
+        out["lacking"] = [spelled(lacking, "isError"), lacking.content[0].text]
+        wrong = await mcp.call_tool("issue_read", {"method": "get", "owner": "acme"})
+        out["invalid"] = spelled(wrong, "isError")
+    async with httpx.AsyncClient() as bare:
+        answer = await bare.post(URL, json=INITIALIZE, headers={"Accept": "application/json, text/event-stream"})
+        out["anonymous"] = [answer.status_code, answer.headers.get("www-authenticate", "")[:7]]
+    print(json.dumps(out))
+
+asyncio.run(main())
+'''
+
+
+@pytest.fixture(scope="module")
+def own_venv(live_stack):
+    """A sandbox whose Python is detour's own venv: the SDK's 1.x line (mitmproxy's pins keep it
+    there); the sandbox runtime has the newest, 2.x."""
+    return NamespaceSandbox(live_stack.state, runtime=host_runtime(python=Path(sys.executable)))
+
+
+@needs_namespaces
+@pytest.mark.parametrize("sdk", ["1", "2"])
+def test_githubs_hosted_mcp_server_over_the_replicas_state(live_stack, sdk, request):
+    env = live_stack.env("github_default")
+    sandbox = request.getfixturevalue("own_venv") if sdk == "1" else None
+    result = live_stack.run(env, GITHUB_AGENT, ".py", backend="namespace", sandbox=sandbox)
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["sdk"] == sdk
+    assert out["server"] == "detour-github"
+    assert out["tools"] == ["get_me", "issue_read", "issue_write", "search_issues"]
+    assert (out["rest_sees"], out["mcp_sees"]) == ("Made over MCP", "Made over REST")
+    assert out["found"] == ["Made over MCP", "Made over REST"]
+    assert out["lacking"] == [True, "tool list_gists is not available: detour's github replica does not back it"]
+    assert out["invalid"] is True
+    assert out["anonymous"] == [401, "Bearer "]
+    made = sorted((r["title"], r["labels"]) for r in result.diff.inserts if r["__table__"] == "github_issues")
+    assert made == [("Made over MCP", ["bug"]), ("Made over REST", [])]
+    mcp_calls = {(r.host, r.path, r.decision) for r in result.requests if r.host == "api.githubcopilot.com"}
+    assert mcp_calls == {("api.githubcopilot.com", "/mcp/", "routed")}
