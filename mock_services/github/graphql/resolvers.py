@@ -12,6 +12,7 @@ from graphql import GraphQLResolveInfo, GraphQLSchema
 from mock_services.github import access
 from mock_services.github.graphql import nodes
 from mock_services.github.handlers import MODELED
+from mock_services.github.handlers.closing import closing_pulls
 from mock_services.github.table import SPEC
 from mock_services.graphql.context import ctx
 from mock_services.graphql.errors import ApiError
@@ -150,6 +151,16 @@ def reviews(parent: dict, info: GraphQLResolveInfo, **args: Any) -> dict:
                             **args)
 
 
+def closed_by(parent: dict, info: GraphQLResolveInfo, includeClosedPrs: bool = False, **args: Any) -> dict:
+    """The pull requests that close the issue by a keyword (the link GitHub shows on it)."""
+    state = ctx(info).state
+    call = Call(state, SPEC.operation("issues/get"), {}, None, {}, None, user=ctx(info).viewer_id)
+    found = closing_pulls(call, parent["_repo"], parent["_row"], includeClosedPrs)
+    return nodes.connection([nodes.issue(state, repo, state.first("github_issues", repository_id=repo["id"],
+                                                                  number=pull["number"])) for repo, pull in found],
+                            **args)
+
+
 def _pull_answer(info: GraphQLResolveInfo, parent: dict) -> dict:
     owner, name = _full_name(info, parent["_repo"])
     return rest(info, "pulls/get", owner=owner, repo=name, pull_number=parent["number"])
@@ -226,6 +237,7 @@ def bind(schema: GraphQLSchema) -> None:
               ("Repository", "refs"): repo_refs, ("Repository", "viewerPermission"): viewer_permission}
     for kind in ("Issue", "PullRequest"):
         fields.update({(kind, "labels"): labels, (kind, "comments"): comments})
+    fields[("Issue", "closedByPullRequestsReferences")] = closed_by
     fields.update({("PullRequest", "reviews"): reviews, ("PullRequest", "mergeable"): mergeable,
                    ("PullRequest", "mergeStateStatus"): merge_state})
     for (type_name, field_name), resolver in fields.items():

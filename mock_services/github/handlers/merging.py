@@ -1,6 +1,7 @@
 """Reviews and the merge of a pull request. A merge is real git: `merge` makes a commit with
 both parents, `squash` one commit of the branch's changes, `rebase` replays each of the
-branch's commits onto the base; the base branch moves, the pull request and its issue close."""
+branch's commits onto the base; the base branch moves, the pull request and its issue close,
+and so do the issues it names with a closing keyword (closing.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dulwich.repo import BaseRepo
 from mock_services.github import errors, shapes
 from mock_services.github.git import history
 from mock_services.github.handlers import issues, protection
+from mock_services.github.handlers.closing import close_referenced
 from mock_services.github.handlers.common import acting, git, next_id, now, now_seconds, target
 from mock_services.github.handlers.paging import page
 from mock_services.github.handlers.pulls import _commits, base_sha, head_sha, pull_row
@@ -122,6 +124,7 @@ def merge(call: Call) -> dict[str, Any]:
                                        "merged_by_id": me["id"], "head_sha": head.decode(), "base_sha": base.decode()})
     call.state.update(issues.ISSUES, {**issue, "state": "closed", "state_reason": "completed", "closed_at": stamp,
                                       "closed_by_id": me["id"], "updated_at": stamp})
+    close_referenced(call, repository, pull_row(call, repository, row["number"]), me, stamp)
     return {"sha": sha.decode(), "merged": True, "message": "Pull Request successfully merged"}
 
 
