@@ -73,14 +73,41 @@ def bench_proxy_hop(state: StatePaths, env_id: str) -> None:
                 print(f"  proxy, {label:<21} c={clients}: {hop}   proxy CPU {per_request:4.2f} ms/request")
 
 
-def proxy_cpu(stack: Stack) -> float:
-    """CPU seconds the stack's proxy workers have used (what a proxied request costs them)."""
+def proxy_cpu(stack: Stack, prefix: str = "proxy") -> float:
+    """CPU seconds the stack's proxy workers (or, with prefix "", all its processes) have used."""
     total = 0.0
     for name, process in stack.processes.items():
-        if name.startswith("proxy"):
+        if name.startswith(prefix):
             times = psutil.Process(process.pid).cpu_times()
             total += times.user + times.system
     return total
+
+
+def bench_stack_cpu_per_call(state: StatePaths, stack: Stack, info: StackInfo, env_id: str, calls: int = 300) -> None:
+    """The whole stack's CPU (proxy and replicas) per replica call, for a client that opens a
+    connection per call (urllib's way: a CONNECT and a TLS handshake each) and for one that
+    keeps it (requests.Session, httpx.Client). Goals (#52): at most 2 ms and 1 ms."""
+    bundle = str(CertificateAuthority(state).ensure().bundle)
+    proxy = info.access(env_id, secret_for(state, env_id)).url()
+    url = "https://slack.com/api/auth.test"
+
+    def a_connection_per_call() -> None:
+        for _ in range(calls):
+            with httpx.Client(proxy=proxy, verify=bundle) as client:
+                assert client.post(url, headers=AUTH).json()["ok"]
+
+    def one_kept_connection() -> None:
+        with httpx.Client(proxy=proxy, verify=bundle) as client:
+            for _ in range(calls):
+                assert client.post(url, headers=AUTH).json()["ok"]
+
+    for label, goal, way in (("a new connection per call", 2.0, a_connection_per_call),
+                             ("one kept connection      ", 1.0, one_kept_connection)):
+        way()  # warm: the environment's connection, the proxy's certificate for the host
+        before = proxy_cpu(stack, prefix="")
+        way()
+        per_call = (proxy_cpu(stack, prefix="") - before) / calls * 1000
+        print(f"  stack CPU per replica call, {label}: {per_call:5.2f} ms   (goal at most {goal:.0f} ms; n={calls})")
 
 
 def bench_embedded_start(state: StatePaths, runs: int = 5) -> None:

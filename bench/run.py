@@ -18,6 +18,7 @@ from bench.proxy import (
     bench_noisy_neighbour,
     bench_proxy_hop,
     bench_rules_and_secret,
+    bench_stack_cpu_per_call,
     bench_two_nodes,
     soak,
 )
@@ -84,6 +85,8 @@ def main() -> None:
             bench_gmail_search(state, stack, store)
             if "--replicas-only" in sys.argv:
                 return
+            section("the stack's CPU per replica call (auth.test through the proxy, HTTPS)")
+            bench_stack_cpu_per_call(state, stack, info, env_id)
             section("detour run wall time")
             bench_detour_run(state, env_id, running=True)
             section("executors: execute(\"print(1)\"), warm client")
