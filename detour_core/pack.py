@@ -56,6 +56,8 @@ class ServicePack:
     tables: tuple[str, ...] = ()
     # "module:function" (status) -> detour_core.faults.FaultAnswer: an injected status fault in its shape
     faults: str | None = None
+    # "module:attribute" of its mock_services.events.rules.Events: which changes emit which events
+    events: str | None = None
     mcp: McpSurface | None = None          # its vendor's hosted MCP server, where it has one
 
     def primary_key(self, table: str) -> tuple[str, ...]:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
+from starlette.requests import HTTPConnection
 from starlette.concurrency import run_in_threadpool
 
 from mock_services.store import EnvironmentStore
@@ -20,7 +21,7 @@ StoreDep = Annotated[EnvironmentStore, Depends(get_store)]
 T = TypeVar("T")
 
 
-async def run_call(request: Request, call: Callable[..., T], *args: object) -> T:
+async def run_call(request: HTTPConnection, call: Callable[..., T], *args: object) -> T:
     """A replica call, synchronous and bound to the store. Under uvicorn it runs in a worker
     thread, so the server keeps taking requests. Inside the proxy process (`inline_calls`) it
     runs on the event loop: there the GIL handoffs between loop and thread cost more than the

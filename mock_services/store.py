@@ -26,6 +26,7 @@ from detour_core.pack import resolve
 from detour_core.registry import pack
 from mock_services.clock import Clock, bound
 from mock_services.databases import Connection, database_for
+from mock_services.events.rules import Change, emit
 from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidFork, InvalidTemplate, InvalidTtl
 from mock_services.issued_tokens import SALT_KEY, Credentials, new_salt
 from mock_services.request_budget import RequestBudget
@@ -142,15 +143,23 @@ class EnvState:
     def insert(self, table: str, row: Row) -> Row:
         self.db.execute("INSERT INTO rows (tbl, pk, data) VALUES (?, ?, ?)",
                         (self._tbl(table), self._pk(table, row), json.dumps(row)))
+        self._changed(table, "insert", row)
         return row
 
     def update(self, table: str, row: Row) -> Row:
         self.db.execute("UPDATE rows SET data = ? WHERE tbl = ? AND pk = ?",
                         (json.dumps(row), self._tbl(table), self._pk(table, row)))
+        self._changed(table, "update", row)
         return row
 
     def delete(self, table: str, row: Row) -> None:
         self.db.execute("DELETE FROM rows WHERE tbl = ? AND pk = ?", (self._tbl(table), self._pk(table, row)))
+        self._changed(table, "delete", row)
+
+    def _changed(self, table: str, change: Change, row: Row) -> None:
+        """The events the change emits, in this transaction (a world seen whole is no pack's)."""
+        if self.scope or not self.info.is_world:
+            emit(self, self.scope or self.service, table, change, row)
 
     def meta(self, key: str) -> Any:
         found = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,))

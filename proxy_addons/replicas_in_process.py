@@ -11,6 +11,7 @@ both ways.
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 import urllib.parse
 from concurrent.futures import Future
@@ -18,7 +19,7 @@ from concurrent.futures import Future
 from mitmproxy import ctx, http
 from mitmproxy.addons import asgiapp
 
-from proxy_addons.verdict import METADATA_KEY
+from proxy_addons.verdict import METADATA_KEY, PERMITTED
 
 
 class AsgiScope:
@@ -58,10 +59,30 @@ def _load_app() -> Future:
     return loaded
 
 
+def is_websocket(flow: http.HTTPFlow) -> bool:
+    return flow.request.headers.get("upgrade", "").lower() == "websocket"
+
+
+def serve_websockets(app) -> tuple[str, int]:
+    """The replica app under uvicorn on a loopback port of this process, in a thread of its own:
+    mitmproxy's ASGI bridge answers HTTP only, so a WebSocket (Slack's Socket Mode) goes there,
+    and mitmproxy relays its messages as it relays any WebSocket's. Off the main thread uvicorn
+    leaves the process's signals to mitmproxy. The port listens before this returns."""
+    import uvicorn
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False))
+    threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[listener])), name="replica-websockets",
+                     daemon=True).start()
+    return listener.getsockname()
+
+
 class InProcessReplicas:
     def __init__(self) -> None:
         self.app: Future | None = None
         self.started = False
+        self.websockets: tuple[str, int] | None = None  # the address of serve_websockets' listener
 
     def load(self, loader) -> None:
         loader.add_option("detour_replicas_in_process", bool, False,
@@ -82,5 +103,13 @@ class InProcessReplicas:
         if self.app is None or flow.response or flow.error or not flow.live:
             return
         verdict = flow.metadata.get(METADATA_KEY)
-        if verdict is not None and verdict.decision == "routed":  # routing pointed it at the replicas
-            await asgiapp.serve(await asyncio.wrap_future(self.app), flow)
+        if verdict is None or verdict.decision != "routed":  # routing did not point it at the replicas
+            return
+        app = await asyncio.wrap_future(self.app)
+        if not is_websocket(flow):
+            await asgiapp.serve(app, flow)
+            return
+        if self.websockets is None:
+            self.websockets = serve_websockets(app)
+        flow.request.host, flow.request.port = self.websockets
+        PERMITTED.setdefault(flow.client_conn, set()).add(self.websockets)  # the upstream guard lets it through

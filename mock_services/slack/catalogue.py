@@ -37,7 +37,7 @@ agents.conversations.setView            unsupported
 agents.sessions.rename                  unsupported
 agents.sessions.setStatus               unsupported
 api.test                                state
-apps.connections.open                   unsupported
+apps.connections.open                   state
 apps.event.authorizations.list          {"authorizations": [], "response_metadata": {"next_cursor": ""}}
 apps.manifest.create                    unsupported
 apps.manifest.delete                    unsupported

@@ -7,11 +7,13 @@ from detour_core.pack import ServicePack
 PACK = ServicePack(
     name="slack",
     hosts=("slack.com", "api.slack.com",
-           "files.slack.com"),  # upload URLs of files.getUploadURLExternal, files' url_private
+           "files.slack.com",  # upload URLs of files.getUploadURLExternal, files' url_private
+           "wss-primary.slack.com", "wss-backup.slack.com"),  # Socket Mode's WebSocket
     router="mock_services.slack.router:router",
     templates=Path(__file__).parent / "templates",
     credentials="mock_services.slack.tokens:credentials",
     faults="mock_services.slack.faults:answer",
+    events="mock_services.slack.events:EVENTS",
     signature_tables=("messages", "channels"),
     primary_keys={
         "teams": ("team_id",),

@@ -29,7 +29,8 @@ from mock_services.slack.methods import METHODS
 from mock_services.slack.methods.auth import check_token
 from mock_services.slack.methods.files import MAX_UPLOAD_BYTES, file_content, receive_upload
 from mock_services.slack.methods.scheduled import deliver_due_messages
-from mock_services.slack.tokens import identify
+from mock_services.slack.socket_mode import link
+from mock_services.slack.tokens import identify, is_app_token
 from mock_services.store import EnvironmentStore, EnvState
 
 router = APIRouter(prefix="/api/env/{env_id}/services/slack", tags=["slack"])
@@ -115,6 +116,8 @@ def run_method(state: EnvState, method: catalogue.Method, token: str | None, par
     call = SlackCall(state, user_id, params, token)
     if method.name not in catalogue.NO_TOKEN:
         check_token(call)
+        if is_app_token(token) and method.name != "apps.connections.open":
+            raise SlackError("not_allowed_token_type")  # an app-level token opens connections, nothing else
     missing_arguments(method, params)
     deliver_due_messages(state)
     return {"ok": True, **answer(method, call)}
@@ -163,6 +166,10 @@ async def call_method(env_id: str, method: str, request: Request, store: StoreDe
         log.exception("slack method %s failed", method)
         return slack_response({"ok": False, "error": "fatal_error"}, 500)
     return slack_response(body)
+
+
+router.add_api_websocket_route("/link/", link)  # Socket Mode (wss-primary/wss-backup.slack.com/link/)
+router.add_api_websocket_route("/link", link)
 
 
 def store_upload(store: EnvironmentStore, env_id: str, file_id: str, body: bytes) -> bool:

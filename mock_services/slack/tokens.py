@@ -13,17 +13,27 @@ from mock_services.slack.errors import SlackError
 from mock_services.store import EnvState, Row
 
 BOT_PREFIX, USER_PREFIX = "xoxb-", "xoxp-"
+APP_PREFIX = "xapp-1-"  # an app-level token: it opens Socket Mode connections and calls nothing else
 
 
 def token_for(state: EnvState, user: Row) -> str | None:
     return issue(state.meta(SALT_KEY), BOT_PREFIX if user.get("is_bot") else USER_PREFIX, user["user_id"])
 
 
+def app_token_for(state: EnvState, user_id: str) -> str | None:
+    """The app-level token of the app whose user `user_id` is (the acting user's app)."""
+    return issue(state.meta(SALT_KEY), APP_PREFIX, user_id)
+
+
+def is_app_token(token: str | None) -> bool:
+    return bool(token and token.startswith(APP_PREFIX))
+
+
 def identify(state: EnvState, token: str | None) -> str:
-    """The id of the user the token acts as."""
-    named = holder(state.meta(SALT_KEY), (BOT_PREFIX, USER_PREFIX), token)
+    """The id of the user the token acts as (for an app-level token, the app's user)."""
+    named = holder(state.meta(SALT_KEY), (BOT_PREFIX, USER_PREFIX, APP_PREFIX), token)
     user = state.first("users", user_id=named) if named else None
-    if user is not None and token == token_for(state, user):
+    if user is not None and token in (token_for(state, user), app_token_for(state, named)):
         return user["user_id"]
     if state.info.require_issued_tokens:
         raise SlackError("invalid_auth")
@@ -32,11 +42,13 @@ def identify(state: EnvState, token: str | None) -> str:
 
 def credentials(state: EnvState) -> Credentials:
     """Every user's token; a sandbox gets the acting user's as SLACK_TOKEN and as SLACK_BOT_TOKEN
-    (a bot user) or SLACK_USER_TOKEN (a person)."""
+    (a bot user) or SLACK_USER_TOKEN (a person), and its app's app-level token as SLACK_APP_TOKEN
+    (Socket Mode)."""
     tokens = {u["user_id"]: t for u in state.rows("users") if (t := token_for(state, u))}
     acting = state.first("users", user_id=state.info.acting_user)
     own = tokens.get(state.info.acting_user)
     if acting is None or own is None:
         return Credentials(tokens, {})
     kind = "SLACK_BOT_TOKEN" if acting.get("is_bot") else "SLACK_USER_TOKEN"
-    return Credentials(tokens, {"SLACK_TOKEN": own, kind: own})
+    app = app_token_for(state, state.info.acting_user) or ""
+    return Credentials(tokens, {"SLACK_TOKEN": own, kind: own, "SLACK_APP_TOKEN": app})

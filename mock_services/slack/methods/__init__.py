@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mock_services.slack import socket_mode
 from mock_services.slack.call import SlackCall
 from mock_services.slack.methods import (auth, bookmarks, channel_admin, chat, conversations, files, membership,
                                          pins, presence, profile, reactions, reminders, remote_files, scheduled,
@@ -31,4 +32,5 @@ METHODS: dict[str, Handler] = {
     **team.METHODS,
     **usergroups.METHODS,
     **users.METHODS,
+    **socket_mode.METHODS,
 }

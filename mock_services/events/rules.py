@@ -1,0 +1,74 @@
+"""A pack's events table, and `emit`, which the store calls on every change to a row."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from detour_core.pack import resolve
+from detour_core.registry import pack
+
+Change = Literal["insert", "update", "delete"]
+Row = dict[str, Any]
+# A payload field is the name of a row's field, or a function of the state and the row (a value
+# the row only implies: a channel's type, the author of the message a reaction is on).
+Field = str | Callable[[Any, Row], object]
+
+
+@dataclass(frozen=True)
+class EventRule:
+    """One kind of change to one table, and the event it emits."""
+
+    table: str
+    change: Change
+    event: str                                   # the vendor's event type
+    fields: Mapping[str, Field]                  # payload field -> where its value comes from
+    when: Callable[[Row], bool] | None = None    # only rows this holds for
+    # Whether a subscriber (a user id in the pack's terms) may receive it: Slack delivers a
+    # channel's messages only to apps in the channel, and an app_mention only to the one named.
+    audience: Callable[[Any, Row, str], bool] | None = None
+
+
+@dataclass(frozen=True)
+class Events:
+    """What a pack's state changes emit, and how they leave."""
+
+    rules: tuple[EventRule, ...]
+    # (state, rule, payload) -> None: puts the event in the pack's outboxes (its surfaces send them)
+    deliver: Callable[[Any, EventRule, Row], None]
+
+
+def render(rule: EventRule, state: Any, row: Row) -> Row:
+    """The event's payload: its type and fields; a field with no value is left out, as vendors do."""
+    payload: Row = {"type": rule.event}
+    for name, source in rule.fields.items():
+        value = row.get(source) if isinstance(source, str) else source(state, row)
+        if value is not None:
+            payload[name] = value
+    return payload
+
+
+@cache
+def rules_by_change(service: str) -> dict[tuple[str, str], list[EventRule]] | None:
+    """The service's rules keyed by (table, change); None for a pack that emits nothing."""
+    reference = pack(service).events
+    if reference is None:
+        return None
+    table: Events = resolve(reference)
+    keyed: dict[tuple[str, str], list[EventRule]] = {}
+    for rule in table.rules:
+        keyed.setdefault((rule.table, rule.change), []).append(rule)
+    return keyed
+
+
+def emit(state: Any, service: str, table: str, change: Change, row: Row) -> None:
+    """Called by the store for each change a replica makes (`state` as that service sees it)."""
+    keyed = rules_by_change(service)
+    if not keyed or (table, change) not in keyed:
+        return
+    deliver = resolve(pack(service).events).deliver
+    for rule in keyed[(table, change)]:
+        if rule.when is None or rule.when(row):
+            deliver(state, rule, render(rule, state, row))

@@ -1,0 +1,83 @@
+"""Slack's Socket Mode on the replica app: the app-level token opens a connection, the
+connection says hello, a colleague's message that mentions the app arrives as `message` and
+`app_mention` envelopes in Slack's shape, an acknowledged envelope is not sent again and an
+unacknowledged one is, with Slack's retry fields, once the environment's clock passes the
+deadline; a ticket works once, and a connection past its lifetime is told to refresh."""
+
+from datetime import UTC, datetime
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from detour.apps.server import create_app
+from mock_services.clock import Clock, moved
+from mock_services.store import EnvironmentStore
+
+ENGINEERING, AGENT, JOHN = "C03IJKL9012", "U01AGENBOT9", "U02JOHNDOE1"
+FROZEN = Clock().set(datetime(2026, 3, 2, 9, 30, tzinfo=UTC).timestamp())
+
+
+@pytest.fixture
+def slack(state):
+    client = TestClient(create_app(state), raise_server_exceptions=False)
+    store = EnvironmentStore(state)
+    env = store.create("slack_bench_v2", clock=FROZEN).env_id
+    credentials = store.credentials(env)
+
+    def call(method, token, **params):
+        response = client.post(f"/api/env/{env}/services/slack/api/{method}", data=params,
+                               headers={"Authorization": f"Bearer {token}"})
+        return response.json()
+
+    def advance(seconds):
+        store.set_clock(env, moved(store.get(env).clock, advance_s=seconds))
+
+    def connect():
+        url = call("apps.connections.open", credentials.variables["SLACK_APP_TOKEN"])["url"]
+        return client.websocket_connect(f"/api/env/{env}/services/slack/link/?{url.split('?', 1)[1]}"), url
+
+    call.env, call.client, call.tokens, call.variables = env, client, credentials.tokens, credentials.variables
+    call.advance, call.connect = advance, connect
+    return call
+
+
+def test_only_the_app_level_token_opens_a_connection_and_it_opens_nothing_else(slack):
+    app_token = slack.variables["SLACK_APP_TOKEN"]
+    assert app_token.startswith("xapp-1-")
+    opened = slack("apps.connections.open", app_token)
+    assert opened["ok"] and opened["url"].startswith("wss://wss-primary.slack.com/link/?ticket="), opened
+    assert slack("apps.connections.open", slack.tokens[AGENT])["error"] == "not_allowed_token_type"
+    assert slack("chat.postMessage", app_token, channel=ENGINEERING, text="x")["error"] == "not_allowed_token_type"
+
+
+def test_a_mention_arrives_as_envelopes_and_only_the_unacknowledged_one_comes_again(slack):
+    connection, url = slack.connect()
+    with connection as socket:
+        hello = socket.receive_json()
+        assert hello["type"] == "hello" and hello["connection_info"]["app_id"] == "A" + AGENT[1:]
+        posted = slack("chat.postMessage", slack.tokens[JOHN], channel=ENGINEERING, text=f"<@{AGENT}> deploy?")
+        first, second = socket.receive_json(), socket.receive_json()
+        by_type = {e["payload"]["event"]["type"]: e for e in (first, second)}
+        assert set(by_type) == {"message", "app_mention"}
+        mention = by_type["app_mention"]
+        assert (mention["type"], mention["retry_attempt"], mention["retry_reason"]) == ("events_api", 0, "")
+        payload = mention["payload"]
+        assert payload["type"] == "event_callback" and payload["event_id"].startswith("Ev")
+        assert payload["authorizations"][0]["user_id"] == AGENT and payload["authorizations"][0]["is_bot"]
+        assert payload["event"] | {"ts": posted["ts"]} == {
+            "type": "app_mention", "channel": ENGINEERING, "user": JOHN, "text": f"<@{AGENT}> deploy?",
+            "ts": posted["ts"], "event_ts": posted["ts"], "team": payload["team_id"]}
+        assert by_type["message"]["payload"]["event"]["channel_type"] == "channel"
+        socket.send_json({"envelope_id": by_type["message"]["envelope_id"]})
+        slack.advance(4)  # past Slack's 3 s deadline: the unacknowledged mention comes again
+        again = socket.receive_json()
+        assert (again["envelope_id"], again["retry_attempt"], again["retry_reason"]) == (
+            mention["envelope_id"], 1, "timeout")
+        socket.send_json({"envelope_id": again["envelope_id"]})
+        slack.advance(3700)  # past the connection's lifetime: it is told to refresh, and nothing comes again
+        assert socket.receive_json() == {"type": "disconnect", "reason": "refresh_requested",
+                                         "debug_info": {"host": "applink-detour"}}
+    with pytest.raises(WebSocketDisconnect), slack.client.websocket_connect(
+            f"/api/env/{slack.env}/services/slack/link/?{url.split('?', 1)[1]}"):
+        pass  # a ticket works once
