@@ -66,8 +66,9 @@ def role_of(call: Call, calendar: Row, user_id: str | None = None) -> str:
     for rule in call.state.rows("calendar_acl_rules", calendar_id=calendar["id"]):
         if rule.get("deleted"):
             continue
-        applies = rule.get("scope_type") == "default" or (
-            rule.get("scope_type") == "user" and str(rule.get("scope_value", "")).lower() == email)
+        scope, value = rule.get("scope_type"), str(rule.get("scope_value", "")).lower()
+        applies = scope == "default" or (scope == "user" and value == email) or (
+            scope == "domain" and bool(value) and email.endswith(f"@{value}"))  # a Workspace's own people
         if applies and rank(rule.get("role", "")) > rank(best):
             best = rule["role"]
     entry = call.state.first("calendar_list_entries", user_id=user_id, calendar_id=calendar["id"])

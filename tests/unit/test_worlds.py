@@ -152,3 +152,25 @@ def test_the_platform_api_makes_diffs_and_deletes_a_world(state):
     assert (row["__service__"], row["__table__"], row["message_text"]) == ("slack", "slack.messages", "from a world")
     assert client.delete("/api/platform/environments/w1").status_code in (200, 204)
     assert client.get("/api/platform/environments/w1").status_code == 404
+
+
+def test_every_person_of_acme_has_a_calendar_each_colleague_sees_free_busy_in(state):
+    """Each person's primary calendar exists, and the company's own people see one another's
+    free/busy (a Workspace's default sharing: a `domain` rule), whoever asks."""
+    from fastapi.testclient import TestClient
+
+    from detour.apps.server import create_app
+    from mock_services.rest.google import issue_token
+    info = EnvironmentStore(state).create("acme")
+    client = TestClient(create_app(state, api_auth=False))
+    emails = [f"{person.person}@example.com" for person in info.people]
+    base = f"/api/env/{info.env_id}/services/calendar/calendar/v3"
+    for person in info.people:
+        auth = {"Authorization": f"Bearer {issue_token(person.ids['calendar'])}"}
+        answer = client.post(f"{base}/freeBusy", headers=auth, json={
+            "timeMin": "2018-06-01T00:00:00Z", "timeMax": "2018-07-01T00:00:00Z", "items": [{"id": e} for e in emails]})
+        assert {email: found.get("errors") for email, found in answer.json()["calendars"].items()} == \
+            dict.fromkeys(emails), person.person
+        assert [client.get(f"{base}/calendars/{e}", headers=auth).status_code for e in emails] == [200] * 6
+    outsider = {"Authorization": f"Bearer {issue_token('user_kenji')}"}  # a calendar_default user, not Acme's
+    assert client.get(f"{base}/calendars/john@example.com", headers=outsider).status_code == 404
