@@ -27,6 +27,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from detour_core.model_routes import ModelCall
+
 Decision = Literal["routed", "allowed", "denied", "unauthorized"]
 UNATTRIBUTED = "_unattributed"
 SEGMENT_BYTES = 64 * 1024 * 1024
@@ -64,6 +66,7 @@ class Verdict(BaseModel):
     scrubbed: list[str] | None = None      # secrets whose values the answer carried, turned back
     unchecked: list[str] | None = None     # secrets an answer passed without being checked for
     fault: str | None = None               # the policy's fault that hit it: `fault 2: rate_limited POST ...`
+    model_call: ModelCall | None = None    # a model vendor's call a model route took (detour_core.model_routes)
 
 
 class AuditRecord(Verdict):

@@ -26,6 +26,7 @@ from detour_core.credentials import validate_env_id
 from detour_core.errors import DetourError
 from detour_core.faults import Fault
 from detour_core.hosts import host_matches, is_address, normal_host, normal_pattern
+from detour_core.model_routes import ModelBudget, ModelRoute
 from detour_core.paths import StatePaths
 from detour_core.registry import is_replicated_host, replicated_hosts
 from detour_core.strict import Strict, first_error
@@ -203,11 +204,21 @@ class Policy(Strict):
                                                         "sources, never their values).")
     faults: list[Fault] = Field([], description="What goes wrong on purpose, in order: the first that "
                                                 "hits a request decides (detour_core.faults).")
+    models: list[ModelRoute] = Field([], description="Where the agent's own model calls go, per vendor host "
+                                                     "(detour_core.model_routes); the first that names a host decides.")
+    model_budget: ModelBudget | None = Field(None, description="Model calls or tokens an environment may spend.")
 
     @field_validator("allow")
     @classmethod
     def _hosts(cls, hosts: list[str]) -> list[str]:
         return sorted({check_host_pattern(h) for h in hosts})
+
+    @field_validator("models")
+    @classmethod
+    def _model_hosts(cls, routes: list[ModelRoute]) -> list[ModelRoute]:
+        for route in routes:
+            route.host = check_host_pattern(route.host)
+        return routes
 
     @field_validator("redact")
     @classmethod
@@ -227,6 +238,7 @@ class Policy(Strict):
         return Policy(capture=capture, allow=[*self.allow, *other.allow], redact=[*self.redact, *other.redact],
                       body_limit=min(self.body_limit, other.body_limit), rules=[*self.rules, *other.rules],
                       faults=[*self.faults, *other.faults],
+                      models=[*other.models, *self.models], model_budget=other.model_budget or self.model_budget,
                       **{limit: getattr(other, limit) or getattr(self, limit) for limit in LIMITS})
 
     def rule_for(self, host: str, method: str, path: str) -> tuple[int, Rule] | None:
@@ -239,7 +251,11 @@ class Policy(Strict):
         host = normal_host(host)
         if port not in ALLOWED_PORTS or is_address(host) or is_replicated_host(host):
             return False
-        return any(host_matches(host, p) for p in self.allow)
+        return any(host_matches(host, p) for p in self.allow) or self.model_route(host) is not None
+
+    def model_route(self, host: str) -> ModelRoute | None:
+        """The model route of a host (an environment's own before the server's), or None."""
+        return next((r for r in self.models if host_matches(host, r.host)), None)
 
 
 def load_policy(path: Path) -> Policy:

@@ -2,8 +2,10 @@
 of a streamed upload (secret_injection) and a secret's values in an answer (answer_scrubbing).
 
 Every needle is one alternative of a single regular expression, so a body is read once however
-many there are. A needle may straddle two chunks, so each chunk's last bytes (one fewer than the
-longest match) wait for the next; the end of the body lets them go.
+many there are. A needle may straddle two chunks, so a chunk's last bytes wait for the next where
+they could begin one (the `regex` module's partial matching says where); the rest goes on at
+once, so a streamed answer's event is not held back for the next (a model's first words among
+them). The end of the body lets them go.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import NamedTuple
+
+import regex
 
 from detour_core.secret_encodings import Form
 
@@ -25,6 +29,7 @@ class ChunkReplacer:
     def __init__(self, needles: list[Needle], found: Callable[[str, bool], None]) -> None:
         self.needles = sorted(needles, key=lambda n: -n.form.size)  # a longer form before its parts
         self.regex = re.compile(b"|".join(b"(%s)" % n.form.pattern for n in self.needles) or b"(?!)")
+        self.partial = regex.compile(self.regex.pattern)  # the same, for where a match may begin
         self.found = found  # (name, replaced)
         self.keep = max((n.form.size for n in needles), default=1) - 1
         self.held = b""
@@ -56,7 +61,8 @@ class ChunkReplacer:
                 break
             out += [data[last:match.start()], self._one(match)]
             last = match.end()
-        cut = max(cut, last)
+        begins = self.partial.search(data, max(cut, last), partial=True)  # whole or cut off by the chunk's end
+        cut = begins.start() if begins else len(data)
         out.append(data[last:cut])
         self.held = data[cut:]
         return b"".join(out)

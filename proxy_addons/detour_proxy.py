@@ -7,8 +7,9 @@
         --set detour_secrets_dir=$DETOUR_HOME/secrets
 
 Order matters: the environment is known before its policy is, both before routing decides,
-the limits look at what routing let through, secrets go into what may carry them and
-no answer from their hosts brings a value back; faults
+the limits look at what routing let through, a model call goes to its target (or a budget's
+or a recording's answer) before secrets go into what may carry them and
+no answer from their hosts brings a value back (a model answer is metered as it passes); faults
 hit what those let through;
 a routed request is answered in this process when the replicas live here, and the audit log
 records what the others decided.
@@ -20,6 +21,9 @@ from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.env_auth import EnvAuth
 from proxy_addons.faults import Faults
 from proxy_addons.held_services import HeldServices
+from proxy_addons.model_budgets import ModelBudgets
+from proxy_addons.model_replay import ModelReplay
+from proxy_addons.model_routes import ModelMeter, ModelRoutes
 from proxy_addons.policies import Policies
 from proxy_addons.rate_limits import RateLimits
 from proxy_addons.replicas_in_process import InProcessReplicas
@@ -30,5 +34,5 @@ from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
 addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), HeldServices(), Router(), RequestLimits(), RateLimits(),
-          SecretInjector(), AnswerScrubber(), Faults(),
+          ModelRoutes(), ModelBudgets(), ModelReplay(), SecretInjector(), AnswerScrubber(), ModelMeter(), Faults(),
           InProcessReplicas(), UpstreamGuard(), AuditRecorder()]

@@ -131,7 +131,7 @@ class SecretInjector:
         found, swapped, own, needles = partial(note, verdict), [], [], []
         allowed = verdict.decision == "allowed" and flow.response is None
         for secret in self.secrets_of(env_id).values():
-            mine = allowed and secret.covers(verdict.host)
+            mine = allowed and secret.covers(flow.request.host)  # where it goes: a model route may move it
             parts, headers = _where(secret) if mine else (frozenset(), frozenset())
             if mine:
                 own.append(secret)

@@ -1,0 +1,192 @@
+"""The agent's own model calls: OpenAI's and Anthropic's official Python SDKs, unmodified in a
+namespace sandbox, reach api.openai.com and api.anthropic.com; the environment's policy routes
+the first to an OpenAI-compatible server the test runs on loopback and the second to "the
+vendor", a TLS server of the test's own that the stack reaches for that name, with the key
+detour holds. Streamed answers come through as they are produced, tool calls and tokens
+arrive, the records hold the model, tokens and time to first token, budgets answer the vendors'
+own 429, and a recorded run replays to the same answers without a model."""
+
+import json
+import os
+import secrets
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from detour.stack import Stack
+from detour_core.paths import StatePaths
+from detour_core.policy import Policy, policy_file, save_policy
+from detour_core.secrets import SecretRules, SecretStore
+from mock_services.store import EnvironmentStore
+from tests.conftest import LiveStack, needs_namespaces
+from tests.e2e.model_servers import WORDS, Script, scripted_app, serving, vendor_certificates
+from tests.e2e.test_cli import DETOUR
+
+pytestmark = needs_namespaces
+
+AGENT = r"""
+import json, os, re, anthropic, openai
+oa, an = openai.OpenAI(), anthropic.Anthropic()
+ask = [{"role": "user", "content": "post hello to general"}]
+out = {}
+r = oa.chat.completions.create(model="policy-7b", messages=ask, tools=[{"type": "function", "function": {
+    "name": "post_message", "parameters": {"type": "object", "properties": {"channel": {"type": "string"}}}}}])
+call = r.choices[0].message.tool_calls[0].function
+out["openai_tool"] = [call.name, json.loads(call.arguments), r.usage.prompt_tokens, r.usage.completion_tokens]
+text, usage = "", None
+for chunk in oa.chat.completions.create(model="policy-7b", messages=ask, stream=True,
+                                        stream_options={"include_usage": True}):
+    if chunk.choices and chunk.choices[0].delta.content:
+        if not text:  # the first words are here: the server may finish
+            oa.chat.completions.create(model="ack", messages=ask)
+        text += chunk.choices[0].delta.content
+    usage = chunk.usage or usage
+out["openai_stream"] = [text, usage.completion_tokens]
+m = an.messages.create(model="claude-test", max_tokens=64, messages=ask, tools=[
+    {"name": "post_message", "input_schema": {"type": "object", "properties": {"channel": {"type": "string"}}}}])
+out["anthropic_tool"] = [m.content[0].name, m.content[0].input, m.usage.input_tokens, m.usage.output_tokens]
+text = ""
+with an.messages.stream(model="claude-test", max_tokens=64, messages=ask) as stream:
+    for words in stream.text_stream:
+        if not text:
+            an.messages.create(model="ack", max_tokens=1, messages=ask)
+        text += words
+    final = stream.get_final_message()
+out["anthropic_stream"] = [text, final.usage.input_tokens, final.usage.output_tokens]
+seen = [json.dumps(dict(os.environ))]
+for top in ("/tmp", "/etc", os.getcwd(), os.environ.get("HOME") or "/tmp"):
+    for folder, _, names in os.walk(top):
+        for name in names[:200]:
+            try:
+                seen.append(open(os.path.join(folder, name), "rb").read(1 << 20).decode("latin-1"))
+            except OSError:
+                pass
+out["key_shaped"] = sorted({k for text in seen for k in re.findall(r"sk-ant-[A-Za-z0-9_-]{20,}", text)})
+print(json.dumps(out))
+"""
+BUDGET = r"""
+import json, anthropic, openai
+out = []
+for client, ask in ((openai.OpenAI(), lambda c: c.chat.completions.create(model="policy-7b", messages=[
+        {"role": "user", "content": "hi"}])),
+                    (anthropic.Anthropic(), lambda c: c.messages.create(model="claude-test", max_tokens=8, messages=[
+        {"role": "user", "content": "hi"}]))):
+    try:
+        ask(client)
+        out.append("answered")
+    except (openai.RateLimitError, anthropic.RateLimitError) as e:
+        out.append([type(e).__module__.split(".")[0], e.status_code, e.body])
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """The two scripted servers (OpenAI-compatible on loopback, "Anthropic" on 127.x.y.z:443 with
+    TLS for api.anthropic.com) and a stack that reaches the second for that name."""
+    root = tmp_path_factory.mktemp("models")
+    ca = vendor_certificates(root, "api.anthropic.com")
+    vendor_address = "127.%d.%d.%d" % tuple(secrets.randbelow(250) + 2 for _ in range(3))
+    own, vendor = Script(), Script()
+    state = StatePaths(root / "home").ensure()
+    (root / "scripts").mkdir()
+    with serving(scripted_app(own)) as port, \
+            serving(scripted_app(vendor), vendor_address, 443, ssl_certfile=str(root / "vendor.pem"),
+                    ssl_keyfile=str(root / "vendor.key")), \
+            Stack(state, upstream_hosts={"api.anthropic.com": vendor_address}, upstream_ca=ca) as info:
+        yield LiveStack(state, info, EnvironmentStore(state), root / "scripts"), f"http://127.0.0.1:{port}/v1", own, vendor
+
+
+def routed_env(stack: LiveStack, base_url: str, **policy) -> tuple[str, str, str]:
+    """An environment whose OpenAI calls go to `base_url` and Anthropic's to the vendor, with
+    detour holding both keys; the Anthropic key's value and placeholder."""
+    env = stack.env()
+    save_policy(policy_file(stack.state, env), Policy.model_validate(
+        {"models": [{"host": "api.openai.com", "base_url": base_url}, {"host": "api.anthropic.com", "vendor": True}],
+         **policy}))
+    store = SecretStore(stack.state.secrets_dir)
+    store.set(env, "OPENAI_API_KEY", "sk-proj-" + secrets.token_urlsafe(30), ["api.openai.com"])
+    value = "sk-ant-" + secrets.token_urlsafe(30)
+    placeholder = store.set(env, "ANTHROPIC_API_KEY", value, ["api.anthropic.com"],
+                            SecretRules(headers=["x-api-key"])).placeholder
+    return env, value, placeholder
+
+
+def test_the_sdks_reach_their_routed_models_streamed_and_metered_and_replay_without_them(models):
+    stack, base_url, own, vendor = models
+    env, value, placeholder = routed_env(stack, base_url, capture="bodies", body_limit=1 << 20)
+    result = stack.run(env, AGENT, ".py", backend="namespace")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    said = "".join(WORDS) + " acked"  # the first words reached the agent before the server wrote the rest
+    prompt = own.calls[0]["body"]
+    assert out["openai_tool"][:2] == ["post_message", {"channel": "general"}]
+    assert out["openai_stream"] == [said, len(WORDS) + 1] and out["anthropic_stream"][0] == said
+    assert out["anthropic_tool"][:2] == ["post_message", {"channel": "general"}]
+    assert out["key_shaped"] == [placeholder] and value not in result.stdout + result.stderr
+    assert {c["credential"] for c in vendor.calls} == {value}  # the vendor got the key; the sandbox held a placeholder
+    assert all(c["credential"].startswith("sk-proj-") for c in own.calls)  # a placeholder: no key leaves for it
+    assert prompt["messages"] == [{"role": "user", "content": "post hello to general"}]
+
+    calls = [r for r in result.requests if r.model_call]
+    by = {(r.host, r.model_call.model, r.model_call.stream): r for r in calls}  # the acks race their streams' ends
+    assert len(calls) == 6 and sorted(by) == [
+        ("api.anthropic.com", "ack", False), ("api.anthropic.com", "claude-test", False),
+        ("api.anthropic.com", "claude-test", True), ("api.openai.com", "ack", False),
+        ("api.openai.com", "policy-7b", False), ("api.openai.com", "policy-7b", True)]
+    tool, streamed = by["api.openai.com", "policy-7b", False], by["api.openai.com", "policy-7b", True]
+    a_tool, a_streamed = by["api.anthropic.com", "claude-test", False], by["api.anthropic.com", "claude-test", True]
+    assert (tool.model_call.input_tokens, tool.model_call.output_tokens) == tuple(out["openai_tool"][2:])
+    assert streamed.model_call.output_tokens == len(WORDS) + 1
+    assert (a_tool.model_call.input_tokens, a_tool.model_call.output_tokens) == tuple(out["anthropic_tool"][2:])
+    assert (a_streamed.model_call.input_tokens, a_streamed.model_call.output_tokens) == tuple(out["anthropic_stream"][1:])
+    assert tool.model_call.target == base_url and a_tool.model_call.target == "vendor"
+    assert a_tool.secrets == ["ANTHROPIC_API_KEY"] and tool.secrets is None
+    for record in calls:
+        assert record.decision == "allowed" and record.status == 200
+        assert 0 < record.model_call.ttft_ms <= record.duration_ms
+    assert "post hello to general" in streamed.request.body and "acked" in streamed.response.body
+    assert value not in json.dumps([r.model_dump() for r in result.requests])
+
+    replayed, _, _ = routed_env(stack, base_url)
+    save_policy(policy_file(stack.state, replayed), Policy.model_validate({"models": [
+        {"host": "api.openai.com", "replay": env}, {"host": "api.anthropic.com", "replay": env}]}))
+    before = len(own.calls) + len(vendor.calls)
+    again = stack.run(replayed, AGENT, ".py", backend="namespace")
+    assert again.exit_code == 0, again.stderr
+    assert {k: v for k, v in json.loads(again.stdout).items() if k != "key_shaped"} == \
+        {k: v for k, v in out.items() if k != "key_shaped"}
+    assert len(own.calls) + len(vendor.calls) == before  # no model was asked
+    assert sorted((r.path, r.model_call.model, r.model_call.stream, r.model_call.output_tokens)
+                  for r in again.requests if r.model_call) == \
+        sorted((r.path, r.model_call.model, r.model_call.stream, r.model_call.output_tokens) for r in calls)
+
+
+def test_a_spent_budget_answers_each_vendors_own_quota_error(models):
+    stack, base_url, own, _ = models
+    env, _, _ = routed_env(stack, base_url, model_budget={"calls": 1})
+    before = len(own.calls)
+    result = stack.run(env, BUDGET, ".py", backend="namespace")
+    assert result.exit_code == 0, result.stderr
+    first, second = json.loads(result.stdout)
+    assert first == "answered" and len(own.calls) == before + 1  # one call, not retried, then refused
+    assert second[:2] == ["anthropic", 429] and second[2]["error"]["type"] == "rate_limit_error"
+    refused = [r for r in result.requests if r.model_call and r.decision == "denied"]
+    assert [(r.host, r.status, r.reason) for r in refused] == [
+        ("api.anthropic.com", 429, "model budget spent: 1 of 1 model calls")]
+
+
+def test_a_bad_model_route_is_one_clear_line(models, tmp_path: Path):
+    stack = models[0]
+    env = stack.env()
+    bad = tmp_path / "policy.json"
+    for route, says in (({"host": "api.openai.com"}, "give one target"),
+                        ({"host": "api.openai.com", "base_url": "ftp://x.test/v1"}, "is not an http(s) URL"),
+                        ({"host": "slack.com", "vendor": True}, "which detour's replicas serve"),
+                        ({"host": "api.anthropic.com", "base_url": "http://127.0.0.1:1", "protocol": "openai"},
+                         "speaks anthropic")):
+        bad.write_text(json.dumps({"models": [route]}))
+        done = subprocess.run([DETOUR, "env", "policy", env, "--policy", str(bad)], capture_output=True, text=True,
+                              env=os.environ | {"DETOUR_HOME": str(stack.state.home)})
+        assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
