@@ -6,6 +6,7 @@ code (the router, a warm-up) by dotted reference and imports none of it, so it s
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,9 +18,10 @@ DEFAULT_KEY = ("id",)
 
 
 def resolve(reference: str) -> object:
-    """A pack's "module:attribute" reference (descriptors name code, they do not import it)."""
+    """A pack's "module:attribute" reference (descriptors name code, they do not import it); the
+    attribute may be dotted (a generated pack's engine: "mock_services.rest.openapi.packs:stripe.router")."""
     module, _, attribute = reference.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    return functools.reduce(getattr, attribute.split("."), importlib.import_module(module))
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,19 @@ paths) land in each. The proxy routes with it, the rewrite preludes rewrite with
 store seeds and diffs with it, and the faces list it; none of them names a service.
 
 A service is a pack: a package under mock_services/ whose `pack.py` holds one `ServicePack`
-(detour_core/pack.py). A descriptor is facts only (names, hosts, tables; its router by dotted
-name), so this floor can load it without pulling in a replica. Adding a service is a package and one line of
-`PACK_MODULES`. Packs that live outside detour's tree (a user's, or a test's) are named in
-`DETOUR_SERVICE_PACKS` (module names, comma-separated), read by every process of a stack.
+(detour_core/pack.py), or, for a pack generated from a vendor's description, whose
+`spec/pack.json` holds the same fields as data (named here by that path). A descriptor is facts
+only (names, hosts, tables; its router by dotted name), so this floor can load it without
+pulling in a replica. Adding a service is a package and one line of `PACK_MODULES`. Packs that
+live outside detour's tree (a user's, or a test's) are named in `DETOUR_SERVICE_PACKS` (module
+names or descriptor paths, comma-separated), read by every process of a stack.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import json
 import os
 from functools import cache
 from pathlib import Path
@@ -27,13 +31,13 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services.box.pack",
     "mock_services.gmail.pack",
     "mock_services.drive.pack",
-    "mock_services.stripe.pack",
-    "mock_services.jira.pack",
-    "mock_services.jira_agile.pack",
-    "mock_services.twilio.pack",
-    "mock_services.hubspot.pack",
-    "mock_services.zendesk.pack",
-    "mock_services.notion.pack",
+    "mock_services/stripe/spec/pack.json",
+    "mock_services/jira/spec/pack.json",
+    "mock_services/jira_agile/spec/pack.json",
+    "mock_services/twilio/spec/pack.json",
+    "mock_services/hubspot/spec/pack.json",
+    "mock_services/zendesk/spec/pack.json",
+    "mock_services/notion/spec/pack.json",
     "mock_services.github.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"
@@ -51,7 +55,48 @@ class InvalidServicePack(DetourError):
     pass
 
 
+DATA_DESCRIPTOR = "/spec/pack.json"  # a generated pack's descriptor, below its package's folder
+
+
+def _data_file(entry: str) -> Path:
+    """Where `package/path/spec/pack.json` is: below the first folder of that top-level package."""
+    top, _, rest = entry.partition("/")
+    try:
+        found = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        found = None
+    for base in (found.submodule_search_locations or []) if found else []:
+        if (Path(base) / rest).is_file():
+            return Path(base) / rest
+    raise InvalidServicePack(f"service pack {entry!r} cannot be loaded: no such file below an importable package")
+
+
+def _from_data(entry: str) -> ServicePack:
+    """A generated pack's descriptor from its data; its paths are relative to its package's folder."""
+    path = _data_file(entry)
+    try:
+        fields = json.loads(path.read_text())
+        folder = path.parent.parent
+        fields["templates"] = folder / fields.get("templates", "templates")
+        tuples = ("hosts", "signature_tables", "tables")
+        return ServicePack(**{k: tuple(v) if k in tuples else v for k, v in fields.items()})
+    except (ValueError, TypeError, KeyError) as e:  # JSON's errors among them
+        raise InvalidServicePack(f"service pack {entry!r} cannot be loaded: {e}") from None
+
+
+def package_of(name: str) -> str:
+    """The package a registered pack's files are in (a generated pack's overrides live there)."""
+    extra = os.environ.get(EXTRA_PACKS_VARIABLE, "")
+    for entry, candidate in zip(_entries(extra), _packs(extra), strict=True):
+        if candidate.name == name:
+            return entry.removesuffix(DATA_DESCRIPTOR).replace("/", ".") if entry.endswith(".json") \
+                else entry.rpartition(".")[0]
+    raise InvalidServicePack(f"no service pack {name!r}; known: {', '.join(service_names())}")
+
+
 def _load(module: str) -> ServicePack:
+    if module.endswith(".json"):
+        return _from_data(module)
     try:
         pack = importlib.import_module(module).PACK
     except (ImportError, AttributeError) as e:
@@ -61,10 +106,13 @@ def _load(module: str) -> ServicePack:
     return pack
 
 
+def _entries(extra: str) -> list[str]:
+    return [*PACK_MODULES, *(m.strip() for m in extra.split(",") if m.strip())]
+
+
 @cache
 def _packs(extra: str) -> tuple[ServicePack, ...]:
-    modules = [*PACK_MODULES, *(m.strip() for m in extra.split(",") if m.strip())]
-    packs = tuple(_load(m) for m in modules)
+    packs = tuple(_load(m) for m in _entries(extra))
     names = [p.name for p in packs]
     if len(set(names)) != len(names):
         raise InvalidServicePack(f"two service packs share a name: {names}")

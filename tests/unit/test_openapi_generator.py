@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from detour.apps.server import create_app
 from detour_core.paths import StatePaths
+from detour_core import registry
 from detour_core.registry import EXTRA_PACKS_VARIABLE
 from mock_services.rest.openapi.__main__ import main
 from mock_services.rest.openapi.infer import id_style, infer
@@ -131,11 +132,8 @@ def tracker(tmp_path_factory, monkeypatch_module):
     source = root / "tracker.json"
     source.write_text(json.dumps(DESCRIPTION))
     main(["tracker", str(source), "--out", str(root / "tracker_pack")])
-    for name in ("pack.py", "router.py"):  # the generated files name detour's own package path
-        path = root / "tracker_pack" / name
-        path.write_text(path.read_text().replace("mock_services.tracker.", "tracker_pack."))
     monkeypatch_module.syspath_prepend(str(root))
-    monkeypatch_module.setenv(EXTRA_PACKS_VARIABLE, "tracker_pack.pack")
+    monkeypatch_module.setenv(EXTRA_PACKS_VARIABLE, "tracker_pack/spec/pack.json")
     state = StatePaths(root / "home").ensure()
     client = TestClient(create_app(state, api_auth=False), raise_server_exceptions=False)
     env = EnvironmentStore(state).create("tracker_default").env_id
@@ -151,9 +149,10 @@ def monkeypatch_module():
 
 
 def test_the_generator_writes_a_pack(tracker, tmp_path):
-    folder = Path(sys.modules["tracker_pack"].__file__).parent
-    assert {p.name for p in folder.iterdir()} >= {"pack.py", "router.py", "spec", "templates"}
-    pack = sys.modules["tracker_pack.pack"].PACK
+    folder = registry.pack("tracker").templates.parent
+    assert {p.name for p in folder.iterdir()} == {"__init__.py", "spec", "templates"}  # data: no Python of its own
+    assert {p.name for p in (folder / "spec").iterdir()} == {"openapi.json", "model.json", "pack.json"}
+    pack = registry.pack("tracker")
     assert (pack.hosts, pack.tables) == (("tracker.example.com",), ("tracker_projects", "tracker_projects_comments"))
     with pytest.raises(SystemExit, match="no description"):
         main(["x", str(tmp_path / "missing.json")])
