@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from detour_core.pack import ServicePack
+from detour_core.pack import McpSurface, ServicePack
 
 PACK = ServicePack(
     name="linear",
@@ -19,4 +19,7 @@ PACK = ServicePack(
     spec="@linear/sdk's type declarations (schema/generate.py writes schema/linear.graphql)",
     warm_up="mock_services.linear.router:schema",  # the whole schema: about half a second
     credentials="mock_services.linear.keys:credentials",
+    mcp=McpSurface(hosts=("mcp.linear.app/mcp",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
+                   operations="mock_services.linear.mcp_tools:OPERATIONS",
+                   source="Linear's hosted MCP server's tool names (linear.app/docs/mcp)"),
 )

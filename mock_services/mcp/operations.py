@@ -82,28 +82,71 @@ class Rest:
         return await caller.send(self.method, path, body=rest)
 
 
+def _at(value: Any, dotted: str) -> Any:
+    for key in dotted.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+async def _query(caller: Caller, document: str, variables: Arguments) -> Answer:
+    """The pack's `/graphql` answer: `data`, or the errors with the status they came with."""
+    answer = await caller.send("POST", "/graphql", body={"query": document, "variables": variables})
+    body = answer.body if isinstance(answer.body, dict) else {}
+    if not answer.ok or body.get("errors"):
+        return Answer(answer.status if not answer.ok else 400, body.get("errors") or answer.body)
+    return Answer(200, body.get("data"))
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """An argument the tool takes by name (a team's name or key, a person's name or email) made
+    the id the operation wants, by a query of the pack's own: `document` takes the value as
+    `$value` and `$id` (a GraphQL ID), and the ids looked up before it, and lists the matches'
+    ids at `result`."""
+
+    argument: str
+    target: str
+    document: str
+    result: str
+
+    async def resolve(self, caller: Caller, value: Any, known: Arguments) -> str | list[str] | Answer:
+        found = []
+        for one in value if isinstance(value, list) else [value]:
+            answer = await _query(caller, self.document, {**known, "value": one, "id": one})
+            ids = [node["id"] for node in _at(answer.body, self.result) or []] if answer.ok else []
+            if not answer.ok or not ids:
+                return answer if not answer.ok else Answer(404, {"message": f"{self.argument} not found: {one}"})
+            found.append(ids[0])
+        return found if isinstance(value, list) else found[0]
+
+
 @dataclass(frozen=True)
 class GraphQL:
-    """A GraphQL operation at the pack's `/graphql`: the tool's arguments are its variables
-    (renamed where they differ); the answer is the value at `result` (dotted) in `data`."""
+    """A GraphQL operation at the pack's `/graphql`: the tool's arguments (looked up, renamed)
+    are its variables, or its `$input` but for those named `outside`; the answer is the value
+    at `result` (dotted) in `data`."""
 
     document: str
     result: str
     rename: Mapping[str, str] = field(default_factory=dict)
-    prepare: Callable[[Arguments], Arguments] | None = None
+    lookups: tuple[Lookup, ...] = ()
+    wrap: bool = False                  # the arguments go in `$input` (a mutation's)
+    outside: tuple[str, ...] = ("id",)  # what stays a variable of its own when they do
+    prepare: Callable[[Arguments], Arguments] | None = None  # after the lookups: a filter built of them
 
     async def run(self, caller: Caller, arguments: Arguments) -> Answer:
-        given = {k: _as_int(v) for k, v in arguments.items() if v is not None}
+        given = {self.rename.get(k, k): _as_int(v) for k, v in arguments.items() if v is not None}
+        for lookup in self.lookups:
+            if lookup.argument in given:
+                found = await lookup.resolve(caller, given.pop(lookup.argument), given)
+                if isinstance(found, Answer):
+                    return found
+                given[lookup.target] = found
         given = self.prepare(given) if self.prepare else given
-        variables = {self.rename.get(k, k): v for k, v in given.items()}
-        answer = await caller.send("POST", "/graphql", body={"query": self.document, "variables": variables})
-        body = answer.body if isinstance(answer.body, dict) else {}
-        if not answer.ok or body.get("errors"):
-            return Answer(answer.status if not answer.ok else 400, body.get("errors") or answer.body)
-        value: Any = body.get("data")
-        for key in self.result.split("."):
-            value = value.get(key) if isinstance(value, dict) else None
-        return Answer(200, value)
+        if self.wrap:
+            given = {**{k: given.pop(k) for k in self.outside if k in given}, "input": given}
+        answer = await _query(caller, self.document, given)
+        return Answer(answer.status, _at(answer.body, self.result)) if answer.ok else answer
 
 
 @dataclass(frozen=True)

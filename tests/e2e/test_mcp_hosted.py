@@ -16,6 +16,7 @@ import pytest
 from sandbox.namespace import NamespaceSandbox
 from sandbox.runtimes import host_runtime
 from tests.conftest import needs_namespaces
+from tests.e2e.official_clients import run_node_client
 
 GITHUB_AGENT = r'''
 import asyncio, json, os
@@ -97,3 +98,51 @@ def test_githubs_hosted_mcp_server_over_the_replicas_state(live_stack, sdk, requ
     assert made == [("Made over MCP", ["bug"]), ("Made over REST", [])]
     mcp_calls = {(r.host, r.path, r.decision) for r in result.requests if r.host == "api.githubcopilot.com"}
     assert mcp_calls == {("api.githubcopilot.com", "/mcp/", "routed")}
+
+
+LINEAR_AGENT = r'''
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const key = process.env.LINEAR_API_KEY;
+const transport = new StreamableHTTPClientTransport(new URL("https://mcp.linear.app/mcp"),
+  { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
+const mcp = new Client({ name: "agent", version: "1.0.0" });
+await mcp.connect(transport);
+const call = async (name, args) => JSON.parse((await mcp.callTool({ name, arguments: args })).content[0].text);
+const graphql = async (query, variables) => (await (await fetch("https://api.linear.app/graphql", {
+  method: "POST", headers: { "Content-Type": "application/json", Authorization: key },
+  body: JSON.stringify({ query, variables }) })).json()).data;
+
+const out = { tools: (await mcp.listTools()).tools.map((t) => t.name).filter((n) => n.endsWith("_issue")).sort() };
+const made = await call("create_issue", { title: "Made over MCP", team: "Engineering", assignee: "john@example.com",
+                                          state: "Todo", labels: ["Urgent"] });
+out.graphql_sees = (await graphql("query($id: String!) { issue(id: $id) { title assignee { name } state { name } } }",
+                                  { id: made.identifier })).issue;
+const eng = (await call("get_team", { query: "ENG" })).id;
+await graphql("mutation($team: String!) { issueCreate(input: { title: \"Made over GraphQL\", teamId: $team }) { success } }",
+              { team: eng });
+out.mcp_sees = (await call("list_issues", { query: "Made over", team: "ENG" })).map((i) => i.title).sort();
+await call("create_comment", { issueId: made.identifier, body: "Picked up over MCP" });
+out.comments = (await call("list_comments", { issueId: made.identifier })).map((c) => c.body);
+out.lacking = (await mcp.callTool({ name: "list_documents", arguments: {} })).isError;
+await mcp.close();
+console.log(JSON.stringify(out));
+'''
+
+
+@needs_namespaces
+def test_linears_hosted_mcp_server_with_nodes_official_client(live_stack, request):
+    result = run_node_client(live_stack, request, "namespace", "@modelcontextprotocol/sdk", LINEAR_AGENT,
+                             "linear_default")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["tools"] == ["create_issue", "get_issue", "update_issue"]
+    assert out["graphql_sees"] == {"title": "Made over MCP", "assignee": {"name": "John Doe"}, "state": {"name": "Todo"}}
+    assert out["mcp_sees"] == ["Made over GraphQL", "Made over MCP"]
+    assert out["comments"] == ["Picked up over MCP"]
+    assert out["lacking"] is True
+    made = {r["title"] for r in result.diff.inserts if r["__table__"] == "issues"}
+    assert made == {"Made over MCP", "Made over GraphQL"}
+    assert [r["body"] for r in result.diff.inserts if r["__table__"] == "comments"] == ["Picked up over MCP"]
+    assert {r.host for r in result.requests} == {"mcp.linear.app", "api.linear.app"}
