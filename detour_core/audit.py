@@ -82,6 +82,7 @@ class AuditRecord(Verdict):
     request_bytes: int
     response_bytes: int
     http_version: str | None = None
+    websocket: Literal["sent", "received"] | None = None  # a WebSocket message's way (method "WS")
     request: Message | None = None
     response: Message | None = None
     prev: str | None = None     # SHA-256 of the line before this one in its environment's log

@@ -5,6 +5,7 @@ policy captures them, redacted before anything is written. Connections that end 
 request this addon saw (the protocol layer answered 400 to garbage or to HTTP/1.0 without a
 Host, a TLS handshake failed, a CONNECT and then silence) get one record each, so "every
 attempt is recorded" holds. Proxy credentials appear only as the environment they claim.
+A WebSocket's messages get a record each after its upgrade's (direction, size, redacted content).
 """
 
 from __future__ import annotations
@@ -64,8 +65,14 @@ def message(part: http.Message, policy: Policy, redactor: Redactor, host: str | 
     headers = redactor.headers(pairs)
     if policy.capture != "bodies":
         return Message(headers=headers, size=len(part.raw_content or b""))
-    raw = part.get_content(strict=False) or b""
-    content = redactor.body(raw, part.headers.get("content-type", ""))
+    return captured(part.get_content(strict=False) or b"", part.headers.get("content-type", ""), headers,
+                    policy, redactor)
+
+
+def captured(raw: bytes, content_type: str, headers: list[tuple[str, str]], policy: Policy,
+             redactor: Redactor) -> Message:
+    """A body as a record keeps it: redacted, cut at the policy's limit, base64 where not UTF-8."""
+    content = redactor.body(raw, content_type)
     kept = content[:policy.body_limit]
     try:
         body, encoding = kept.decode("utf-8"), None
@@ -154,6 +161,27 @@ class AuditRecorder:
     def error(self, flow: http.HTTPFlow) -> None:
         if flow.response is None:
             self.log_http(flow)
+
+    def websocket_message(self, flow: http.HTTPFlow) -> None:
+        """A record per WebSocket message, after the upgrade's own: its direction and size, and
+        (with capture=bodies) its content, redacted as a body is (a text message as JSON where it
+        parses). Read only: the message goes on as it came."""
+        verdict = flow.metadata.get(METADATA_KEY)
+        if verdict is None or flow.websocket is None:
+            return
+        frame = flow.websocket.messages[-1]
+        policy: Policy = flow.metadata.get(POLICY_KEY) or Policy()
+        redactor = self.redactor(policy)
+        size, sent = len(frame.content), frame.from_client
+        part = None if policy.capture == "off" else Message(headers=[], size=size) if policy.capture == "headers" \
+            else captured(frame.content, "application/json" if frame.is_text else "", [], policy, redactor)
+        self.write(flow.client_conn, AuditRecord(
+            **(verdict.model_dump() | {"path": redactor.path(verdict.path)}),
+            ts=iso(frame.timestamp), client=_client(flow.client_conn), mode=_mode(flow.client_conn),
+            method="WS", websocket="sent" if sent else "received",
+            status=flow.response.status_code if flow.response else None, duration_ms=0,
+            request_bytes=size if sent else 0, response_bytes=0 if sent else size,
+            request=part if sent else None, response=None if sent else part))
 
     def tcp_start(self, flow: tcp.TCPFlow) -> None:
         verdict = flow.metadata.get(METADATA_KEY)

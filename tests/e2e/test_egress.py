@@ -140,3 +140,46 @@ def test_bad_policies_are_refused_and_the_old_one_stays(lab, args, message):
     shown = subprocess.run([DETOUR, "env", "policy", env], capture_output=True, text=True, check=True,
                            env=os.environ | {"DETOUR_HOME": str(stack.state.home)})
     assert json.loads(shown.stdout)["allow"] == ["api.partner.test"]
+
+
+MESSAGES = ('{"token": "xoxb-1-SECRET", "text": "hello"}', "x" * 70000)
+WEBSOCKET = r"""
+import asyncio, json, aiohttp
+MESSAGES = """ + repr(MESSAGES) + r"""
+
+async def main():
+    got = []
+    async with aiohttp.ClientSession() as session:  # no proxy variables: captured where it goes
+        async with session.ws_connect("wss://api.partner.test/socket") as ws:
+            for text in MESSAGES:
+                await ws.send_str(text)
+                got.append((await ws.receive()).data[:20])
+            await ws.send_bytes(b"\xff\xfebinary")
+            got.append((await ws.receive()).data.hex())
+    print(json.dumps(got))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("backend", ISOLATING[:1])
+def test_websocket_messages_pass_through_and_each_is_recorded(lab, backend):
+    """An allowed host's WebSocket: every message reaches it and comes back as it was, and each
+    has a record of its own after the upgrade's, with its way, its size and (bodies captured) its
+    content, redacted and cut at the body limit."""
+    stack, seen = lab
+    env = stack.env()
+    allow(stack, env, "--allow", "api.partner.test", "--capture", "bodies")
+    result = stack.run(env, WEBSOCKET, ".py", backend=backend)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == ['echo: {"token": "xox', "echo: xxxxxxxxxxxxxx", b"echo: \xff\xfebinary".hex()], \
+        result.stderr
+    assert "xoxb-1-SECRET" in (seen.parent / "websocket").read_text()  # the host got the message as it was sent
+    upgrade, *frames = [r for r in result.requests if r.host == "api.partner.test"]
+    assert (upgrade.status, upgrade.websocket, upgrade.decision) == (101, None, "allowed")
+    sizes = [size for m in (*MESSAGES, "12binary") for size in ((len(m), 0), (0, len(m) + 6))]
+    assert [(f.method, f.websocket, f.request_bytes, f.response_bytes) for f in frames] == [
+        ("WS", way, *size) for way, size in zip(["sent", "received"] * 3, sizes)]
+    assert json.loads(frames[0].request.body) == {"token": "[REDACTED]", "text": "hello"}
+    assert "xoxb-1-SECRET" not in json.dumps([f.model_dump() for f in result.requests])
+    assert frames[2].request.truncated and frames[4].request.encoding == "base64"

@@ -5,7 +5,8 @@ names a test allows, with certificates from a CA the test makes (and one it does
                                            # and each request's Authorization to FOLDER/authorizations
 
 `/echo?form=F` answers with what it received (headers, path, body) in the form F (ECHO_FORMS),
-as a host that echoes a credential would.
+as a host that echoes a credential would. A WebSocket upgrade gets an echo: each message logged
+to FOLDER/websocket as it arrived, and sent back with `echo: ` before it (wsproto's frames).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from wsproto.connection import Connection as WebSocket, ConnectionType
+from wsproto.events import BytesMessage, CloseConnection, Ping, TextMessage
+from wsproto.utilities import generate_accept_token
 
 TRUSTED = ("api.partner.test", "eu.models.test")
 # How /echo answers: in JSON (with the Authorization it got in a header too), base64 or URL-encoded
@@ -71,6 +75,8 @@ def serve(folder: Path) -> None:
         protocol_version = "HTTP/1.1"
 
         def do_GET(self) -> None:
+            if self.headers.get("Upgrade", "").lower() == "websocket":
+                return self.websocket()
             if self.path.startswith("/echo"):
                 return self.echo(b"")
             with seen.open("a") as log:
@@ -137,6 +143,34 @@ def serve(folder: Path) -> None:
                 time.sleep(0.2)
                 payload = payload[middle:]
             self.wfile.write(payload)
+
+        def websocket(self) -> None:
+            self.send_response(101)
+            self.send_header("Upgrade", "websocket")
+            self.send_header("Connection", "Upgrade")
+            self.send_header("Sec-WebSocket-Accept", generate_accept_token(self.headers["Sec-WebSocket-Key"].encode()).decode())
+            self.end_headers()
+            self.wfile.flush()
+            self.close_connection = True
+            frames = WebSocket(ConnectionType.SERVER)
+            parts: list = []
+            while data := self.connection.recv(65536):
+                frames.receive_data(data)
+                for event in frames.events():
+                    if isinstance(event, (TextMessage, BytesMessage)):
+                        parts.append(event.data)
+                        if not event.message_finished:
+                            continue
+                        whole, parts = ("" if isinstance(event, TextMessage) else b"").join(parts), []
+                        with (folder / "websocket").open("a") as log:
+                            log.write(json.dumps([self.headers.get("Host"), self.path, repr(whole)]) + "\n")
+                        reply = TextMessage(data="echo: " + whole) if isinstance(event, TextMessage) \
+                            else BytesMessage(data=b"echo: " + whole)
+                        self.connection.sendall(frames.send(reply))
+                    elif isinstance(event, (CloseConnection, Ping)):
+                        self.connection.sendall(frames.send(event.response()))
+                        if isinstance(event, CloseConnection):
+                            return
 
         def log_message(self, *args) -> None:
             pass
