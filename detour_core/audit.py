@@ -48,6 +48,14 @@ class Message(BaseModel):
     truncated: bool = False
 
 
+class McpCall(BaseModel):
+    """What a record says of a call to a vendor's hosted MCP server (proxy_addons/mcp_calls.py):
+    the JSON-RPC method, and the tool a `tools/call` names."""
+
+    method: str
+    tool: str | None = None
+
+
 class Verdict(BaseModel):
     """What the proxy decided about a request (or a connection): the addons fill it in as they
     decide, and it becomes the decision part of the request's record, field for field."""
@@ -67,6 +75,7 @@ class Verdict(BaseModel):
     unchecked: list[str] | None = None     # secrets an answer passed without being checked for
     fault: str | None = None               # the policy's fault that hit it: `fault 2: rate_limited POST ...`
     model_call: ModelCall | None = None    # a model vendor's call a model route took (detour_core.model_routes)
+    mcp_call: McpCall | None = None        # a hosted MCP server's JSON-RPC call (its method and tool)
 
 
 class AuditRecord(Verdict):

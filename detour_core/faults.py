@@ -45,7 +45,8 @@ class Fault(Strict):
     kind: FaultKind
     match: str = Field(description="`METHOD HOST/PATH` (`POST slack.com/api/chat.postMessage`, `* api.linear.app/*`); "
                                    "HOST may be *.domain, METHOD *, PATH a glob.")
-    operation: str | None = Field(None, description="A GraphQL operation's name the request must carry.")
+    operation: str | None = Field(None, description="A GraphQL operation's name the request must carry, or the "
+                                                    "tool an MCP call names (a hosted MCP server's tools/call).")
     body: dict[str, Any] = Field({}, description="Fields the request's JSON or form body must have, with these values.")
     status: Literal[500, 502, 503] = Field(503, description="The status of an `error`.")
     latency_ms: float | tuple[float, float] = Field(0, description="A `latency`: fixed, or [low, high].")

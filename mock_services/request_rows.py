@@ -3,7 +3,7 @@
 records hold what the proxy saw; a body's fields are there where its policy captured bodies.
 
     {"n", "ts", "service", "host", "method", "path", "query", "status", "decision", "fault",
-     "rule", "reason", "body": {...}}
+     "rule", "reason", "body": {...}, "tool"}
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ def request_row(n: int, record: AuditRecord) -> Row:
     path, _, query = record.path.partition("?")
     return {"n": n, "ts": record.ts, "service": record.service, "host": record.host, "method": record.method,
             "path": path, "query": query, "status": record.status, "decision": record.decision,
-            "fault": record.fault, "rule": record.rule, "reason": record.reason, "body": _fields(record)}
+            "fault": record.fault, "rule": record.rule, "reason": record.reason, "body": _fields(record),
+            "tool": record.mcp_call.tool if record.mcp_call else None}
 
 
 def request_rows(state: StatePaths, env_id: str) -> list[Row]:

@@ -20,6 +20,7 @@ from proxy_addons.answered_bodies import AnsweredBodies
 from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.env_auth import EnvAuth
 from proxy_addons.faults import Faults
+from proxy_addons.mcp_calls import McpCalls
 from proxy_addons.held_services import HeldServices
 from proxy_addons.model_budgets import ModelBudgets
 from proxy_addons.model_replay import ModelReplay
@@ -34,5 +35,5 @@ from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
 addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), HeldServices(), Router(), RequestLimits(), RateLimits(),
-          ModelRoutes(), ModelBudgets(), ModelReplay(), SecretInjector(), AnswerScrubber(), ModelMeter(), Faults(),
-          InProcessReplicas(), UpstreamGuard(), AuditRecorder()]
+          ModelRoutes(), ModelBudgets(), ModelReplay(), SecretInjector(), AnswerScrubber(), ModelMeter(), McpCalls(),
+          Faults(), InProcessReplicas(), UpstreamGuard(), AuditRecorder()]

@@ -76,6 +76,7 @@ class Faults:
             return
         env_id, request = flow.metadata.get(ENV_KEY) or "", flow.request  # routing has repointed its path:
         body, operation = fields(request)                                 # the verdict keeps the one sent
+        operation = verdict.mcp_call.tool if verdict.mcp_call else operation  # an MCP call's: its tool
         for number, fault in enumerate(policy.faults, 1):
             if fault.hits(request.method, verdict.host, verdict.path, body, operation) \
                     and self.draws.fires(env_id, number, fault):

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from detour_core.faults import Fault
+from mock_services.request_rows import request_rows
 from sandbox.namespace import NamespaceSandbox
 from sandbox.runtimes import host_runtime
 from tests.conftest import needs_namespaces
@@ -58,6 +60,7 @@ async def main():
         out["mcp_sees"] = json.loads(seen.content[0].text)["title"]
         found = await mcp.call_tool("search_issues", {"query": "Made over", "owner": "acme", "repo": "api"})
         out["found"] = sorted(i["title"] for i in json.loads(found.content[0].text)["items"])
+        out["me"] = json.loads((await mcp.call_tool("get_me", {})).content[0].text)["login"]
         lacking = await mcp.call_tool("list_gists", {})
         out["lacking"] = [spelled(lacking, "isError"), lacking.content[0].text]
         wrong = await mcp.call_tool("issue_read", {"method": "get", "owner": "acme"})
@@ -80,8 +83,10 @@ def own_venv(live_stack):
 
 @needs_namespaces
 @pytest.mark.parametrize("sdk", ["1", "2"])
-def test_githubs_hosted_mcp_server_over_the_replicas_state(live_stack, sdk, request):
-    env = live_stack.env("github_default")
+def test_githubs_hosted_mcp_server_over_the_replicas_state(live_stack, api_client, sdk, request):
+    env = live_stack.env("github_default")  # a fault aimed at one tool: a latency of 1 ms, recorded
+    api_client.environments.faults(env, [Fault(kind="latency", match="POST api.githubcopilot.com/mcp/*",
+                                               operation="get_me", latency_ms=1)])
     sandbox = request.getfixturevalue("own_venv") if sdk == "1" else None
     result = live_stack.run(env, GITHUB_AGENT, ".py", backend="namespace", sandbox=sandbox)
     assert result.exit_code == 0, result.stderr
@@ -96,8 +101,17 @@ def test_githubs_hosted_mcp_server_over_the_replicas_state(live_stack, sdk, requ
     assert out["anonymous"] == [401, "Bearer "]
     made = sorted((r["title"], r["labels"]) for r in result.diff.inserts if r["__table__"] == "github_issues")
     assert made == [("Made over MCP", ["bug"]), ("Made over REST", [])]
-    mcp_calls = {(r.host, r.path, r.decision) for r in result.requests if r.host == "api.githubcopilot.com"}
-    assert mcp_calls == {("api.githubcopilot.com", "/mcp/", "routed")}
+    assert out["me"] == "ai-agent"
+    mcp_calls = [r for r in result.requests if r.host == "api.githubcopilot.com"]
+    assert {(r.path, r.decision) for r in mcp_calls} == {("/mcp/", "routed")}
+    named = [(r.mcp_call.method, r.mcp_call.tool, r.fault is not None) for r in mcp_calls if r.mcp_call]
+    assert named[:3] == [("initialize", None, False), ("notifications/initialized", None, False),
+                         ("tools/list", None, False)]
+    tools = [(tool, faulted) for method, tool, faulted in named if method == "tools/call"]
+    assert tools == [("issue_write", False), ("issue_read", False), ("search_issues", False), ("get_me", True),
+                     ("list_gists", False), ("issue_read", False)]
+    rows = [row["tool"] for row in request_rows(live_stack.state, env) if row["host"] == "api.githubcopilot.com"]
+    assert [tool for tool in rows if tool] == [tool for tool, _ in tools]  # the DSL's `requests` entity
 
 
 LINEAR_AGENT = r'''
