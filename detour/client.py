@@ -39,6 +39,7 @@ from mock_services.clock import Clock, moved
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, EnvironmentStore, StateDiff
 from mock_services.templates import save_template, template_names
+from mock_services.timelines.run import set_clock
 from sandbox.backends import Backend, open_backend
 from sandbox.base import Limits, Mode, Sandbox
 from sandbox.languages import command_for, stdin_command, suffix_of
@@ -105,7 +106,7 @@ class Environments:
               advance_s: float | None = None) -> Clock:
         """Set the environment's time: `at` (or its current time), `advance_s` later, frozen or running
         from there; `mode="real"` returns to the wall clock. Its replicas read no other time."""
-        return self.store.set_clock(env_id, moved(self.store.get(env_id).clock, at, mode, advance_s)).clock
+        return set_clock(self.store, env_id, moved(self.store.get(env_id).clock, at, mode, advance_s)).clock
 
     def fork(self, env_id: str, n: int = 1) -> list[EnvironmentInfo]:
         """`n` copies of the environment as it stands now (group rollouts, retries from here)."""

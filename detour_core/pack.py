@@ -58,8 +58,14 @@ class ServicePack:
     tables: tuple[str, ...] = ()
     # "module:function" (status) -> detour_core.faults.FaultAnswer: an injected status fault in its shape
     faults: str | None = None
+    # "module:attribute" of () -> {operation: "stateful" | "generated" | "not served"}: how much of
+    # the vendor's API it serves, computed from its handlers (mock_services/coverage.py)
+    coverage: str | None = None
     # "module:attribute" of its mock_services.events.rules.Events: which changes emit which events
     events: str | None = None
+    # "module:function" (store, env_id, token, operation, args) -> dict: a call as the token's
+    # user, made by detour itself (a timeline's step), answered as the vendor answers it
+    act: str | None = None
     mcp: McpSurface | None = None          # its vendor's hosted MCP server, where it has one
 
     def primary_key(self, table: str) -> tuple[str, ...]:

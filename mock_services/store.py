@@ -27,6 +27,8 @@ from detour_core.registry import pack
 from mock_services.clock import Clock, bound
 from mock_services.databases import Connection, database_for
 from mock_services.events.rules import Change, emit
+from mock_services.timelines.model import TIMELINE_KEY, Step, check_references
+from mock_services.timelines.run import started
 from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidFork, InvalidTemplate, InvalidTtl
 from mock_services.issued_tokens import SALT_KEY, Credentials, new_salt
 from mock_services.request_budget import RequestBudget
@@ -262,7 +264,7 @@ class EnvironmentStore:
     def create(self, template_name: str | list[str], env_id: str | None = None, acting_user: str | None = None,
                template_dirs: tuple[Path, ...] = (), request_budget: RequestBudget | None = None,
                ttl_s: float | None = None, require_issued_tokens: bool = False, clock: Clock | None = None,
-               seed: str | None = None) -> EnvironmentInfo:
+               seed: str | None = None, timeline: list[Step] | None = None) -> EnvironmentInfo:
         """`template_name`: one template (a service's or a world's), or several templates of
         different services joined into one world. `acting_user`: a user id of the service, or
         in a world a person's handle. `clock`: the environment's time (the wall clock's by
@@ -287,6 +289,12 @@ class EnvironmentStore:
             info = _as_world(info, template)
         defaults = {table: fields for service in template.held() for table, fields in pack(service).row_defaults.items()}
         meta = {k: json.dumps(v) for k, v in info.model_dump().items()} | {SALT_KEY: json.dumps(new_salt())}
+        if steps := [*settings.timeline, *(timeline or [])]:  # the template's, then a suite test's
+            try:
+                check_references(steps)
+            except ValueError as e:
+                raise InvalidTemplate(f"template {template.name!r}: {e}") from None
+            meta[TIMELINE_KEY] = json.dumps(started(steps, info.clock.now()))
         self.db.create(env_id, meta, _seed_rows(template), blobs=template.contents,
                        template_key=f"{template.name}:{template.digest}:{json.dumps(defaults, sort_keys=True)}")
         if settings.faults:  # the template's curriculum: its faults open the environment's own policy
@@ -390,7 +398,7 @@ class EnvironmentStore:
         `service`, as that service's replica sees it (in a world: its tables alone)."""
         with self.db.connect(validate_env_id(env_id), write) as db:
             meta = dict(db.execute("SELECT key, value FROM meta"))
-            info = EnvironmentInfo(**{k: json.loads(v) for k, v in meta.items()})
+            info = EnvironmentInfo(**{k: json.loads(v) for k, v in meta.items() if k in EnvironmentInfo.model_fields})
             expired = info.expired
             if not expired:
                 state = EnvState(db, info)

@@ -22,13 +22,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from detour_core.faults import Fault
 from detour_core.paths import StatePaths
 from detour_core.strict import Strict, first_error
 from detour_core.registry import pack, packs, signature_tables, template_folders
 from detour_core.errors import InvalidTemplate, UnknownTemplate
+from mock_services.timelines.model import Step, check_references
 from mock_services.world import WORLD_KEY, WORLD_SERVICE, Person, WorldSettings, qualified, split
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -46,6 +47,12 @@ class TemplateSettings(Strict):
     now: datetime | None = Field(None, description="Their clock, frozen at this time (else the wall clock's).")
     seed: str | None = Field(None, description="What their ids are drawn from (else the template's name).")
     faults: list[Fault] = Field([], description="Their policy's faults.")
+    timeline: list[Step] = Field([], description="What the other people do, and when (mock_services/timelines).")
+
+    @model_validator(mode="after")
+    def _steps_named(self) -> TemplateSettings:
+        check_references(self.timeline)
+        return self
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from mock_services.clock import Clock, moved
 from mock_services.deps import StoreDep
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, StateDiff
+from mock_services.timelines.run import set_clock
 
 router = APIRouter(prefix="/api/platform", tags=["platform"])
 # Open to anyone who can reach the server: a load balancer's or `detour serve`'s health check.
@@ -130,7 +131,7 @@ class ClockSet(Strict):
 
 @router.put("/environments/{env_id}/clock")
 def set_environment_clock(env_id: str, store: StoreDep, body: ClockSet) -> Clock:
-    return store.set_clock(env_id, moved(store.get(env_id).clock, body.at, body.mode, body.advance_s)).clock
+    return set_clock(store, env_id, moved(store.get(env_id).clock, body.at, body.mode, body.advance_s)).clock
 
 
 @router.put("/environments/{env_id}/faults")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import re
+import shlex
 import time
 from datetime import datetime, timezone
 from typing import Annotated, Optional
@@ -15,6 +15,7 @@ from detour.cli.common import (AllowOpt, CaptureOpt, JsonOpt, PolicyOpt, RuleOpt
 from detour.run_options import DEFAULT_TEMPLATE
 from detour.stack import running_stack
 from detour_core.credentials import secret_for
+from detour_core.durations import seconds
 from detour_core.policy import Policy, load_policy, policy_file, save_policy
 from detour_core.secrets import SecretStore
 from mock_services.request_budget import RequestBudget
@@ -68,11 +69,15 @@ def env_create(template: Annotated[list[str], typer.Option(
 
 @env_app.command("tokens")
 def env_tokens(env_id: str, as_json: JsonOpt = False) -> None:
-    """The token the environment issued each user; a run gets its acting user's (SLACK_TOKEN, ...)."""
-    tokens = client().environments.tokens(env_id)
+    """The credential variables a run gets (NAME=value, one a line, shell-quoted: the acting
+    user's, as each vendor's client reads them), then the token the environment issued each user."""
+    environments = client().environments
+    variables, tokens = environments.variables(env_id), environments.tokens(env_id)
     if as_json:
-        typer.echo(json.dumps(tokens))
+        typer.echo(json.dumps({"variables": variables, "tokens": tokens}))
         return
+    for name, value in variables.items():
+        typer.echo(f"{name}={shlex.quote(value)}")
     for user_id, token in tokens.items():
         typer.echo(f"{user_id}  {token}")
 
@@ -117,15 +122,11 @@ def env_list(as_json: JsonOpt = False) -> None:
                    f"{info.env_id}  {info.template}  {','.join(info.held())}  user={info.acting_user}")
 
 
-DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
-UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
 def duration_s(text: str, option: str = "--older-than") -> float:
-    match = DURATION.fullmatch(text.strip())
-    if match is None:
-        raise fail(f"{option} takes a number and a unit (90s, 30m, 12h, 7d), not {text!r}")
-    return float(match[1]) * UNIT_S[match[2]]
+    try:
+        return seconds(text)
+    except ValueError:
+        raise fail(f"{option} takes a number and a unit (90s, 30m, 12h, 7d), not {text!r}") from None
 
 
 @env_app.command("delete")
@@ -165,6 +166,16 @@ def env_clock(env_id: str,
         mode = "real" if real else "running" if run or (clock.mode == "running" and not freeze and not set_to) \
             else "frozen"
         clock = environments.clock(env_id, at, mode, duration_s(advance, "--advance") if advance else None)
+    typer.echo(f"{datetime.fromtimestamp(clock.now(), timezone.utc).isoformat()}  {clock.mode}")
+
+
+@env_app.command("advance")
+def env_advance(env_id: str, by: Annotated[str, typer.Argument(help="How far: 90s, 30m, 2h, 7d.")]) -> None:
+    """Move ENV_ID's clock on by BY and fire what its timeline has due by then (a running clock
+    runs on from there; any other stays frozen there)."""
+    environments = client().environments
+    mode = "running" if environments.get(env_id).clock.mode == "running" else "frozen"
+    clock = environments.clock(env_id, None, mode, duration_s(by, "the duration"))
     typer.echo(f"{datetime.fromtimestamp(clock.now(), timezone.utc).isoformat()}  {clock.mode}")
 
 

@@ -6,5 +6,6 @@ who may receive it, and the pack's delivery (Slack's Socket Mode envelopes, a we
 The store calls `emit` inside the transaction that makes the change, so an event exists only
 if its change is committed, and a rolled-back call emits nothing. Deliveries wait in an outbox
 kept in the environment's state (outbox.py), so any process of a stack may send them, and
-retries follow the vendor's schedule on the environment's clock.
+retries follow the vendor's schedule on the environment's clock. A timeline
+(mock_services/timelines) sees each event too: its people may answer the agent's.
 """

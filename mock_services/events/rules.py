@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from detour_core.pack import resolve
 from detour_core.registry import pack
+from mock_services.timelines.run import observe
 
 Change = Literal["insert", "update", "delete"]
 Row = dict[str, Any]
@@ -71,4 +72,6 @@ def emit(state: Any, service: str, table: str, change: Change, row: Row) -> None
     deliver = resolve(pack(service).events).deliver
     for rule in keyed[(table, change)]:
         if rule.when is None or rule.when(row):
-            deliver(state, rule, render(rule, state, row))
+            event = render(rule, state, row)
+            deliver(state, rule, event)
+            observe(state, service, event)  # a timeline's step may wait for it

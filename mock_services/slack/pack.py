@@ -13,7 +13,9 @@ PACK = ServicePack(
     templates=Path(__file__).parent / "templates",
     credentials="mock_services.slack.tokens:credentials",
     faults="mock_services.slack.faults:answer",
+    coverage="mock_services.slack.catalogue:coverage",
     events="mock_services.slack.events:EVENTS",
+    act="mock_services.slack.router:act",
     signature_tables=("messages", "channels"),
     primary_keys={
         "teams": ("team_id",),

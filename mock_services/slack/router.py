@@ -144,6 +144,17 @@ def dispatch(store: EnvironmentStore, env_id: str, method: catalogue.Method, tok
     raise failure
 
 
+def act(store: EnvironmentStore, env_id: str, token: str, method: str, params: dict[str, Any]) -> dict:
+    """A method called as the token's user by detour itself (a timeline's step): Slack's answer."""
+    known = catalogue.lookup(method)
+    try:
+        if known is None:
+            raise SlackError("unknown_method", req_method=method)
+        return dispatch(store, env_id, known, token, dict(params))
+    except SlackError as e:
+        return e.body()
+
+
 def slack_response(body: dict, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
 

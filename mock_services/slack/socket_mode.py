@@ -28,6 +28,7 @@ from mock_services.slack.errors import SlackError
 from mock_services.slack.events import APPS_KEY, app_id, queue
 from mock_services.slack.tokens import is_app_token
 from mock_services.store import EnvironmentStore
+from mock_services.timelines.run import fire_due
 
 HOSTS = ("wss-primary.slack.com", "wss-backup.slack.com")
 TICKETS_KEY = "slack_socket_tickets"
@@ -62,8 +63,9 @@ def redeem(store: EnvironmentStore, env_id: str, ticket: str) -> tuple[str, floa
 
 
 def due(store: EnvironmentStore, env_id: str, user_id: str, ends_at: float) -> tuple[list[dict], bool]:
-    """The envelopes to send now, and whether the connection's time is over. Most looks find
-    nothing: they only read."""
+    """The envelopes to send now (after the timeline's steps that came due, which may make
+    some), and whether the connection's time is over. Most looks find nothing: they only read."""
+    fire_due(store, env_id)
     with store.open(env_id, service="slack") as state:
         over = clock.now() >= ends_at
         if not outbox.any_due(state, queue(user_id)):

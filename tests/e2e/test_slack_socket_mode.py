@@ -1,19 +1,14 @@
 """Slack apps on Socket Mode, unmodified in a sandbox: the WebSocket that
 `apps.connections.open` hands out is served through detour's proxy. A Bolt app answers a
-colleague's mention in the thread, and the reply is in the diff as the app's; an envelope an
+mention a timeline's person makes in the thread, and the reply is in the diff as the app's; an envelope an
 app leaves unacknowledged comes again with Slack's retry fields."""
-
-import threading
-import time
 
 import pytest
 
 from detour.stack import EMBEDDED, Stack
 from detour_core.paths import StatePaths
-from mock_services.slack import catalogue
-from mock_services.slack.events import APPS_KEY
-from mock_services.slack.router import dispatch
 from mock_services.store import EnvironmentStore
+from mock_services.timelines.model import Step
 from tests.conftest import LiveStack, needs_namespaces
 
 ENGINEERING, AGENT, JOHN = "C03IJKL9012", "U01AGENBOT9", "U02JOHNDOE1"
@@ -57,31 +52,11 @@ done.wait()
 """
 
 
-def post_as_john(store, env_id: str, text: str) -> str:
-    """John writes in #engineering through the replica, with his own token."""
-    token = store.credentials(env_id).tokens[JOHN]
-    return dispatch(store, env_id, catalogue.lookup("chat.postMessage"), token,
-                    {"channel": ENGINEERING, "text": text})["ts"]
-
-
-def run_app_while(live_stack, env_id: str, program: str, action) -> object:
-    """Runs the app in a namespace sandbox; once it has opened Socket Mode, `action` happens."""
-    outcome = {}
-    runner = threading.Thread(target=lambda: outcome.update(
-        result=live_stack.run(env_id, program, ".py", backend="namespace")))
-    runner.start()
-    try:
-        deadline = time.monotonic() + 60
-        while runner.is_alive() and time.monotonic() < deadline:
-            with live_stack.store.open(env_id) as state:
-                if AGENT in (state.meta(APPS_KEY) or []):
-                    break
-            time.sleep(0.05)
-        action()
-    finally:
-        runner.join(120)
-    assert not runner.is_alive(), "the app did not end"
-    return outcome["result"]
+def mention_at_start(text: str) -> list[Step]:
+    """John's message, as soon as the app is listening (a live clock's step fires once an event
+    connection is open)."""
+    return [Step(id="ask", person=JOHN, do="chat.postMessage", at=0,
+                 args={"channel": "#engineering", "text": text})]
 
 
 @pytest.fixture(scope="module")
@@ -97,22 +72,20 @@ def embedded_stack(tmp_path_factory):
 
 @needs_namespaces
 def test_a_bolt_app_answers_a_mention_in_its_thread(embedded_stack):
-    live_stack = embedded_stack
-    env_id = live_stack.store.create("slack_bench_v2").env_id
-    asked = {}
-    result = run_app_while(live_stack, env_id, BOLT_APP, lambda: asked.update(
-        ts=post_as_john(live_stack.store, env_id, f"<@{AGENT}> the deploy failed, can you roll back?")))
+    env_id = embedded_stack.store.create(
+        "slack_bench_v2", timeline=mention_at_start(f"<@{AGENT}> the deploy failed, can you roll back?")).env_id
+    result = embedded_stack.run(env_id, BOLT_APP, ".py", backend="namespace")
     assert result.exit_code == 0, result.stderr
-    replies = [row for row in result.diff.inserts if row["__table__"] == "messages" and row["user_id"] == AGENT]
-    assert [(r["message_text"], r["parent_id"]) for r in replies] == [("On it: rolling back now.", asked["ts"])]
+    asked, replied = [(r["user_id"], r["message_id"], r["message_text"], r.get("parent_id"))
+                      for r in result.diff.inserts if r["__table__"] == "messages"]
+    assert asked[0] == JOHN and replied == (AGENT, replied[1], "On it: rolling back now.", asked[1])
     assert any(r.host == "wss-primary.slack.com" and r.decision == "routed" for r in result.requests), \
         [(r.host, r.path) for r in result.requests]
 
 
 @needs_namespaces
 def test_an_unacknowledged_envelope_is_delivered_again(live_stack):
-    env_id = live_stack.store.create("slack_bench_v2").env_id
-    result = run_app_while(live_stack, env_id, SILENT_FIRST,
-                           lambda: post_as_john(live_stack.store, env_id, f"<@{AGENT}> ping"))
+    env_id = live_stack.store.create("slack_bench_v2", timeline=mention_at_start(f"<@{AGENT}> ping")).env_id
+    result = live_stack.run(env_id, SILENT_FIRST, ".py", backend="namespace")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.strip() == f"1 timeout <@{AGENT}> ping"
