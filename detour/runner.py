@@ -19,6 +19,7 @@ from detour_core.secrets import SecretStore
 from detour.stack import StackInfo
 from mock_services.clock import Clock
 from mock_services.store import EnvironmentStore, StateDiff
+from pydantic import computed_field
 from sandbox.base import Execution, Limits, Mode, Sandbox, SandboxSpec
 
 
@@ -90,6 +91,12 @@ class RunResult(Execution):
     mode: Mode
     requests: list[AuditRecord]
     diff: StateDiff
+
+    @computed_field(description="The run's own model calls (its policy's model routes): model, tokens, time to "
+                                "first token, and the prompts and answers where bodies were captured.")
+    @property
+    def model_calls(self) -> list[AuditRecord]:
+        return [r for r in self.requests if r.model_call is not None]
 
 
 def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox: Sandbox,

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from mock_services.assertions import (AssertionResult, InvalidAssertions, Suite, SuiteTest, check_entities,
                                       evaluate_environment, load_suite)
+from detour_core.audit import AuditRecord
 from detour_core.paths import StatePaths
 from detour.runner import run_in_environment
 from detour.stack import StackInfo
@@ -41,6 +42,8 @@ class TestOutcome(BaseModel):
     diff: StateDiff = Field(description="What the agent changed in its environment: what the assertions read.")
     rollout: int = Field(0, description="Which of the test's rollouts this is (0 to n-1).")
     duration_ms: float = Field(0.0, description="Wall time from the environment's creation to the assertions' result.")
+    model_calls: list[AuditRecord] = Field([], description="The agent's own model calls' records (model, tokens, "
+                                                           "time to first token; prompts and answers where captured).")
 
     @computed_field(description="The share of the test's assertions that pass: an RL reward in [0, 1].")
     @property
@@ -94,7 +97,8 @@ def run_test(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, 
     return TestOutcome(id=str(test.id), name=test.name, env_id=env_id, exit_code=result.exit_code,
                        passed=all(c.passed for c in checks), assertions=checks,
                        stdout_tail=result.stdout[-TAIL_CHARS:], stderr_tail=result.stderr[-TAIL_CHARS:],
-                       diff=result.diff, rollout=rollout, duration_ms=round((time.perf_counter() - started) * 1000, 1))
+                       diff=result.diff, rollout=rollout, duration_ms=round((time.perf_counter() - started) * 1000, 1),
+                       model_calls=result.model_calls)
 
 
 def stream_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, agent: list[str],

@@ -3,7 +3,12 @@
 records hold what the proxy saw; a body's fields are there where its policy captured bodies.
 
     {"n", "ts", "service", "host", "method", "path", "query", "status", "decision", "fault",
-     "rule", "reason", "body": {...}, "tool"}
+     "rule", "reason", "body": {...}, "tool", "model_call": {"model", "input_tokens", "output_tokens",
+     "tokens", "ttft_ms", "stream", "target", "protocol"} or None}
+
+`model_call` is there for the agent's own model calls (detour_core.model_routes): `where:
+{"model_call.model": "gpt-4o"}` counts them, `{"model_call.tokens": {"gt": 4000}}` finds a
+costly one.
 """
 
 from __future__ import annotations
@@ -38,7 +43,16 @@ def request_row(n: int, record: AuditRecord) -> Row:
     return {"n": n, "ts": record.ts, "service": record.service, "host": record.host, "method": record.method,
             "path": path, "query": query, "status": record.status, "decision": record.decision,
             "fault": record.fault, "rule": record.rule, "reason": record.reason, "body": _fields(record),
-            "tool": record.mcp_call.tool if record.mcp_call else None}
+            "tool": record.mcp_call.tool if record.mcp_call else None,
+            "model_call": _model_call(record)}
+
+
+def _model_call(record: AuditRecord) -> dict[str, Any] | None:
+    """A model call's fields, with its tokens in and out added up."""
+    call = record.model_call
+    if call is None:
+        return None
+    return call.model_dump() | {"tokens": (call.input_tokens or 0) + (call.output_tokens or 0)}
 
 
 def request_rows(state: StatePaths, env_id: str) -> list[Row]:

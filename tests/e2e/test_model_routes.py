@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from detour.stack import Stack
+from detour.suite import prepare_suite, run_test
 from detour_core.paths import StatePaths
 from detour_core.policy import Policy, policy_file, save_policy
 from detour_core.secrets import SecretRules, SecretStore
+from mock_services.assertions import evaluate_environment, parse_spec
 from mock_services.store import EnvironmentStore
 from tests.conftest import LiveStack, needs_namespaces
 from tests.e2e.model_servers import WORDS, Script, scripted_app, serving, vendor_certificates
@@ -94,7 +96,8 @@ def models(tmp_path_factory):
     with serving(scripted_app(own)) as port, \
             serving(scripted_app(vendor), vendor_address, 443, ssl_certfile=str(root / "vendor.pem"),
                     ssl_keyfile=str(root / "vendor.key")), \
-            Stack(state, upstream_hosts={"api.anthropic.com": vendor_address}, upstream_ca=ca) as info:
+            Stack(state, upstream_hosts={"api.anthropic.com": vendor_address}, upstream_ca=ca, policy=Policy.model_validate(
+                {"models": [{"host": "api.openai.com", "base_url": f"http://127.0.0.1:{port}/v1"}]})) as info:
         yield LiveStack(state, info, EnvironmentStore(state), root / "scripts"), f"http://127.0.0.1:{port}/v1", own, vendor
 
 
@@ -148,6 +151,14 @@ def test_the_sdks_reach_their_routed_models_streamed_and_metered_and_replay_with
         assert 0 < record.model_call.ttft_ms <= record.duration_ms
     assert "post hello to general" in streamed.request.body and "acked" in streamed.response.body
     assert value not in json.dumps([r.model_dump() for r in result.requests])
+    assert result.model_calls == calls
+    checks = evaluate_environment(parse_spec({"assertions": [
+        {"diff_type": "requested", "entity": "requests", "where": {"model_call.model": "policy-7b"}, "expected_count": 2},
+        {"diff_type": "requested", "entity": "requests", "where": {"host": "api.anthropic.com",
+                                                                  "model_call.output_tokens": {"gt": 8}}},
+        {"diff_type": "requested", "entity": "requests", "where": {"model_call.tokens": {"gt": 16}}, "expected_count": 0},
+        {"diff_type": "requested", "entity": "requests", "where": {"model_call.model": "gpt-4o"}}]}), stack.store, env)
+    assert [c.passed for c in checks] == [True, True, True, False]
 
     replayed, _, _ = routed_env(stack, base_url)
     save_policy(policy_file(stack.state, replayed), Policy.model_validate({"models": [
@@ -190,3 +201,36 @@ def test_a_bad_model_route_is_one_clear_line(models, tmp_path: Path):
         done = subprocess.run([DETOUR, "env", "policy", env, "--policy", str(bad)], capture_output=True, text=True,
                               env=os.environ | {"DETOUR_HOME": str(stack.state.home)})
         assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+ROLLOUT = r"""
+import os, openai
+from slack_sdk import WebClient
+said = openai.OpenAI(api_key="unused").chat.completions.create(
+    model="policy-7b", messages=[{"role": "user", "content": os.environ["DETOUR_PROMPT"]}]).choices[0].message.content
+WebClient(token=os.environ["SLACK_TOKEN"]).chat_postMessage(channel="general", text=said)
+"""
+
+
+def test_a_rollout_carries_its_model_calls_for_the_trainer(models, tmp_path: Path):
+    """The server's policy routes every environment's OpenAI calls (a trainer's policy server):
+    a suite's rollout asks it, posts its answer, and its outcome holds the call and its tokens."""
+    stack, _, own, _ = models
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"id": "models", "name": "models", "service": "slack", "tests": [
+        {"id": "t1", "name": "posts what its model said", "prompt": "say hello", "type": "actionEval",
+         "seed_template": "slack_default", "assertions": [
+             {"diff_type": "added", "entity": "messages", "where": {"message_text": {"contains": WORDS[0]}}},
+             {"diff_type": "requested", "entity": "requests", "where": {"model_call.model": "policy-7b"},
+              "expected_count": 1}]}]}))
+    agent = tmp_path / "agent.py"
+    agent.write_text(ROLLOUT)
+    sandbox = stack.sandbox("namespace")
+    found, tests = prepare_suite(stack.state, suite)
+    outcome = run_test(stack.state, stack.info, sandbox, suite, found, tests[0], ["python", str(agent)])
+    assert outcome.passed and outcome.score == 1.0, outcome.stderr_tail
+    [call] = outcome.model_calls
+    asked = own.calls[-1]["body"]
+    assert (call.model_call.model, call.model_call.input_tokens, call.model_call.output_tokens) == \
+        ("policy-7b", len(json.dumps(asked["messages"]).split()), 7)
+    assert json.loads(outcome.model_dump_json())["model_calls"][0]["model_call"]["output_tokens"] == 7
