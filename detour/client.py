@@ -88,6 +88,11 @@ class Environments:
         """The token the environment issued each of its users (a program acts as whoever's it holds)."""
         return self.store.credentials(env_id).tokens
 
+    def variables(self, env_id: str) -> dict[str, str]:
+        """The credential variables a run in the environment gets (its acting user's, under the
+        names each vendor's own client reads), from each pack's `credentials` hook."""
+        return self.store.credentials(env_id).variables
+
     def diff(self, env_id: str) -> StateDiff:
         return self.store.diff(env_id)
 

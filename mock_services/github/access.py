@@ -24,14 +24,34 @@ PERMISSIONS = {"pull": "read", "triage": "triage", "push": "write", "maintain": 
 ANONYMOUS = 0
 
 
+# git's credential helper for github.com: the token the sandbox holds, as GitHub takes it.
+GIT_HELPER = '!f() { echo username=x-access-token; echo "password=$GITHUB_TOKEN"; }; f'
+
+
+def git_config(settings: dict[str, str]) -> dict[str, str]:
+    """git settings as the variables git reads its configuration from (GIT_CONFIG_COUNT and
+    GIT_CONFIG_KEY_n/VALUE_n, git >= 2.31): above config files, below `git -c`."""
+    variables = {"GIT_CONFIG_COUNT": str(len(settings))}
+    for n, (key, value) in enumerate(settings.items()):
+        variables |= {f"GIT_CONFIG_KEY_{n}": key, f"GIT_CONFIG_VALUE_{n}": value}
+    return variables
+
+
 def credentials(state: EnvState) -> Credentials:
     """Every user's classic token; a sandbox gets the acting user's as GITHUB_TOKEN and GH_TOKEN
-    (what `gh`, Octokit and most scripts read)."""
+    (what `gh`, Octokit and most scripts read), and git's configuration: a credential helper
+    for github.com that answers with that token and the user's name and email, so a plain
+    `git clone`, `git commit` and `git push` work."""
     salt = state.meta(SALT_KEY)
-    tokens = {str(u["id"]): t for u in state.rows("github_users", type="User")
-              if (t := issue(salt, CLASSIC, str(u["id"])))}
+    users = {str(u["id"]): u for u in state.rows("github_users", type="User")}
+    tokens = {uid: t for uid in users if (t := issue(salt, CLASSIC, uid))}
     own = tokens.get(str(state.info.acting_user))
-    return Credentials(tokens, {"GITHUB_TOKEN": own, "GH_TOKEN": own} if own else {})
+    if not own:
+        return Credentials(tokens, {})
+    me = users[str(state.info.acting_user)]
+    return Credentials(tokens, {"GITHUB_TOKEN": own, "GH_TOKEN": own} | git_config({
+        "credential.https://github.com.helper": GIT_HELPER, "user.name": me.get("name") or me["login"],
+        "user.email": me.get("email") or f"{me['login']}@users.noreply.github.com"}))
 
 
 def presented_token(headers: dict[str, str]) -> str | None:

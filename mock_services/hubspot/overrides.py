@@ -13,6 +13,7 @@ from mock_services.rest.errors import RestError
 from mock_services.rest.openapi import styles
 from mock_services.rest.openapi.semantics import Resources
 from mock_services.rest.router import Call
+from mock_services.rest.openapi.credentials import issuer
 
 OBJECTS = {"contacts": "hubspot_crm_objects_contacts", "companies": "hubspot_crm_objects_companies",
            "0-3": "hubspot_crm_objects_0_3"}
@@ -84,3 +85,6 @@ HANDLERS = {name: handler for path, key in (("contacts", "contactId"), ("compani
             for name, handler in ((f"post-/crm/v3/objects/{path}_create", create),
                                   (f"post-/crm/v3/objects/{path}/search_doSearch", search),
                                   (f"patch-/crm/v3/objects/{path}/{{{key}}}_update", update))}
+
+# Credentials: a private app's access token.
+credentials = issuer("pat-na1-", {"HUBSPOT_ACCESS_TOKEN": "{token}"})

@@ -14,6 +14,7 @@ from mock_services.rest.errors import RestError
 from mock_services.rest.openapi.semantics import Resources
 from mock_services.rest.router import Call, basic_login
 from mock_services.store import EnvState, Row
+from mock_services.rest.openapi.credentials import issuer
 
 ALIASES = {"/rest/api/2/": "/rest/api/3/"}
 # Jira Cloud's enhanced search (what the `jira` client uses on Cloud) came after the description.
@@ -226,3 +227,7 @@ HANDLERS = {
     "getCurrentUser": current_user, "getUser": get_user, "getAllUsers": all_users, "searchProjects": search_projects,
     "getServerInfo": server_info,
 }
+
+# Credentials: an Atlassian API token with its account's email and the site (basic auth).
+credentials = issuer("ATATT", {"JIRA_API_TOKEN": "{token}", "JIRA_EMAIL": "{user[emailAddress]}",
+                                "JIRA_URL": "https://{host}"})

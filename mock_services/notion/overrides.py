@@ -18,6 +18,7 @@ from mock_services.rest.errors import RestError
 from mock_services.rest.openapi.semantics import Resources
 from mock_services.rest.router import Call
 from mock_services.store import EnvState, Row
+from mock_services.rest.openapi.credentials import issuer
 
 # The legacy query of a database (Notion-Version 2022-06-28, what older clients call): its data source's.
 ROUTES = {"queryDataSource": ["/v1/databases/{data_source_id}/query"]}
@@ -335,3 +336,6 @@ HANDLERS = {
     "listBlockChildren": blocks.list_children, "appendBlockChildren": blocks.append_children,
     "listUsers": list_users, "getUser": get_user, "getSelf": get_self, "search": search,
 }
+
+# Credentials: an integration's token, as Notion's SDK examples read it.
+credentials = issuer("ntn_", {"NOTION_TOKEN": "{token}"})

@@ -10,6 +10,7 @@ from typing import Any
 from mock_services.rest.errors import RestError
 from mock_services.rest.openapi.semantics import Resources
 from mock_services.rest.router import Call
+from mock_services.rest.openapi.credentials import issuer
 
 DEFAULTS = {"stripe_products": {"active": True}, "stripe_prices": {"active": True},
             "stripe_customers": {"balance": 0, "delinquent": False, "invoice_prefix": None}}
@@ -114,3 +115,6 @@ HANDLERS = {
     "PostInvoicesInvoicePay": lambda r, c: _invoice(r, c, {"open"}, "paid", "paid"),
     "PostInvoicesInvoiceVoid": lambda r, c: _invoice(r, c, {"open"}, "void", "voided"),
 }
+
+# Credentials: Stripe's secret key, as Stripe's examples and CLI read it.
+credentials = issuer("sk_test_", {"STRIPE_API_KEY": "{token}"})

@@ -22,6 +22,7 @@ from mock_services.rest.openapi.semantics import Resources
 from mock_services.rest.router import Call, basic_login
 from mock_services.store import EnvState, Row
 from mock_services.zendesk import search as query_language
+from mock_services.rest.openapi.credentials import issuer
 
 SPEC = json.loads((Path(__file__).parent / "spec" / "openapi.json").read_text())
 ROUTES = {o["operationId"]: [path + ".json"] for path, ops in SPEC["paths"].items() for o in ops.values()}
@@ -231,3 +232,7 @@ def search_users(resources: Resources, call: Call) -> Any:
 HANDLERS = {"CreateTicket": create_ticket, "UpdateTicket": update_ticket, "ShowCurrentUser": current_user,
             "ListSearchResults": search, "CountSearchResults": count_search, "CountTickets": count_tickets,
             "SearchUsers": search_users, "CreateUser": create_stamped, "CreateOrganization": create_stamped}
+
+# Credentials: an API token with its agent's email and the account's subdomain.
+credentials = issuer("", {"ZENDESK_API_TOKEN": "{token}", "ZENDESK_EMAIL": "{user[email]}",
+                           "ZENDESK_SUBDOMAIN": "{subdomain}"})

@@ -9,6 +9,9 @@ A pack's overrides module (optional) may define:
     IDS: {table: id style}                                how ids look where the description has no example
     OPTIONAL: {schema: [field, ...]}                      fields it calls required that the API does not demand
     identify: (state, token, headers) -> user id          who acts (default: the environment's user)
+    credentials: (state) -> Credentials                   tokens per user and a sandbox's variables
+                                                          (credentials.issuer); where it issues
+                                                          them, an environment may require them
     ALIASES: {alias prefix: described prefix}             paths that answer as others (an older version's)
     ROUTES: {operationId: [path, ...]}                    paths newer than the description, answered by it
                                                           (matched before the described path)
@@ -30,6 +33,7 @@ from fastapi import APIRouter
 from mock_services.rest import faults as rest_faults
 from mock_services.rest.errors import RestError
 from mock_services.rest.openapi import styles
+from mock_services.rest.openapi.credentials import Identify, requiring_issued
 from mock_services.rest.openapi.schemas import Schemas
 from mock_services.rest.openapi.semantics import Resources, not_modeled
 from mock_services.rest.router import RestApi, build_router
@@ -79,6 +83,14 @@ def _acting_user(state: EnvState, token: str | None, headers: dict[str, str]) ->
     return state.info.acting_user
 
 
+def _identify(overrides: Any) -> Identify:
+    """Who acts (the pack's rule, else the environment's user), behind the pack's issued tokens
+    where it issues some (overrides' `credentials`)."""
+    identify = getattr(overrides, "identify", _acting_user)
+    issued = getattr(overrides, "credentials", None)
+    return requiring_issued(identify, issued) if issued else identify
+
+
 def _overrides(module: str) -> Any:
     try:
         return importlib.import_module(module)
@@ -125,7 +137,7 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
     api = RestApi(pack=pack, spec=operation_table(pack, document, getattr(overrides, "ALIASES", None),
                                                   getattr(overrides, "ROUTES", None)),
                   handlers=handlers, error_body=error_body,
-                  identify=getattr(overrides, "identify", _acting_user), rate_limited=rate_limited,
+                  identify=_identify(overrides), rate_limited=rate_limited,
                   partial_responses=False,
                   # The vendor has operations its trimmed description left out: say whose 404 it is.
                   unknown_path=f"Not Found: detour's {pack} replica has no operation at this path (it answers "
