@@ -34,6 +34,7 @@ from bench.box import bench_box_transfer
 from bench.github import bench_github_git
 from bench.drive import bench_drive_transfer
 from bench.gmail import bench_gmail_search
+from bench.models import bench_model_stream
 from bench.rollout_breakdown import bench_rollout_breakdown
 from bench.rollouts import bench_rollouts
 from bench.secrets import bench_answer_scrubbing
@@ -101,6 +102,8 @@ def main() -> None:
             bench_capture(state, info, store)
             section("egress rules and secrets through the proxy (auth.test, HTTPS keep-alive)")
             bench_rules_and_secret(state, info, store)
+            section("the agent's own model call: a streamed answer under a model route, direct versus through the proxy")
+            bench_model_stream(state, info, store)
             section("noisy neighbour: one environment while another floods the proxy")
             bench_noisy_neighbour(state, info, store)
             section("from inside a namespace sandbox: regular versus transparent")

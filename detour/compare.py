@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from detour_core.paths import StatePaths
 from detour.runner import RunResult, run_in_environment
 from detour.stack import StackInfo
 from mock_services.store import EnvironmentStore, Row, StateDiff
-from sandbox.base import Limits, Mode, Sandbox
+from sandbox.base import Limits, Mode, RunControl, Sandbox
 
 # Values the replica makes up that other rows may refer to: aliased by the content of their row.
 GENERATED = frozenset({"message_id", "ts", "id", "url"})
@@ -122,10 +123,12 @@ def state_difference(first: StateDiff, second: StateDiff) -> tuple[list[Row], li
 
 
 def compare(state: StatePaths, stack: StackInfo, sandbox: Sandbox, template: str, argv: list[str],
-            program: Path | None, limits: Limits | None = None) -> Comparison:
+            program: Path | None, limits: Limits | None = None, stop: threading.Event | None = None) -> Comparison:
+    """`stop` (set): the runs end as "interrupted", and what they did so far is compared."""
     store = EnvironmentStore(state)
     results = {mode: run_in_environment(state, stack, store.create(template).env_id, sandbox, argv,
-                                        program=program, limits=limits, mode=mode) for mode in MODES}
+                                        program=program, limits=limits, mode=mode,
+                                        control=RunControl(stop=stop) if stop else None) for mode in MODES}
     only_in_proxy, only_in_rewrite = state_difference(results["proxy"].diff, results["rewrite"].diff)
     counts = {mode: Counter(request_signature(r) for r in results[mode].requests) for mode in MODES}
     signatures = sorted(set(counts["proxy"]) | set(counts["rewrite"]))

@@ -15,10 +15,13 @@ import http.client
 import json
 import os
 import sys
+import threading
+import uuid
 from pathlib import Path
 
+from detour.interrupts import INTERRUPTED_EXIT, stopping_on_signals
 from detour.run_options import DEFAULT_TEMPLATE, JSON_FLAG, RUN_OPTIONS
-from detour.run_summary import report
+from detour.run_summary import interrupted, report
 from detour_core.credentials import api_key
 from detour_core.paths import StatePaths
 
@@ -63,28 +66,77 @@ def quick_run(argv: list[str]) -> int | None:
         os.kill(stack["pid"], 0)
     except (OSError, ValueError, KeyError):
         return None
-    host, port = stack.get("replica_host") or stack["host"], stack["replica_port"]
+    server = StackServer(stack.get("replica_host") or stack["host"], stack["replica_port"], api_key(state))
+    as_json, stop = options.get("json", False), threading.Event()
     try:
         body = {"code": program.read_text(), "filename": program.name,
-                "template": options.get("template", DEFAULT_TEMPLATE),
-                **{k: options[k] for k in ("env", "backend", "mode") if k in options}}
-        conn = http.client.HTTPConnection(host, port, timeout=None)
-        conn.request("POST", "/api/platform/run", json.dumps(body),
-                     {"Content-Type": "application/json", "X-API-Key": api_key(state)})
-        answer = conn.getresponse()
-        text = answer.read()
+                "template": options.get("template", DEFAULT_TEMPLATE), "run_id": server.run_id,
+                "stream": not as_json, **{k: options[k] for k in ("env", "backend", "mode") if k in options}}
     except (OSError, UnicodeDecodeError):
         return None
-    if answer.status in (400, 404, 422, 503):
-        return None  # nothing ran: the full CLI runs it, or says what is wrong in its words
-    if answer.status != 200:
-        print(f"detour: the stack's run API failed ({answer.status}): {text[:500].decode(errors='replace')}",
-              file=sys.stderr)
+    try:
+        with stopping_on_signals(stop, server.stop):
+            answer = server.post("/api/platform/run", body)
+            if answer is None or answer.status in (400, 404, 422, 503):
+                return None  # nothing ran: the full CLI runs it, or says what is wrong in its words
+            if answer.status != 200:
+                print(f"detour: the stack's run API failed ({answer.status}): "
+                      f"{answer.read()[:500].decode(errors='replace')}", file=sys.stderr)
+                return 2
+            result = followed(answer, stop, server) if body["stream"] else json.loads(answer.read())
+    except KeyboardInterrupt:  # a second signal: leave now
+        print("detour: interrupted", file=sys.stderr)
+        return INTERRUPTED_EXIT
+    if "error" in result:
+        print(f"detour: {result['error']}", file=sys.stderr)
         return 2
-    result = json.loads(text)
     if result["backend"] == "process" and options.get("backend", "auto") == "auto":
         print(PROCESS_WARNING, file=sys.stderr)
-    return report(result, options.get("json", False))
+    code = report(result, as_json, streamed=body["stream"])
+    if stop.is_set():
+        print(interrupted(result), file=sys.stderr)
+        return INTERRUPTED_EXIT
+    return code
+
+
+class StackServer:
+    """The running stack's replica server, as this one run talks to it."""
+
+    def __init__(self, host: str, port: int, key: str) -> None:
+        self.host, self.port, self.key = host, port, key
+        self.run_id = uuid.uuid4().hex
+        self.stopped = False
+
+    def post(self, path: str, body: dict | None = None) -> http.client.HTTPResponse | None:
+        try:
+            conn = http.client.HTTPConnection(self.host, self.port, timeout=None)
+            conn.request("POST", path, json.dumps(body or {}),
+                         {"Content-Type": "application/json", "X-API-Key": self.key})
+            return conn.getresponse()
+        except OSError:
+            return None
+
+    def stop(self) -> None:
+        """Tell the stack to end this run's sandbox (a 404: it has not begun yet; asked again later)."""
+        answer = self.post(f"/api/platform/runs/{self.run_id}/stop")
+        self.stopped = answer is not None and answer.status == 200
+
+
+def followed(answer: http.client.HTTPResponse, stop: threading.Event, server: StackServer) -> dict:
+    """The run's output written as it comes; its last line (the result, or an error)."""
+    streams = {"stdout": sys.stdout, "stderr": sys.stderr}
+    for line in answer:
+        item = json.loads(line)
+        for name in item.keys() & streams.keys():
+            streams[name].write(item[name])
+            streams[name].flush()
+        if "result" in item:
+            return item["result"]
+        if "error" in item:
+            return item
+        if stop.is_set() and not server.stopped:
+            server.stop()
+    return {"error": "the stack ended the run's answer early"}
 
 
 def main() -> None:

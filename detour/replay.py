@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from certs.authority import CertificateAuthority
 from detour_core.audit import AuditRecord
 from detour_core.credentials import secret_for
+from detour_core.errors import DetourError
 from detour_core.redaction import REDACTED
 from detour_core.paths import StatePaths
 from detour.stack import StackInfo
@@ -54,8 +56,20 @@ class Replay(BaseModel):
 
 
 def read_records(path: Path) -> list[AuditRecord]:
-    """JSON lines, as `detour logs --env ENV --json` prints them."""
-    return [AuditRecord.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
+    """JSON lines, as `detour logs --env ENV --json` prints them; a missing file or a line that is
+    no record is refused by name and line, before anything is made."""
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise DetourError(f"cannot read records from {path}: {getattr(e, 'strerror', None) or e}") from None
+    records = []
+    for number, line in enumerate(lines, 1):
+        try:
+            records += [AuditRecord.model_validate_json(line)] if line.strip() else []
+        except ValidationError:
+            raise DetourError(f"{path}, line {number}: not an audit record as `detour logs --json` prints "
+                              "them") from None
+    return records
 
 
 def _headers(record: AuditRecord, token: str) -> dict[str, str]:
@@ -92,17 +106,21 @@ def _same_answer(record: AuditRecord, answer) -> str | None:
 
 
 def replay(state: StatePaths, stack: StackInfo, records: list[AuditRecord], template: str,
-           original: EnvironmentInfo | None = None) -> Replay:
-    """Into a fresh environment of `template` (and of `original`'s clock and seed, where given)."""
+           original: EnvironmentInfo | None = None, stop: threading.Event | None = None) -> Replay:
+    """Into a fresh environment of `template` (and of `original`'s clock and seed, where given).
+    `stop` (set): no more requests are sent; those sent so far are compared."""
     import httpx  # here: the stack's images install detour without its client-side libraries
     store = EnvironmentStore(state)
     env = store.create(template, clock=original.clock if original else None, seed=original.seed if original else None)
     token = next(iter(store.credentials(env.env_id).variables.values()), PLACEHOLDER_TOKEN)
     proxy = stack.access(env.env_id, secret_for(state, env.env_id)).url()
     wanted = [r for r in records if r.decision in SENT_AS_IS and r.method not in ("-", "CONNECT", "TCP")]
-    mismatches, matched = [], 0
+    mismatches, matched, sent = [], 0, 0
     with httpx.Client(proxy=proxy, verify=str(CertificateAuthority(state).ensure().bundle), timeout=60) as client:
         for n, record in enumerate(wanted, 1):
+            if stop is not None and stop.is_set():
+                break
+            sent = n
             url = f"{record.scheme}://{record.host}{'' if record.port in (80, 443) else f':{record.port}'}{record.path}"
             answer = client.request(record.method, url, headers=_headers(record, token), content=_body(record))
             reason = _same_answer(record, answer)
@@ -114,5 +132,5 @@ def replay(state: StatePaths, stack: StackInfo, records: list[AuditRecord], temp
     states = None
     if original is not None and store.db.exists(original.env_id):
         states = store.diff(original.env_id) == store.diff(env.env_id)
-    return Replay(env_id=env.env_id, sent=len(wanted), skipped=len(records) - len(wanted), answers_matched=matched,
+    return Replay(env_id=env.env_id, sent=sent, skipped=len(records) - len(wanted), answers_matched=matched,
                   mismatches=mismatches, states_match=states)

@@ -20,15 +20,23 @@ def summary(result: dict) -> str:
             f"updates, {len(d['deletes'])} deletes")
 
 
-def report(result: dict, as_json: bool) -> int:
-    """Print a run's result (its output, then the summary on stderr); the exit code to leave with."""
+def report(result: dict, as_json: bool, streamed: bool = False) -> int:
+    """Print a run's result (its output, unless `streamed` already passed it on as it came; then
+    the summary on stderr); the exit code to leave with."""
     if as_json:
         print(json.dumps(result, indent=2))
     else:
         output = result["stdout"] + result["stderr"]
-        sys.stdout.write(result["stdout"])
-        sys.stdout.flush()
-        sys.stderr.write(result["stderr"])
+        if not streamed:
+            sys.stdout.write(result["stdout"])
+            sys.stdout.flush()
+            sys.stderr.write(result["stderr"])
         separator = "" if output.endswith("\n") or not output else "\n"
         sys.stderr.write(separator + "".join(w + "\n" for w in result.get("warnings", [])) + summary(result) + "\n")
     return result["exit_code"] or 0
+
+
+def interrupted(result: dict, deleted: str | None = None) -> str:
+    """The line after a run its user stopped (Ctrl-C, SIGTERM): what was done, what is left."""
+    kept = f"deleted environment {deleted} (--rm)" if deleted else f"environment {result['env_id']} keeps what it did"
+    return f"detour: interrupted: stopped the program after {result['duration_ms'] / 1000:.1f} s; {kept}"

@@ -20,7 +20,7 @@ from detour.stack import StackInfo
 from mock_services.clock import Clock
 from mock_services.store import EnvironmentStore, StateDiff
 from pydantic import computed_field
-from sandbox.base import Execution, Limits, Mode, Sandbox, SandboxSpec
+from sandbox.base import Execution, Limits, Mode, RunControl, Sandbox, SandboxSpec
 
 
 # mitmproxy's certificates for each host are valid from 2 days before they are made (a day kept
@@ -103,10 +103,11 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
                        argv: list[str], program: Path | None = None,
                        limits: Limits | None = None, stdin: bytes = b"", mode: Mode = "proxy",
                        task: dict[str, str] | None = None, workspace: Path | None = None,
-                       stdio: bool = False) -> RunResult:
+                       stdio: bool = False, control: RunControl | None = None) -> RunResult:
     """`argv` may name host files (an agent script): their folders become visible read-only.
     A `workspace` is the run's work directory, kept after it (an executor's). `stdio`: the program
-    talks over this process's stdin and stdout as it runs (SandboxSpec.stdio)."""
+    talks over this process's stdin and stdout as it runs (SandboxSpec.stdio). `control`: its
+    output as it comes, and a stop after which it ends as "interrupted", reported like any run."""
     store = EnvironmentStore(state)
     info = store.get(env_id)  # fails before anything runs if the environment is missing
     files = named_files(state, argv, program)
@@ -124,7 +125,7 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
                                         limits=limits or Limits(), program=program, stdin=stdin,
                                         task=task or {}, files=files, workspace=workspace,
                                         credentials=credentials, placeholders=placeholders, clock_at=clock_at,
-                                        stdio=stdio))
+                                        stdio=stdio, control=control))
     requests, _ = audit.read(env_id, start)
     warnings = [*execution.warnings, *clock_warnings, *trust_warnings(requests),
                 *proxy_hints(sandbox.name, execution.stderr)]

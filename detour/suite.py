@@ -10,6 +10,7 @@ changes no score.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -25,7 +26,7 @@ from detour.runner import run_in_environment
 from detour.stack import StackInfo
 from mock_services.store import EnvironmentStore, StateDiff
 from mock_services.templates import load_template
-from sandbox.base import Limits, Mode, Sandbox
+from sandbox.base import Limits, Mode, RunControl, Sandbox
 
 TAIL_CHARS = 2000  # of the agent's stdout and stderr: enough to see why, small enough for a report
 
@@ -41,6 +42,8 @@ class TestOutcome(BaseModel):
     stderr_tail: str = Field(description=f"The agent's last {TAIL_CHARS} characters of stderr.")
     diff: StateDiff = Field(description="What the agent changed in its environment: what the assertions read.")
     rollout: int = Field(0, description="Which of the test's rollouts this is (0 to n-1).")
+    killed_reason: str | None = Field(None, description="The limit that ended the agent, or `interrupted` (its "
+                                                        "user stopped the suite: the test does not pass).")
     duration_ms: float = Field(0.0, description="Wall time from the environment's creation to the assertions' result.")
     model_calls: list[AuditRecord] = Field([], description="The agent's own model calls' records (model, tokens, "
                                                            "time to first token; prompts and answers where captured).")
@@ -80,22 +83,25 @@ def prepare_suite(state: StatePaths, path: Path, only: str | None = None) -> tup
 
 def run_test(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, suite: Suite, test: SuiteTest,
              agent: list[str], mode: Mode = "proxy", limits: Limits | None = None, rollout: int = 0,
-             keep: bool = True) -> TestOutcome:
+             keep: bool = True, stop: threading.Event | None = None) -> TestOutcome:
     """One rollout: a fresh environment from the test's seed, the agent, the assertions; without
-    `keep`, the environment is deleted once its diff and assertions are read."""
+    `keep`, the environment is deleted once its diff and assertions are read. `stop`: set, the
+    agent is stopped and the test does not pass."""
     started = time.perf_counter()
     store = EnvironmentStore(state)
     user = test.impersonate_user_id
     env_id = store.create(test.seed_template, acting_user=user, template_dirs=(path.parent / "seeds",)).env_id
     try:
         task = {"DETOUR_PROMPT": test.prompt, "DETOUR_TEST_ID": str(test.id), "DETOUR_ACTING_USER": user or ""}
-        result = run_in_environment(state, stack, env_id, sandbox, agent, limits=limits, mode=mode, task=task)
+        result = run_in_environment(state, stack, env_id, sandbox, agent, limits=limits, mode=mode, task=task,
+                                    control=RunControl(stop=stop) if stop else None)
         checks = evaluate_environment(test.spec(suite.ignore_fields), store, env_id)
     finally:
         if not keep:
             store.delete(env_id)
     return TestOutcome(id=str(test.id), name=test.name, env_id=env_id, exit_code=result.exit_code,
-                       passed=all(c.passed for c in checks), assertions=checks,
+                       passed=all(c.passed for c in checks) and result.killed_reason != "interrupted",
+                       assertions=checks, killed_reason=result.killed_reason,
                        stdout_tail=result.stdout[-TAIL_CHARS:], stderr_tail=result.stderr[-TAIL_CHARS:],
                        diff=result.diff, rollout=rollout, duration_ms=round((time.perf_counter() - started) * 1000, 1),
                        model_calls=result.model_calls)
@@ -103,9 +109,11 @@ def run_test(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, 
 
 def stream_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, agent: list[str],
                  n: int = 1, workers: int = 1, mode: Mode = "proxy", only: str | None = None,
-                 limits: Limits | None = None, keep: bool = True) -> Iterator[TestOutcome]:
+                 limits: Limits | None = None, keep: bool = True,
+                 stop: threading.Event | None = None) -> Iterator[TestOutcome]:
     """Each test `n` times, `workers` rollouts at once, yielded as they finish. No more than
-    `workers` are started ahead of the consumer; closing the iterator starts no more."""
+    `workers` are started ahead of the consumer; closing the iterator, or `stop`, starts no more
+    (and `stop` ends the running ones' agents)."""
     if n < 1 or workers < 1:
         raise InvalidAssertions(f"rollouts need n >= 1 and workers >= 1, not n={n}, workers={workers}")
     suite, tests = prepare_suite(state, path, only)
@@ -114,9 +122,9 @@ def stream_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Pa
         running: set[Future[TestOutcome]] = set()
         try:
             while True:
-                for test, rollout in jobs:
+                for test, rollout in ([] if stop and stop.is_set() else jobs):
                     running.add(pool.submit(run_test, state, stack, sandbox, path, suite, test, agent, mode, limits,
-                                            rollout, keep))
+                                            rollout, keep, stop))
                     if len(running) >= workers:
                         break
                 if not running:
@@ -131,13 +139,16 @@ def stream_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Pa
 
 def run_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, agent: list[str],
               mode: Mode = "proxy", only: str | None = None, limits: Limits | None = None,
-              progress: Callable[[TestOutcome], None] = lambda _: None, workers: int = 1) -> SuiteReport:
-    """The whole suite once, reported in the suite's order whatever order the tests finish in."""
+              progress: Callable[[TestOutcome], None] = lambda _: None, workers: int = 1, keep: bool = False,
+              stop: threading.Event | None = None) -> SuiteReport:
+    """The whole suite once, reported in the suite's order whatever order the tests finish in;
+    each test's environment is deleted once scored, unless `keep`. After `stop`, the tests
+    that ran (those it stopped among them)."""
     suite = load_suite(path)
     order = {str(test.id): index for index, test in enumerate(suite.tests)}
     outcomes = []
     for outcome in stream_suite(state, stack, sandbox, path, agent, workers=workers, mode=mode, only=only,
-                                limits=limits):
+                                limits=limits, keep=keep, stop=stop):
         progress(outcome)
         outcomes.append(outcome)
     return SuiteReport(suite=suite.name or path.stem, tests=sorted(outcomes, key=lambda o: order[o.id]))

@@ -9,16 +9,19 @@ sandbox.variables.sandbox_environment, the one definition of them.
 from __future__ import annotations
 
 import contextlib
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from detour_core.strict import Strict
 
-KilledReason = Literal["timeout", "memory", "cpu", "processes", "output"]
+# "interrupted": its caller stopped it (a Ctrl-C, a client that asked), not a limit.
+KilledReason = Literal["timeout", "memory", "cpu", "processes", "output", "interrupted"]
 Mode = Literal["proxy", "rewrite"]
 LimitsVia = Literal["cgroup v1", "cgroup v2", "rlimit+watchdog"]
 
@@ -71,7 +74,19 @@ class TrustFiles(BaseModel):
                                                  "(its java/cacerts a Java trust store), shown in its place.")
 
 
+@dataclass
+class RunControl:
+    """A caller's hold on a run while it runs: the program's output as it writes it (stream name
+    and bytes, as they come), and a stop that ends the run within a poll, as a limit would, so
+    that what it wrote and did so far is still reported."""
+
+    output: Callable[[str, bytes], None] | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
 class SandboxSpec(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
     argv: list[str] = Field(min_length=1)
     proxy: ProxyAccess | None
     mode: Mode = Field("proxy", description="proxy: through mitmproxy; rewrite: preludes rewrite URLs.")
@@ -91,6 +106,7 @@ class SandboxSpec(BaseModel):
                                                      "starts from (libfaketime); None: the real time.")
     workspace: Path | None = Field(None, description="A host folder that is the work directory, kept across runs "
                                                      "(an executor's): the sandbox may write to it.")
+    control: RunControl | None = Field(None, exclude=True, description="Its output as it comes, and its stop.")
 
 
 class Execution(BaseModel):

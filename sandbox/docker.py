@@ -47,7 +47,7 @@ from sandbox.images import entry
 from sandbox.images.entry import frame
 from sandbox.netns import SandboxNetwork, teardown
 from sandbox.workspace import prepare_workspace
-from sandbox.supervisor import MB, POLL_S, OutputCapture, exit_code
+from sandbox.supervisor import MB, POLL_S, OutputCapture, echo_of, exit_code, stopped
 
 IMAGE = IMAGES["sandbox"]
 HOME = Path("/home/agent")
@@ -203,7 +203,7 @@ class ContainerRun:
         self.stdin = stdin
         self.via = via
         self.groups = cgroups.group_dirs(f"docker/{cid}", via)  # dockerd's cgroupfs layout
-        self.capture = OutputCapture(spec.limits.output_bytes)
+        self.capture = OutputCapture(spec.limits.output_bytes, echo_of(spec.control, spec.stdio))
         self.exited = threading.Event()
         self.status: int | None = None
         self.sock = self.api.attach_socket(cid, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
@@ -232,8 +232,6 @@ class ContainerRun:
         for stream, chunk in frames_iter(self.sock, tty=False):
             if stream in STREAMS:
                 self.capture.feed(STREAMS[stream], chunk)
-                if self.spec.stdio and STREAMS[stream] == "stdout" and not self.capture.exceeded.is_set():
-                    os.write(sys.stdout.fileno(), chunk)  # as it comes: a stdio server's answers
 
     def _wait(self) -> None:
         self.status = self.api.wait(self.cid)["StatusCode"]
@@ -242,6 +240,8 @@ class ContainerRun:
     def watch(self, started: float) -> KilledReason | None:
         deadline = started + self.spec.limits.timeout_s
         while not self.exited.wait(POLL_S):
+            if stopped(self.spec.control):
+                return "interrupted"
             if self.capture.exceeded.is_set():
                 return "output"
             if time.monotonic() > deadline:

@@ -277,6 +277,6 @@ class NamespaceSandbox(Sandbox):
 
             argv = bwrap_argv(spec, self.runtime, network, support, copies, self.state.home)
             return supervise(argv, env=env, cwd=folder,
-                             limits=spec.limits, stdin=spec.stdin, live=spec.stdio,
+                             limits=spec.limits, stdin=spec.stdin, live=spec.stdio, control=spec.control,
                              limits_via=limits.via if limits else "rlimit+watchdog", preexec=preexec,
                              extra_breach=limits.breach if limits else lambda: None)

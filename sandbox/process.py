@@ -77,7 +77,8 @@ class ProcessSandbox(Sandbox):
             else:
                 argv = spec.argv
             done = supervise(argv, env=env | workdir_variables(workdir), cwd=workdir,
-                             limits=spec.limits, stdin=spec.stdin, live=spec.stdio, limits_via="rlimit+watchdog",
+                             limits=spec.limits, stdin=spec.stdin, live=spec.stdio, control=spec.control,
+                             limits_via="rlimit+watchdog",
                              preexec=lambda: apply_rlimits(spec.limits))
             return done.model_copy(update={"warnings": self.warnings})
         finally:

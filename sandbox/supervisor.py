@@ -20,17 +20,19 @@ from pathlib import Path
 
 import psutil
 
-from sandbox.base import Execution, KilledReason, Limits, LimitsVia
+from sandbox.base import Execution, KilledReason, Limits, LimitsVia, RunControl
 
 POLL_S = 0.02
 MB = 1024 * 1024
 
 
 class OutputCapture:
-    """Keeps at most `limit` bytes of stdout and stderr in all, fed by readers as they stream."""
+    """Keeps at most `limit` bytes of stdout and stderr in all, fed by readers as they stream;
+    `echo` gets each chunk kept as it comes (a caller watching the run)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, echo: Callable[[str, bytes], None] | None = None) -> None:
         self.limit = limit
+        self.echo = echo
         self.kept = 0
         self.exceeded = threading.Event()
         self.lock = threading.Lock()
@@ -50,6 +52,8 @@ class OutputCapture:
             self.kept += min(len(chunk), room)
             if len(chunk) > room:
                 self.exceeded.set()
+        if self.echo is not None and not self.exceeded.is_set():
+            self.echo(name, chunk)
 
     def finish(self) -> tuple[str, str]:
         for t in self.readers:
@@ -59,14 +63,29 @@ class OutputCapture:
         return out, err
 
 
-def _pump(stream, name: str, capture: OutputCapture, echo_fd: int | None = None) -> None:
-    """Read a stream to its end into `capture`; with `echo_fd`, pass each chunk on as it comes."""
+def _pump(stream, name: str, capture: OutputCapture) -> None:
+    """Read a stream to its end into `capture`."""
     fd = stream.fileno()
     while chunk := os.read(fd, 65536):
         capture.feed(name, chunk)
-        if echo_fd is not None and not capture.exceeded.is_set():
-            os.write(echo_fd, chunk)
     stream.close()
+
+
+def echo_of(control: RunControl | None, stdio: bool) -> Callable[[str, bytes], None] | None:
+    """Where a run's output goes as it comes: to the caller's control, else (a stdio server,
+    whose answers are its stdout) to this process's stdout."""
+    if control is not None and control.output is not None:
+        return control.output
+    return _stdout if stdio else None
+
+
+def _stdout(name: str, chunk: bytes) -> None:
+    if name == "stdout":
+        os.write(sys.stdout.fileno(), chunk)
+
+
+def stopped(control: RunControl | None) -> bool:
+    return control is not None and control.stop.is_set()
 
 
 def descendants(pid: int) -> list[int] | None:
@@ -180,23 +199,25 @@ def exit_code(returncode: int) -> int:
 
 def supervise(argv: list[str], *, env: dict[str, str], cwd: Path, limits: Limits, stdin: bytes,
               limits_via: LimitsVia, preexec: Callable[[], None],
-              extra_breach: Callable[[], KilledReason | None] = lambda: None, live: bool = False) -> Execution:
+              extra_breach: Callable[[], KilledReason | None] = lambda: None, live: bool = False,
+              control: RunControl | None = None) -> Execution:
     """`live`: the program reads this process's own stdin and its stdout is written to ours as it
-    comes (kept as well): a stdio server, such as an MCP server, talks to whoever started detour."""
+    comes (kept as well): a stdio server, such as an MCP server, talks to whoever started detour.
+    `control`: where its output goes as it comes, and the stop that ends it early."""
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=None if live else subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
-    capture = OutputCapture(limits.output_bytes)
+    capture = OutputCapture(limits.output_bytes, echo_of(control, live))
     for stream, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
-        echo = sys.stdout.fileno() if live and name == "stdout" else None
-        capture.follow(functools.partial(_pump, stream, name, capture, echo))
+        capture.follow(functools.partial(_pump, stream, name, capture))
     watchdog = Watchdog(proc.pid, limits, started + limits.timeout_s)
     if not live:
         _feed(proc, stdin)
     killed: KilledReason | None = None
     with exit_wait(proc) as wait:
         while proc.poll() is None and killed is None:
-            killed = "output" if capture.exceeded.is_set() else (extra_breach() or watchdog.breach())
+            killed = ("interrupted" if stopped(control) else "output" if capture.exceeded.is_set()
+                      else (extra_breach() or watchdog.breach()))
             if killed is None:
                 wait(POLL_S)  # returns as soon as the program exits
     watchdog.kill_all()

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from pydantic import Field
 
 from detour import background
+from detour.apps import live_runs
 from detour.client import Client, Language
 from detour.runner import RunResult
 from detour_core.strict import Strict
@@ -19,6 +20,7 @@ from sandbox.backends import Backend
 from sandbox.base import Limits, Mode
 
 router = APIRouter(prefix="/api/platform", tags=["run"])
+router.include_router(live_runs.router)
 
 
 class RunRequest(Strict):
@@ -30,6 +32,10 @@ class RunRequest(Strict):
     backend: Backend = "auto"
     mode: Mode = "proxy"
     limits: Limits = Limits()
+    run_id: str | None = Field(None, pattern=live_runs.RUN_ID_PATTERN, description="The caller's name for the run: "
+                               "POST /api/platform/runs/{run_id}/stop ends it early.")
+    stream: bool = Field(False, description="Answer NDJSON: {\"stdout\"|\"stderr\": text} as the program writes "
+                                            "it, then {\"result\": ...}; a caller that goes away stops the run.")
 
 
 def get_client(request: Request) -> Client:
@@ -40,9 +46,12 @@ def get_client(request: Request) -> Client:
     return client
 
 
-@router.post("/run")
-def run(body: RunRequest, client: Annotated[Client, Depends(get_client)]) -> RunResult:
+@router.post("/run", response_model=RunResult)
+def run(body: RunRequest, client: Annotated[Client, Depends(get_client)], request: Request):
     """Blocking on purpose: FastAPI runs it in its thread pool, one sandbox per request."""
     background.touch(client.state)  # a use: a background stack's idle time starts again
-    return client.run(body.code, language=body.language, env=body.env, template=body.template,
-                      backend=body.backend, mode=body.mode, limits=body.limits, filename=body.filename)
+    if body.env is not None:
+        client.environments.get(body.env)  # a 404 before any stream starts
+    return live_runs.answer(request.app, body.run_id, body.stream, lambda control: client.run(
+        body.code, language=body.language, env=body.env, template=body.template, backend=body.backend,
+        mode=body.mode, limits=body.limits, filename=body.filename, control=control))

@@ -10,6 +10,7 @@ import warnings
 # In the order `detour --help` lists them.
 from detour.cli import serve, stack, environments, secrets, faults, runs, replay, logs, doctor, authority  # noqa: I001
 from detour.cli.common import app, fail
+from detour.interrupts import INTERRUPTED_EXIT
 from detour_core.errors import DetourError, EnvironmentNotFound
 from detour_core.strict import KeptKeys
 from mock_services.assertions import UnknownEntity
@@ -40,3 +41,5 @@ def main() -> None:
         app()
     except DetourError as e:
         raise SystemExit(fail(str(e), 1 if isinstance(e, NOT_FOUND) else 2).exit_code) from None
+    except KeyboardInterrupt:  # a signal outside a run, or a second one: leave now, in one line
+        raise SystemExit(fail("interrupted", INTERRUPTED_EXIT).exit_code) from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import threading
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -13,11 +14,12 @@ import typer
 from detour.cli.common import (ImageOpt, JsonOpt, NodeModulesOpt, PythonOpt, agent_argv, app, client, fail, host_path,
                                program_file, suite_app, warn_if_not_isolated)
 from detour.compare import Comparison
+from detour.interrupts import INTERRUPTED_EXIT, stopping_on_signals, to_terminal
 from detour.run_options import DEFAULT_TEMPLATE, RUN_OPTIONS
-from detour.run_summary import report
+from detour.run_summary import interrupted, report
 from detour.suite import SuiteReport, load_suite
 from sandbox.backends import Backend
-from sandbox.base import Limits, Mode
+from sandbox.base import Limits, Mode, RunControl
 
 EnvOpt = Annotated[Optional[str], typer.Option("--env", help=RUN_OPTIONS["--env"].help)]
 TemplateOpt = Annotated[Optional[str], typer.Option("--template", help=RUN_OPTIONS["--template"].help)]
@@ -51,17 +53,22 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE [ARG...] (run as `p
                     output_bytes=output_bytes)
     program = program_file(args, bare="--" in sys.argv[1:])
     argv = None if program else agent_argv(args)
-    with client(backend, python, node_modules, image) as dt:
+    control = RunControl(output=None if as_json else to_terminal)  # output as it comes, unless JSON holds it
+    with client(backend, python, node_modules, image) as dt, stopping_on_signals(control.stop):
         warn_if_not_isolated(dt, backend, tuple(argv or [str(program)]))
         made = dt.environments.create(template or DEFAULT_TEMPLATE).env_id if rm else None
-        options = dict(env=env or made, template=template or DEFAULT_TEMPLATE, mode=mode, limits=limits, stdio=stdio)
+        options = dict(env=env or made, template=template or DEFAULT_TEMPLATE, mode=mode, limits=limits, stdio=stdio,
+                       control=control)
         try:
             result = dt.run(program, args=args[1:], **options) if program else dt.run_command(argv, **options)
         finally:
             if made:
                 dt.environments.delete(made)
-    shown = result.model_dump(mode="json") | ({"stdout": ""} if stdio and not as_json else {})  # already passed on
-    raise typer.Exit(report(shown, as_json))
+    code = report(result.model_dump(mode="json"), as_json, streamed=control.output is not None)
+    if control.stop.is_set():
+        typer.echo(interrupted(result.model_dump(mode="json"), made), err=True)
+        raise typer.Exit(INTERRUPTED_EXIT)
+    raise typer.Exit(code)
 
 
 def comparison_report(c: Comparison) -> None:
@@ -103,13 +110,17 @@ def compare(program: Annotated[Path, typer.Argument(help="The agent program to r
     file = host_path(str(program))
     if not file.is_file():
         raise fail(f"no such file: {program}")
-    with client(backend, python, node_modules, image) as dt:
+    stop = threading.Event()
+    with client(backend, python, node_modules, image) as dt, stopping_on_signals(stop):
         warn_if_not_isolated(dt, backend, (str(file),))
-        result = dt.compare(file, template)
+        result = dt.compare(file, template, stop=stop)
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
         comparison_report(result)
+    if stop.is_set():
+        raise fail(f"interrupted: stopped both runs; environments {result.proxy.env_id} (proxy) and "
+                   f"{result.rewrite.env_id} (rewrite) keep what they did", INTERRUPTED_EXIT)
     raise typer.Exit(0 if result.runs_match else 1)
 
 
@@ -153,6 +164,8 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
               workers: Annotated[int, typer.Option(min=1, help="Tests run at once, each in its own environment "
                                                              "and sandbox (scores do not depend on it).")] = 1,
               python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
+              keep: Annotated[bool, typer.Option("--keep", help="Keep each test's environment (default: deleted "
+                                                               "once its assertions are read).")] = False,
               as_json: JsonOpt = False) -> None:
     """For each test: a fresh environment from its seed, the agent with DETOUR_PROMPT, its assertions.
     Exit code 1 unless every test passes."""
@@ -163,14 +176,21 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
     quiet = as_json or not sys.stdout.isatty()  # a bar only for a person watching
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("[green]{task.fields[passed]} passed"), TimeElapsedColumn())
-    with client(backend, python, node_modules, image) as dt, Progress(*columns, transient=True, disable=quiet) as bar:
+    stop = threading.Event()
+    with (client(backend, python, node_modules, image) as dt, Progress(*columns, transient=True, disable=quiet) as bar,
+          stopping_on_signals(stop)):
         warn_if_not_isolated(dt, backend, tuple(argv))
         task = bar.add_task(f"running {suite.name}", total=total, passed=0)
         result = dt.run_suite(suite, argv, mode=mode, test=test, limits=Limits(timeout_s=timeout), workers=workers,
+                              keep=keep, stop=stop,
                               progress=lambda done: bar.update(task, advance=1,
                                                                passed=bar.tasks[0].fields["passed"] + done.passed))
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
         suite_table(result)
+    if stop.is_set():
+        stopped = sum(t.killed_reason == "interrupted" for t in result.tests)
+        raise fail(f"interrupted: {len(result.tests)} of {total} tests ran ({stopped} stopped, none counted as "
+                   f"passed); their environments {'kept' if keep else 'deleted'}", INTERRUPTED_EXIT)
     raise typer.Exit(0 if result.passed == len(result.tests) else 1)

@@ -1,0 +1,116 @@
+"""Ctrl-C and SIGTERM to detour's commands while a real agent runs: the agent stops (no process
+of it is left, and it posts nothing more), one line says what was done, the output so far and
+the environment's state are kept, and what the user did not ask to keep is gone. No traceback.
+
+One `detour serve` for the module: a plain `detour run FILE` goes to it (the quick path, where
+the stack runs the sandbox and must be told to stop it); `--timeout` takes the full CLI path."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+import psutil
+import pytest
+
+from detour_core.paths import StatePaths
+from mock_services.store import EnvironmentStore
+from tests.e2e.test_cli import DETOUR, Server
+from tests.waiting import until
+
+# Posts a message, says so, and goes on until stopped: what it printed is what it did.
+AGENT = """
+import os, time
+from slack_sdk import WebClient
+slack = WebClient(token=os.environ["SLACK_TOKEN"])
+for n in range(10_000):
+    slack.chat_postMessage(channel="general", text=f"tick {n}")
+    print(f"posted {n}", flush=True)
+    time.sleep(0.1)
+"""
+SUITE = {"name": "forever", "tests": [
+    {"id": f"t{n}", "name": f"test {n}", "prompt": "post", "seed_template": "slack_default",
+     "assertions": [{"diff_type": "added", "entity": "messages", "expected_count": 1}]} for n in (1, 2)]}
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp("interrupts") / "home"
+    (home.parent / "forever_agent.py").write_text(AGENT)
+    server = Server(home)
+    server.start()
+    try:
+        yield home
+    finally:
+        server.stop()
+
+
+def start(home: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([DETOUR, *args], env=os.environ | {"DETOUR_HOME": str(home)}, cwd=home.parent,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def interrupted(proc: subprocess.Popen, number: int, after: str) -> tuple[str, str]:
+    """Once `after` shows in its stdout (read as it streams), the signal; then all it printed."""
+    seen = ""
+    while after not in seen:
+        line = proc.stdout.readline()
+        assert line, f"the run ended before printing {after!r}: {seen!r} {proc.communicate()[1]}"
+        seen += line
+    proc.send_signal(number)
+    out, err = proc.communicate(timeout=120)
+    return seen + out, err
+
+
+def agents_left() -> list[str]:
+    """Processes still running this module's agent, anywhere on the machine (detour's own aside)."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        words = process.info["cmdline"] or []
+        if any(w.endswith("forever_agent.py") for w in words) and not any(w.endswith("/detour") for w in words):
+            found.append(" ".join(words))
+    return found
+
+
+@pytest.mark.parametrize("path, number", [("quick", signal.SIGINT), ("full", signal.SIGTERM)])
+def test_a_stopped_run_stops_its_agent_and_says_what_it_did(home, path, number):
+    extra = ["--timeout", "300"] if path == "full" else []
+    proc = start(home, "run", *extra, "--backend", "process", "forever_agent.py")
+    out, err = interrupted(proc, number, "posted 2")
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    env = re.search(r"detour: env (\S+), exit \d+, killed: interrupted", err).group(1)
+    assert err.rstrip().splitlines()[-1].startswith("detour: interrupted: stopped the program after ")
+    assert err.rstrip().endswith(f"environment {env} keeps what it did")
+    posted = [line for line in out.splitlines() if line.startswith("posted ")]
+    assert posted == [f"posted {n}" for n in range(len(posted))] and len(posted) >= 3  # the output so far, kept
+    assert agents_left() == []
+    store = EnvironmentStore(StatePaths(home))
+    texts = {row["message_text"] for row in store.diff(env).inserts if row.get("message_text", "").startswith("tick")}
+    # Every message it said it posted is there (a last one may have landed as the signal came).
+    assert {f"tick {n}" for n in range(len(posted))} <= texts and len(texts) <= len(posted) + 1
+
+
+def test_a_stopped_suite_stops_its_agent_reports_what_ran_and_deletes_its_environments(home):
+    suite = home.parent / "forever.json"
+    suite.write_text(json.dumps(SUITE))
+    before = {e.env_id for e in EnvironmentStore(StatePaths(home)).list()}
+    proc = start(home, "suite", "run", str(suite), "--agent", f"python3 {home.parent / 'forever_agent.py'}",
+                 "--backend", "process", "--json")
+    until(lambda: any(e.env_id not in before for e in EnvironmentStore(StatePaths(home)).list()), proc,
+          "no test's environment was made")
+    until(lambda: agents_left(), proc, "the agent never started")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == ("detour: interrupted: 1 of 2 tests ran (1 stopped, none counted as "
+                                            "passed); their environments deleted")
+    [test] = json.loads(out)["tests"]
+    assert (test["id"], test["killed_reason"], test["passed"]) == ("t1", "interrupted", False)
+    assert agents_left() == []
+    assert {e.env_id for e in EnvironmentStore(StatePaths(home)).list()} == before
