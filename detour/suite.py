@@ -90,7 +90,8 @@ def run_test(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, 
     started = time.perf_counter()
     store = EnvironmentStore(state)
     user = test.impersonate_user_id
-    env_id = store.create(test.seed_template, acting_user=user, template_dirs=(path.parent / "seeds",)).env_id
+    env_id = store.create(test.seed_template, acting_user=user, template_dirs=(path.parent / "seeds",),
+                          timeline=test.timeline).env_id
     try:
         task = {"DETOUR_PROMPT": test.prompt, "DETOUR_TEST_ID": str(test.id), "DETOUR_ACTING_USER": user or ""}
         result = run_in_environment(state, stack, env_id, sandbox, agent, limits=limits, mode=mode, task=task,

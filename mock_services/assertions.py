@@ -28,6 +28,7 @@ from detour_core.registry import pack
 from detour_core.strict import Lenient, Strict, first_error, unknown_name, warn_kept
 from mock_services.request_rows import ENTITY, request_rows
 from mock_services.store import EnvironmentStore, EnvState, Row, StateDiff
+from mock_services.timelines.model import Step
 from mock_services.world import qualified, split
 
 
@@ -164,6 +165,7 @@ class SuiteTest(Lenient):
     assertions: list[Assertion] = Field(min_length=1)
     ignore_fields: dict[str, list[str]] = {}
     strict: bool = True
+    timeline: list[Step] = Field([], description="What the other people do meanwhile (mock_services/timelines).")
 
     def spec(self, suite_ignore: dict[str, list[str]] | None = None) -> Spec:
         return Spec(assertions=self.assertions, ignore_fields={**(suite_ignore or {}), **self.ignore_fields},
