@@ -8,14 +8,14 @@ import sys
 import warnings
 
 # In the order `detour --help` lists them.
-from detour.cli import serve, stack, environments, secrets, faults, runs, replay, logs, doctor, authority  # noqa: I001
+from detour.cli import serve, stack, environments, services, secrets, faults, runs, replay, logs, doctor, authority  # noqa: I001
 from detour.cli.common import app, fail
 from detour.interrupts import INTERRUPTED_EXIT
 from detour_core.errors import DetourError, EnvironmentNotFound
 from detour_core.strict import KeptKeys
 from mock_services.assertions import UnknownEntity
 
-__all__ = ["app", "main", "authority", "doctor", "environments", "faults", "logs", "replay", "runs", "secrets", "serve",
+__all__ = ["app", "main", "authority", "doctor", "environments", "faults", "logs", "replay", "runs", "secrets", "serve", "services",
            "stack"]
 
 

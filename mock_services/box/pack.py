@@ -11,6 +11,7 @@ PACK = ServicePack(
     router="mock_services.box.router:router",
     credentials="mock_services.box.access:credentials",
     faults="mock_services.box.errors:fault_answer",
+    coverage="mock_services.box.router:API.coverage",
     templates=Path(__file__).parent / "templates",
     signature_tables=("box_files", "box_folders", "box_file_versions"),
     users_table="box_users",

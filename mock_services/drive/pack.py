@@ -12,6 +12,7 @@ PACK = ServicePack(
     router="mock_services.drive.router:router",
     credentials="mock_services.drive.access:credentials",
     faults="mock_services.rest.google:fault_answer",
+    coverage="mock_services.drive.router:API.coverage",
     templates=Path(__file__).parent / "templates",
     signature_tables=("drive_files", "drive_permissions"),
     primary_keys={"drive_permissions": ("file_id", "id"), "drive_revisions": ("file_id", "id")},

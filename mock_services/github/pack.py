@@ -13,6 +13,7 @@ PACK = ServicePack(
            "uploads.github.com"),         # release assets
     router="mock_services.github.router:router",
     faults="mock_services.github.errors:fault_answer",
+    coverage="mock_services.github.router:API.coverage",
     credentials="mock_services.github.access:credentials",
     templates=Path(__file__).parent / "templates",
     signature_tables=("github_repositories", "github_refs", "github_pulls"),

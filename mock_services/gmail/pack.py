@@ -13,6 +13,7 @@ PACK = ServicePack(
     router="mock_services.gmail.router:router",
     credentials="mock_services.gmail.mailbox:credentials",
     faults="mock_services.rest.google:fault_answer",
+    coverage="mock_services.gmail.router:API.coverage",
     templates=Path(__file__).parent / "templates",
     signature_tables=("gmail_users", "gmail_messages"),
     primary_keys={"gmail_labels": ("user_id", "id"), "gmail_settings": ("user_id", "name"),

@@ -9,7 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ariadne import graphql_sync
-from graphql import GraphQLError, GraphQLSchema, build_ast_schema, parse
+from graphql import GraphQLError, GraphQLObjectType, GraphQLSchema, build_ast_schema, parse
+
+from mock_services.coverage import GENERATED, NOT_SERVED, STATEFUL, Kind
 
 from mock_services.graphql.context import GraphQLContext
 from mock_services.graphql.default_resolver import install
@@ -28,6 +30,7 @@ class ServiceSchema:
     def __init__(self, path: Path, bind: Callable[[GraphQLSchema], None]) -> None:
         self.path, self.bind = path, bind
         self._built: GraphQLSchema | None = None
+        self._bound: frozenset[str] = frozenset()  # the root fields the pack's own resolvers answer
         self._building = threading.Lock()
 
     def __call__(self) -> GraphQLSchema:
@@ -36,8 +39,22 @@ class ServiceSchema:
                 built = build_ast_schema(parse(self.path.read_text(), no_location=True), assume_valid=True,
                                          assume_valid_sdl=True)
                 self.bind(built)
+                self._bound = frozenset(f"{root.name}.{name}" for root in _roots(built)
+                                        for name, field in root.fields.items() if field.resolve)
                 self._built = install(built)
             return self._built
+
+    def coverage(self) -> dict[str, Kind]:
+        """Each root field: the pack's resolver keeps state; a query the generic resolver answers
+        empty is generated; a mutation it refuses is not served (mock_services/coverage.py)."""
+        built = self()
+        return {f"{root.name}.{name}": STATEFUL if f"{root.name}.{name}" in self._bound
+                else GENERATED if root is built.query_type else NOT_SERVED
+                for root in _roots(built) for name in root.fields}
+
+
+def _roots(built: GraphQLSchema) -> list[GraphQLObjectType]:
+    return [root for root in (built.query_type, built.mutation_type) if root is not None]
 
 
 class Failed(Exception):

@@ -9,6 +9,7 @@ PACK = ServicePack(
     hosts=("api.linear.app",),
     router="mock_services.linear.router:router",
     faults="mock_services.linear.faults:answer",
+    coverage="mock_services.linear.router:schema.coverage",
     templates=Path(__file__).parent / "templates",
     signature_tables=("issues", "workflow_states", "organizations"),
     primary_keys={"issue_label_issue_association": ("issue_id", "issue_label_id")},

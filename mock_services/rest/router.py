@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse, Response
 
 from detour_core.credentials import InvalidEnvId
 from detour_core.errors import EnvironmentNotFound
+from mock_services.coverage import NOT_SERVED, Kind, kind_of
 from mock_services.deps import StoreDep, run_call
 from mock_services.request_budget import SPENT_KEY, spend
 from mock_services.rest import fields
@@ -72,6 +73,11 @@ class RestApi:
     def missing(self) -> list[str]:
         """Operations of the description that no handler answers."""
         return [o.id for o in self.spec.operations if o.short_id not in self.handlers]
+
+    def coverage(self) -> dict[str, Kind]:
+        """Each operation of the description: stateful, generated or not served (its handler's mark)."""
+        return {o.id: kind_of(self.handlers[o.short_id]) if o.short_id in self.handlers else NOT_SERVED
+                for o in self.spec.operations}
 
 
 def _pattern(operation: Operation) -> re.Pattern:

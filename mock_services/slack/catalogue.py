@@ -20,6 +20,8 @@ import json
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from mock_services.coverage import GENERATED, NOT_SERVED, STATEFUL, Kind
+
 SPEC = json.loads((Path(__file__).parent / "spec" / "slack_sdk.json").read_text())["methods"]
 
 Answer = Literal["state", "unsupported", "retired", "empty"]
@@ -276,3 +278,11 @@ def answer_for_family(name: str) -> Method | None:
 
 def lookup(name: str) -> Method | None:
     return CATALOGUE.get(name) or answer_for_family(name)
+
+
+KINDS: dict[Answer, Kind] = {"state": STATEFUL, "empty": GENERATED, "unsupported": NOT_SERVED, "retired": NOT_SERVED}
+
+
+def coverage() -> dict[str, Kind]:
+    """Every method of slack_sdk's client, as the table answers it (mock_services/coverage.py)."""
+    return {name: KINDS[method.answer] if (method := lookup(name)) else NOT_SERVED for name in sorted(SPEC)}

@@ -12,12 +12,16 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from typer.testing import CliRunner
+
 from detour.apps.server import create_app
+from detour.cli import app
 from detour_core.paths import StatePaths
 from detour_core import registry
 from detour_core.registry import EXTRA_PACKS_VARIABLE
 from mock_services.rest.openapi.__main__ import main
 from mock_services.rest.openapi.infer import id_style, infer
+from mock_services.coverage import of as coverage_of
 from mock_services.rest.openapi.trim import trim
 from mock_services.store import EnvironmentStore
 
@@ -69,6 +73,7 @@ DESCRIPTION = {
             "parameters": [{"name": "projectId", "in": "path", "required": True, "schema": {"type": "integer"}},
                            {"name": "commentId", "in": "path", "required": True, "schema": {"type": "string"}}],
             "get": {"operationId": "getComment", "responses": answer({"$ref": REF + "Comment"})}},
+        "/rest/serverInfo": {"get": {"operationId": "getServerInfo", "responses": answer({"$ref": REF + "Server"})}},
     },
     "components": {"schemas": {
         "NewProject": {"type": "object", "required": ["name"], "additionalProperties": False, "properties": {
@@ -84,6 +89,8 @@ DESCRIPTION = {
                                                      "errors": {"type": "object", "additionalProperties": {
                                                          "type": "string"}},
                                                      "status": {"type": "integer"}}},
+        "Server": {"type": "object", "required": ["version", "deploymentType"], "properties": {
+            "version": {"type": "string"}, "deploymentType": {"type": "string", "enum": ["Cloud", "Server"]}}},
         "Unused": {"type": "object", "description": "never referenced"}}},
 }
 
@@ -110,7 +117,7 @@ def test_the_model_reads_collections_items_nesting_paging_filters_and_errors():
     actions = {o: e["action"] for o, e in model["operations"].items()}
     assert actions == {"listProjects": "list", "createProject": "create", "getProject": "read",
                        "updateProject": "update", "deleteProject": "delete", "archiveProject": None,
-                       "listComments": "list", "addComment": "create", "getComment": "read"}
+                       "listComments": "list", "addComment": "create", "getComment": "read", "getServerInfo": None}
     listing = model["operations"]["listProjects"]
     assert (listing["paging"], listing["page_size"], listing["items"], listing["filters"]) == \
         ("offset", "maxResults", "values", {"style": "style"})
@@ -213,3 +220,22 @@ def test_unmodeled_operations_say_so_in_the_vendors_shape(tracker):
     assert answer.status_code == 501
     assert "does not model archiveProject (POST /rest/projects/{projectId}/archive)" in \
         answer.json()["errorMessages"][0]
+
+
+def test_coverage_is_counted_from_the_pack_and_each_kind_answers_as_it_says(tracker):
+    """Stateful (the model's actions), generated (a read outside every kept resource: its
+    description's plainest answer) and not served (the verb above), and `detour services` counts them."""
+    client, base = tracker
+    coverage = coverage_of(registry.pack("tracker"))
+    assert {o: k for o, k in coverage.items() if k != "stateful"} == \
+        {"tracker.getServerInfo": "generated", "tracker.archiveProject": "not served"}
+    assert len(coverage) == 10
+    before = client.get(f"{base}/projects").json()["total"]
+    assert client.get(f"{base}/serverInfo").json() == {"version": "", "deploymentType": "Cloud"}
+    assert client.get(f"{base}/projects").json()["total"] == before
+    listed = CliRunner().invoke(app, ["services", "--json"])
+    assert listed.exit_code == 0, listed.output
+    row = next(r for r in json.loads(listed.output) if r["service"] == "tracker")
+    assert (row["stateful"], row["generated"], row["not served"], row["hosts"]) == (8, 1, 1, ["tracker.example.com"])
+    assert {r["service"] for r in json.loads(listed.output)} == set(registry.service_names())
+    assert all(isinstance(r[kind], int) for r in json.loads(listed.output) for kind in ("stateful", "not served"))

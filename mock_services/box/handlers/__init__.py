@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mock_services.box import errors
+from mock_services.coverage import NOT_SERVED, mark
 from mock_services.box.handlers import (
     extras,
     files,
@@ -32,7 +33,7 @@ MODELED = {**folders.HANDLERS, **files.HANDLERS, **transfer.HANDLERS, **social.H
 def _not_modeled(operation_id: str) -> Callable[[Call], None]:
     def answer(call: Call) -> None:
         raise errors.not_modeled(operation_id)
-    return answer
+    return mark(answer, NOT_SERVED)
 
 
 def handlers_for(spec: Spec) -> dict[str, Callable[[Call], object]]:

@@ -5,6 +5,9 @@ Google's error shape with 501 `notImplemented`, naming the method."""
 
 from __future__ import annotations
 
+from functools import partial
+
+from mock_services.coverage import GENERATED, NOT_SERVED, mark
 from mock_services.drive import access
 from mock_services.rest.errors import RestError
 from mock_services.rest.router import Call
@@ -26,19 +29,22 @@ def _listed(answer: dict):
         if call.params.get("fileId"):
             access.file(call, call.params["fileId"])
         return answer
-    return handler
+    return mark(handler, GENERATED)
 
 
+@partial(mark, kind=GENERATED)
 def _no_shared_drive(call: Call) -> None:
     wanted = call.params.get("driveId") or call.params.get("teamDriveId")
     raise RestError(404, "notFound", f"Shared drive not found: {wanted}")
 
 
+@partial(mark, kind=GENERATED)
 def _labels(call: Call) -> dict:
     access.file(call, call.params["fileId"])
     return {"kind": "drive#labelList", "labels": []}
 
 
+@partial(mark, kind=NOT_SERVED)
 def _unkept(call: Call) -> None:
     raise RestError(501, "notImplemented", f"detour's Drive replica does not keep {call.operation.id}.")
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi.responses import Response
 
+from mock_services.coverage import NOT_SERVED, kind_of, mark
 from mock_services.github import errors
 from mock_services.github.handlers import (
     commits,
@@ -59,7 +60,7 @@ def _prepared(handler: Callable[[Call], Any]) -> Callable[[Call], Any]:
                                       "X-RateLimit-Used": "1", "X-RateLimit-Reset": str(reset),
                                       "X-RateLimit-Resource": "core", "X-GitHub-Media-Type": "github.v3"})
         return _conditional(call, handler(call))
-    return answer
+    return mark(answer, kind_of(handler))
 
 
 def _conditional(call: Call, result: Any) -> Any:
@@ -78,7 +79,7 @@ def _conditional(call: Call, result: Any) -> Any:
 def _not_modeled(operation_id: str) -> Callable[[Call], None]:
     def answer(call: Call) -> None:
         raise errors.not_modeled(operation_id)
-    return answer
+    return mark(answer, NOT_SERVED)
 
 
 def handlers_for(spec: Spec) -> dict[str, Callable[[Call], Any]]:

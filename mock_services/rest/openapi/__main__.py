@@ -34,7 +34,7 @@ def descriptor(name: str, source: str, hosts: tuple[str, ...], users: str, email
     """spec/pack.json: the registry's descriptor as data. Fields a person added since (the tokens
     a pack issues, its MCP surface) are `kept`; the generator writes only what it infers."""
     return {**kept, "name": name, "hosts": list(hosts), "router": f"{ENGINE}:{name}.router",
-            "faults": f"{ENGINE}:{name}.fault_answer", "signature_tables": [users], "users_table": users,
+            "faults": f"{ENGINE}:{name}.fault_answer", "coverage": f"{ENGINE}:{name}.coverage", "signature_tables": [users], "users_table": users,
             "user_email": email, "spec": source, "tables": list(tables)}
 
 

@@ -1,6 +1,6 @@
 """Every generated pack's engine, by the pack's name. A generated pack is data (its description
 spec/openapi.json, its model spec/model.json, its descriptor spec/pack.json) and its overrides
-module; its descriptor names `mock_services.rest.openapi.packs:NAME.router` (and `.fault_answer`),
+module; its descriptor names `mock_services.rest.openapi.packs:NAME.router` (and `.fault_answer`, `.coverage`),
 which this module builds once per process from the pack's package, so no pack repeats a router."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from detour_core.registry import package_of
+from mock_services.coverage import Kind
 from mock_services.rest.openapi.runtime import build
 from mock_services.rest.router import RestApi
 
@@ -25,6 +26,10 @@ class Generated:
     api: RestApi
     router: APIRouter
     fault_answer: Any
+
+    def coverage(self) -> dict[str, Kind]:
+        """Each operation of its description: stateful, generated or not served."""
+        return self.api.coverage()
 
 
 def folder_of(package: str) -> Path:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -30,13 +31,14 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter
 
+from mock_services.coverage import GENERATED, mark
 from mock_services.rest import faults as rest_faults
 from mock_services.rest.errors import RestError
 from mock_services.rest.openapi import styles
 from mock_services.rest.openapi.credentials import Identify, requiring_issued
 from mock_services.rest.openapi.schemas import Schemas
 from mock_services.rest.openapi.semantics import Resources, not_modeled
-from mock_services.rest.router import RestApi, build_router
+from mock_services.rest.router import Call, RestApi, build_router
 from mock_services.rest.spec import Operation, Parameter, Spec
 from mock_services.store import EnvState
 
@@ -91,6 +93,16 @@ def _identify(overrides: Any) -> Identify:
     return requiring_issued(identify, issued) if issued else identify
 
 
+def _generated(resources: Resources, operation_id: str) -> Callable[[Call], Any]:
+    """A read outside every resource the model keeps rows for (an account's balance, a list of
+    something unmodeled): the plainest answer its description allows, nothing stored. (A search
+    of kept rows is not one: an empty answer there would be wrong, so it stays not served.)"""
+    def answer(call: Call) -> Any:
+        call.status, schema = resources.response(operation_id)
+        return resources.schemas.empty(schema)
+    return mark(answer, GENERATED)
+
+
 def _overrides(module: str) -> Any:
     try:
         return importlib.import_module(module)
@@ -123,6 +135,9 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
             handlers[operation_id] = partial(custom[operation_id], resources)
         elif entry["action"]:
             handlers[operation_id] = getattr(resources, entry["action"])
+        elif method == "get" and "{" not in path and resources.response(operation_id)[1] and not any(
+                path.startswith(r["collection"]) for r in model["resources"].values() if r["collection"]):
+            handlers[operation_id] = _generated(resources, operation_id)
         else:
             handlers[operation_id] = not_modeled(pack, operation_id, method, path)
 

@@ -10,6 +10,7 @@ from email.utils import format_datetime
 from typing import Any
 
 from mock_services import clock
+from mock_services.coverage import NOT_SERVED, mark
 from mock_services.rest.errors import RestError
 from mock_services.rest.openapi import styles
 from mock_services.rest.openapi.infer import snake
@@ -248,4 +249,4 @@ def not_modeled(pack: str, operation_id: str, method: str, path: str) -> Callabl
     def answer(call: Call) -> Any:
         raise RestError(501, "not_modeled", f"detour's {pack} replica does not model {operation_id} "
                                             f"({method.upper()} {path}) yet", details={"type": "api_error"})
-    return answer
+    return mark(answer, NOT_SERVED)

@@ -1,0 +1,32 @@
+"""MkDocs hook: a service page's coverage table is written from the pack itself at build time
+(mock_services/coverage.py: each operation of the vendor's description, stateful, generated
+or not served), so it cannot drift from what the replica answers. A page holds
+`<!-- coverage:NAME -->` where the table goes."""
+
+from __future__ import annotations
+
+import re
+
+MARKER = re.compile(r"<!-- coverage:(\w+) -->")
+WORDS = {"stateful": "reads or changes the environment's rows", "generated": "the vendor's shape, nothing stored",
+         "not served": "says so, in the vendor's error shape"}
+
+
+def table(service: str) -> str:
+    """The counts, then every operation in a folded block (GitHub's description has over a thousand)."""
+    from detour_core.registry import pack
+    from mock_services.coverage import KINDS, counts, of
+    coverage = of(pack(service))
+    if coverage is None:
+        return f"`{service}` states no coverage."
+    total = counts(coverage)
+    rows = [f"| `{operation}` | {kind} |" for operation, kind in sorted(coverage.items())]
+    return "\n".join([
+        "| answered | operations | what the replica does |", "|---|---|---|",
+        *(f"| {kind} | {total[kind]} | {WORDS[kind]} |" for kind in KINDS), "",
+        f'??? note "All {len(coverage)} operations of the description (`detour services` counts them)"', "",
+        "    | operation | answered |", "    |---|---|", *(f"    {row}" for row in rows)])
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001 - MkDocs' hook signature
+    return MARKER.sub(lambda found: table(found.group(1)), markdown)
