@@ -32,6 +32,7 @@ from bench.replicas import (
 )
 from bench.box import bench_box_transfer
 from bench.github import bench_github_git
+from bench.mcp import bench_mcp_tool_call
 from bench.drive import bench_drive_transfer
 from bench.gmail import bench_gmail_search
 from bench.models import bench_model_stream
@@ -76,12 +77,14 @@ def main() -> None:
         stack = Stack(state)
         with stack as info:
             state.stack_file.write_text(info.model_dump_json())
-            section("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month, Box, GitHub, Drive, Gmail")
+            section("replicas: a mixed Slack script, a nested Linear issue list, a busy Calendar month, Box, GitHub "
+                    "(git, and an MCP tool call against REST), Drive, Gmail")
             bench_slack_mixed(info, store)
             bench_linear_issue_list(info, store)
             bench_calendar_month(info, store)
             bench_box_transfer(state, stack, store)
             bench_github_git(state, stack, store)
+            bench_mcp_tool_call(state, stack, store)
             bench_drive_transfer(state, stack, store)
             bench_gmail_search(state, stack, store)
             if "--replicas-only" in sys.argv:
