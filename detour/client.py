@@ -13,6 +13,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import threading
 from datetime import datetime
 from pathlib import Path
 from collections.abc import Callable, Iterator, Sequence
@@ -41,7 +42,7 @@ from mock_services.store import EnvironmentInfo, EnvironmentStore, StateDiff
 from mock_services.templates import save_template, template_names
 from mock_services.timelines.run import set_clock
 from sandbox.backends import Backend, open_backend
-from sandbox.base import Limits, Mode, Sandbox
+from sandbox.base import Limits, Mode, RunControl, Sandbox
 from sandbox.languages import command_for, stdin_command, suffix_of
 from sandbox.runtimes import RuntimeChoice
 
@@ -174,37 +175,43 @@ class Client:
     def run(self, code_or_file: str | os.PathLike, language: Language = "python", env: str | None = None,
             template: str = DEFAULT_TEMPLATE, backend: Backend | None = None, mode: Mode = "proxy",
             limits: Limits | None = None, workspace: str | os.PathLike | None = None,
-            filename: str | None = None, args: Sequence[str] = (), stdio: bool = False) -> RunResult:
+            filename: str | None = None, args: Sequence[str] = (), stdio: bool = False,
+            control: RunControl | None = None) -> RunResult:
         """A path is a program file (its suffix says its language); a string is code in
         `language`, or in the file type of `filename`; `args` follow it on its command line
         (`sys.argv[1:]`). Without `env`, a new environment from `template`. `stdio`: the program
-        reads this process's stdin and writes to its stdout as it runs (a stdio MCP server)."""
+        reads this process's stdin and writes to its stdout as it runs (a stdio MCP server).
+        `control`: its output as it comes, and a stop (`control.stop.set()`) that ends it early."""
         with _program(code_or_file, language, filename) as program:
             sandbox = self.sandbox(backend, (str(program),) if isinstance(code_or_file, os.PathLike) else ())
             argv = [*command_for(program, sandbox.runtime), *args]  # an unknown file type: refused before anything
             env_id = self._environment(env, template)
             return run_in_environment(self.state, self.stack, env_id, sandbox, argv, program=program, limits=limits,
-                                      mode=mode, workspace=Path(workspace) if workspace else None, stdio=stdio)
+                                      mode=mode, workspace=Path(workspace) if workspace else None, stdio=stdio,
+                                      control=control)
 
     def run_command(self, argv: list[str], env: str | None = None, template: str = DEFAULT_TEMPLATE,
                     backend: Backend | None = None, mode: Mode = "proxy", limits: Limits | None = None,
-                    stdio: bool = False) -> RunResult:
+                    stdio: bool = False, control: RunControl | None = None) -> RunResult:
         """A command line (`detour run -- CMD ARGS`): files it names are shown read-only where they are."""
         sandbox = self.sandbox(backend, tuple(argv))
         env_id = self._environment(env, template)
-        return run_in_environment(self.state, self.stack, env_id, sandbox, argv, limits=limits, mode=mode, stdio=stdio)
+        return run_in_environment(self.state, self.stack, env_id, sandbox, argv, limits=limits, mode=mode, stdio=stdio,
+                                  control=control)
 
     def compare(self, file: str | os.PathLike, template: str = DEFAULT_TEMPLATE,
-                backend: Backend | None = None) -> Comparison:
-        """Proxy mode against rewrite mode, as `detour compare`."""
+                backend: Backend | None = None, stop: threading.Event | None = None) -> Comparison:
+        """Proxy mode against rewrite mode, as `detour compare`; `stop` ends the runs early."""
         program = Path(os.path.abspath(file))
         sandbox = self.sandbox(backend, (str(program),))
-        return compare(self.state, self.stack, sandbox, template, command_for(program, sandbox.runtime), program)
+        return compare(self.state, self.stack, sandbox, template, command_for(program, sandbox.runtime), program,
+                       stop=stop)
 
     def replay(self, env: str | None = None, records: str | os.PathLike | None = None,
-               template: str | None = None) -> Replay:
+               template: str | None = None, stop: threading.Event | None = None) -> Replay:
         """A run's recorded requests sent again into a fresh environment: `env`'s own records
-        (and its template, clock and seed), or a file of them (`detour logs --json`) with a template."""
+        (and its template, clock and seed), or a file of them (`detour logs --json`) with a template.
+        `stop` (set): no more requests are sent."""
         original = self.environments.get(env) if env else None
         if records is not None:
             found = read_records(Path(records))
@@ -214,7 +221,7 @@ class Client:
             raise DetourError("replay needs an environment or a file of records")
         if not (template or original):
             raise DetourError("replay of a file of records needs --template")
-        return replay(self.state, self.stack, found, template or original.template, original)
+        return replay(self.state, self.stack, found, template or original.template, original, stop=stop)
 
     def check(self, env: str, assertions: str | os.PathLike | dict | list,
               test: str | None = None) -> list[AssertionResult]:
@@ -224,11 +231,14 @@ class Client:
 
     def run_suite(self, suite: str | os.PathLike, agent: list[str], backend: Backend | None = None,
                   mode: Mode = "proxy", test: str | None = None, limits: Limits | None = None,
-                  progress: Callable[[object], None] | None = None, workers: int = 1) -> SuiteReport:
-        """Every test once, `workers` at once, reported in the suite's order."""
+                  progress: Callable[[object], None] | None = None, workers: int = 1, keep: bool = False,
+                  stop: threading.Event | None = None) -> SuiteReport:
+        """Every test once, `workers` at once, reported in the suite's order; the tests' environments
+        are deleted once scored, unless `keep`. `stop` (set): no more tests start, running agents stop."""
         argv = _agent_argv(agent)
         return run_suite(self.state, self.stack, self.sandbox(backend, tuple(argv)), Path(suite), argv,
-                         mode=mode, only=test, limits=limits, progress=progress or (lambda _: None), workers=workers)
+                         mode=mode, only=test, limits=limits, progress=progress or (lambda _: None), workers=workers,
+                         keep=keep, stop=stop)
 
     def rollouts(self, suite: str | os.PathLike, agent: list[str], n: int = 1, workers: int = 4,
                  backend: Backend | None = None, mode: Mode = "proxy", test: str | None = None,
