@@ -33,8 +33,9 @@ def host_names(flow: http.HTTPFlow) -> set[str]:
     proxy's own, and the names beside it decide."""
     names = set()
     header = flow.request.host_header
-    if header:
-        names.add(header.rsplit(":", 1)[0] if not header.endswith("]") else header)
+    if header:  # host[:port], [v6][:port], or a bare v6 address (no port can follow it)
+        names.add(header[:header.index("]") + 1] if header.startswith("[") and "]" in header
+                  else header if header.count(":") > 1 else header.rsplit(":", 1)[0])
     if flow.client_conn.sni:
         names.add(flow.client_conn.sni)
     if flow.request.host and not is_address(flow.request.host):

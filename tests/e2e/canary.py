@@ -86,12 +86,19 @@ def serve_forever(log_path: str, dns: list[str], tcp: list[str], udp: list[str],
             self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             super().server_bind()
 
+    class Udp6(socketserver.ThreadingUDPServer):
+        address_family = socket.AF_INET6
+
+        def server_bind(self) -> None:
+            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            super().server_bind()
+
     def address(spec: str) -> tuple[str, int]:
         host, port = spec.rsplit(":", 1)
         return host.strip("[]"), int(port)
 
     servers = [socketserver.ThreadingUDPServer(address(a), Dns) for a in dns]
-    servers += [socketserver.ThreadingUDPServer(address(a), Udp) for a in udp]
+    servers += [(Udp6 if ":" in address(a)[0] else socketserver.ThreadingUDPServer)(address(a), Udp) for a in udp]
     servers += [(Tcp6 if ":" in address(a)[0] else socketserver.ThreadingTCPServer)(address(a), Tcp) for a in tcp]
     for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()

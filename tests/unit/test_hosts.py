@@ -51,7 +51,8 @@ def test_policy_rules_and_registry_read_names_in_their_one_spelling():
     assert not Policy(allow=[]).allows("127.1", 443)
 
 
-@pytest.mark.parametrize("header", ["0177.0.0.1", "2130706433", "[::ffff:7f00:1]", "127.1"])
+@pytest.mark.parametrize("header", ["0177.0.0.1", "2130706433", "[::ffff:7f00:1]", "[::ffff:7f00:1]:80", "127.1:80",
+                                    "::ffff:127.0.0.1"])
 def test_a_request_naming_an_address_is_denied_and_recorded_in_its_one_spelling(addons, header):  # noqa: F811
     chain, key, state = addons
     save_policy(policy_file(state, "env-a"), build_policy(allow=["partner.test"]))
