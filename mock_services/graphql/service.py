@@ -65,12 +65,14 @@ class Failed(Exception):
 
 
 def run_request(state: EnvState, viewer: str, schema: GraphQLSchema, model: EntityModel, data: dict,
-                format_error: Callable[[GraphQLError, bool], dict], logger: str, keep_failed: bool = False) -> dict:
+                format_error: Callable[[GraphQLError, bool], dict], logger: str, keep_failed: bool = False,
+                validator: Callable[..., list[GraphQLError]] | None = None) -> dict:
     """The request's result; raises `Failed` where it has errors (unless `keep_failed`), for
-    the caller's transaction to roll back."""
+    the caller's transaction to roll back. `validator`: the vendor's own checks of a query
+    (graphql-core's `validate` by default)."""
     context = GraphQLContext(state, viewer, schema, model)
     _, result = graphql_sync(schema, data, context_value=context, error_formatter=format_error, logger=logger,
-                             query_parser=parse_query, validation_rules=[QueryShape])
+                             query_parser=parse_query, validation_rules=[QueryShape], query_validator=validator)
     if result.get("errors") and not keep_failed:
         raise Failed(result)
     return result

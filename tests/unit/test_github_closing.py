@@ -1,6 +1,7 @@
 """GitHub's closing keywords, through the replica's REST and GraphQL faces on `github_default`:
 a pull request merged into the default branch closes the issues its body and its commits'
-messages name, by each merge method, and GraphQL shows the link on the issue."""
+messages name, by each merge method, and GraphQL shows the link on the issue (and reads an
+issue's state as gh asks for it)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,8 @@ def test_a_merge_into_another_branch_closes_nothing_and_graphql_shows_the_link(g
                         headers={"Authorization": f"bearer {tokens['1']}"}).json()
     assert asked["data"]["repository"]["issue"] == {"state": "CLOSED", "closedByPullRequestsReferences": {
         "totalCount": 1, "nodes": [{"number": 4, "state": "MERGED"}]}}
+    union = "{ repository(owner: \"acme\", name: \"api\") { issueOrPullRequest(number: 1) { " \
+            "... on Issue { state } ... on PullRequest { state } } } }"  # as `gh issue view` asks, and GitHub takes
+    asked = client.post(f"/api/env/{env}/services/github/graphql", json={"query": union},
+                        headers={"Authorization": f"bearer {tokens['1']}"}).json()
+    assert asked == {"data": {"repository": {"issueOrPullRequest": {"state": "CLOSED"}}}}

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from graphql import GraphQLError, GraphQLSchema
+from graphql import GraphQLError, GraphQLSchema, validate
+from graphql.validation import OverlappingFieldsCanBeMergedRule
 
 from detour_core.errors import EnvironmentNotFound
 from mock_services.deps import StoreDep, run_call
@@ -27,6 +28,14 @@ from mock_services.rest.router import Engine
 from mock_services.store import EnvironmentStore
 
 MODEL = EntityModel(tables={})  # the resolvers shape GitHub's objects themselves
+
+
+def github_validate(schema: GraphQLSchema, document, rules, **kwargs) -> list[GraphQLError]:  # noqa: ANN001
+    """GraphQL's checks as GitHub's server makes them: it takes a field of one name and two
+    enum types in two fragments of a union (`state` on an Issue and on a PullRequest of
+    `issueOrPullRequest`, which `gh issue view` asks for), where graphql-core's overlap rule
+    refuses it; every other rule stands."""
+    return validate(schema, document, [r for r in rules if r is not OverlappingFieldsCanBeMergedRule], **kwargs)
 
 
 def _bind(built: GraphQLSchema) -> None:
@@ -66,7 +75,8 @@ def execute(store: EnvironmentStore, env_id: str, data: dict, headers: dict[str,
                              "-with-graphql", "status": "401"}
             # A query's partial data stands beside its errors; a mutation with errors keeps nothing.
             return 200, run_request(state, viewer, schema(), MODEL, data, format_error, "mock_services.github",
-                                    keep_failed=not data["query"].lstrip().startswith("mutation"))
+                                    keep_failed=not data["query"].lstrip().startswith("mutation"),
+                                    validator=github_validate)
     except Failed as failed:
         return 200, failed.result
 
