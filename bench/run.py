@@ -34,6 +34,7 @@ from bench.box import bench_box_transfer
 from bench.github import bench_github_git
 from bench.mcp import bench_mcp_tool_call
 from bench.drive import bench_drive_transfer
+from bench.events import bench_socket_mode
 from bench.gmail import bench_gmail_search
 from bench.models import bench_model_stream
 from bench.rollout_breakdown import bench_rollout_breakdown
@@ -50,7 +51,7 @@ from bench.sandboxes import (
     bench_transparent_vs_regular,
 )
 from detour.progress import Steps
-from detour.stack import Stack
+from detour.stack import EMBEDDED, Stack
 from detour_core.paths import StatePaths
 from mock_services.store import EnvironmentStore
 
@@ -89,6 +90,10 @@ def main() -> None:
             bench_gmail_search(state, stack, store)
             if "--replicas-only" in sys.argv:
                 return
+            section("events: from the write that causes one to the app's handler")
+            bench_socket_mode(state, info, store, "replica server")
+            with Stack(state, parts=EMBEDDED) as embedded:
+                bench_socket_mode(state, embedded, store, "in the proxy process")
             section("the stack's CPU per replica call (auth.test through the proxy, HTTPS)")
             bench_stack_cpu_per_call(state, stack, info, env_id)
             section("detour run wall time")

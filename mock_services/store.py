@@ -11,7 +11,7 @@ import base64
 import json
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -89,10 +89,13 @@ class EnvState:
     In a world, a pack sees its own tables by their bare names: `scoped(service)` is the state
     as that service's replica sees it (its tables, its acting user)."""
 
-    def __init__(self, db: Connection, info: EnvironmentInfo, scope: str | None = None) -> None:
+    def __init__(self, db: Connection, info: EnvironmentInfo, scope: str | None = None,
+                 committed: list[Callable[[], None]] | None = None) -> None:
         self.db = db
         self.info = info
         self.scope = scope
+        # What to do once the transaction has committed (an outbox rings for its readers)
+        self.committed: list[Callable[[], None]] = [] if committed is None else committed
 
     def scoped(self, service: str) -> EnvState:
         """The state as `service`'s replica sees it; an environment without it is seen whole
@@ -101,7 +104,7 @@ class EnvState:
             return self
         seen_as = self.info.model_copy(update={"service": service,
                                                "acting_user": self.info.acting_users.get(service, "")})
-        return EnvState(self.db, seen_as, scope=service)
+        return EnvState(self.db, seen_as, scope=service, committed=self.committed)
 
     @property
     def service(self) -> str:
@@ -396,16 +399,19 @@ class EnvironmentStore:
     def open(self, env_id: str, write: bool = False, service: str | None = None) -> Iterator[EnvState]:
         """One environment's state; with write=True, one serialised transaction. With
         `service`, as that service's replica sees it (in a world: its tables alone)."""
+        committed: list[Callable[[], None]] = []
         with self.db.connect(validate_env_id(env_id), write) as db:
             meta = dict(db.execute("SELECT key, value FROM meta"))
             info = EnvironmentInfo(**{k: json.loads(v) for k, v in meta.items() if k in EnvironmentInfo.model_fields})
             expired = info.expired
             if not expired:
-                state = EnvState(db, info)
+                state = EnvState(db, info, committed=committed)
                 if service:
                     state = state.scoped(service)
                 with bound(state):
                     yield state
+        for hook in committed:
+            hook()
         if expired:
             self._remove(env_id)
             raise EnvironmentNotFound(f"environment {env_id!r} expired (its time to live is over)")

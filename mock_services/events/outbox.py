@@ -9,6 +9,10 @@ at most `LIMIT` deliveries: an app that never reads them does not grow the state
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import BaseModel
@@ -16,6 +20,10 @@ from pydantic import BaseModel
 from mock_services import clock
 
 LIMIT = 200
+# Who waits on which queue in this process (a Socket Mode connection): a delivery committed here
+# wakes them at once; one committed by another process is found by their next look.
+_bells: dict[tuple[str, str], set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+_bells_lock = threading.Lock()
 
 
 class Delivery(BaseModel):
@@ -39,6 +47,29 @@ def _keep(state: Any, queue: str, deliveries: list[Delivery]) -> None:
 
 def enqueue(state: Any, queue: str, delivery_id: str, body: dict[str, Any]) -> None:
     _keep(state, queue, [*waiting(state, queue), Delivery(id=delivery_id, body=body, due=clock.now())])
+    state.committed.append(lambda: _ring(state.info.env_id, queue))
+
+
+def _ring(env_id: str, queue: str) -> None:
+    with _bells_lock:
+        listeners = list(_bells.get((env_id, queue), ()))
+    for loop, bell in listeners:
+        loop.call_soon_threadsafe(bell.set)
+
+
+@contextmanager
+def bell(env_id: str, queue: str) -> Iterator[asyncio.Event]:
+    """An event set when a delivery to the queue commits in this process (clear it after waking)."""
+    listener = (asyncio.get_running_loop(), asyncio.Event())
+    with _bells_lock:
+        _bells.setdefault((env_id, queue), set()).add(listener)
+    try:
+        yield listener[1]
+    finally:
+        with _bells_lock:
+            _bells[(env_id, queue)].discard(listener)
+            if not _bells[(env_id, queue)]:
+                del _bells[(env_id, queue)]
 
 
 def any_due(state: Any, queue: str) -> bool:

@@ -123,14 +123,23 @@ async def link(websocket: WebSocket, env_id: str) -> None:
                                "connection_info": {"app_id": app_id(user_id)}})
     acks = asyncio.create_task(take_acks(websocket, store, env_id, user_id))
     try:
-        while not acks.done() and await send_due(websocket, store, env_id, user_id, opened_at + LIFETIME_S):
-            await asyncio.wait({acks}, timeout=POLL_S)
+        with outbox.bell(env_id, queue(user_id)) as rung:
+            while not acks.done() and await send_due(websocket, store, env_id, user_id, opened_at + LIFETIME_S):
+                await wait_for(acks, rung)
         if not acks.done():
             await websocket.close()
     except (WebSocketDisconnect, RuntimeError):  # the client went while an envelope was on its way
         pass
     finally:
         acks.cancel()
+
+
+async def wait_for(acks: asyncio.Task, rung: asyncio.Event) -> None:
+    """Until an envelope is committed in this process, the client goes, or the next look is due."""
+    ring = asyncio.ensure_future(rung.wait())
+    await asyncio.wait({acks, ring}, timeout=POLL_S, return_when=asyncio.FIRST_COMPLETED)
+    ring.cancel()
+    rung.clear()
 
 
 METHODS = {"apps.connections.open": connections_open}
