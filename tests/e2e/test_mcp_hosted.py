@@ -3,7 +3,8 @@
 would to GitHub's, and its tools act on the environment's state through the replica's own REST
 handlers: an issue made over MCP is in the REST answer and in the diff, one made over REST in
 MCP's answer. Clients of the SDK's 1.x and 2.x lines both connect. A published tool the replica
-does not back says so; no token is 401."""
+does not back says so; no token is 401. Linear's server the same way with Node's
+@modelcontextprotocol/sdk client, and with LangChain's MCP adapters as an agent framework would."""
 
 from __future__ import annotations
 
@@ -160,3 +161,35 @@ def test_linears_hosted_mcp_server_with_nodes_official_client(live_stack, reques
     assert made == {"Made over MCP", "Made over GraphQL"}
     assert [r["body"] for r in result.diff.inserts if r["__table__"] == "comments"] == ["Picked up over MCP"]
     assert {r.host for r in result.requests} == {"mcp.linear.app", "api.linear.app"}
+
+
+LANGCHAIN_AGENT = r'''
+import asyncio, json, os
+from langchain_mcp_adapters.client import MultiServerMCPClient
+
+client = MultiServerMCPClient({"linear": {
+    "transport": "streamable_http", "url": "https://mcp.linear.app/mcp",
+    "headers": {"Authorization": f"Bearer {os.environ['LINEAR_API_KEY']}"}}})
+
+
+async def main():
+    tools = {tool.name: tool for tool in await client.get_tools()}
+    made = await tools["create_issue"].ainvoke({"title": "Made by a LangChain agent", "team": "ENG"})
+    found = await tools["list_issues"].ainvoke({"query": "LangChain"})
+    print(json.dumps({"tools": len(tools), "made": str(made), "found": str(found)}))
+
+asyncio.run(main())
+'''
+
+
+@needs_namespaces
+def test_langchains_remote_mcp_client_reaches_linears_server(live_stack, own_venv):
+    """LangChain's MCP adapters (langchain-mcp-adapters) as an agent framework loads a hosted
+    server's tools: detour's venv has it, so the sandbox runs that Python."""
+    env = live_stack.env("linear_default")
+    result = live_stack.run(env, LANGCHAIN_AGENT, ".py", backend="namespace", sandbox=own_venv)
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["tools"] == 18
+    assert "ENG-" in out["made"] and "Made by a LangChain agent" in out["found"]
+    assert [r["title"] for r in result.diff.inserts if r["__table__"] == "issues"] == ["Made by a LangChain agent"]
