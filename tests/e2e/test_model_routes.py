@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from fastapi import FastAPI, Request
+
 from detour.stack import Stack
 from detour.suite import prepare_suite, run_test
 from detour_core.paths import StatePaths
@@ -234,3 +236,72 @@ def test_a_rollout_carries_its_model_calls_for_the_trainer(models, tmp_path: Pat
     assert (call.model_call.model, call.model_call.input_tokens, call.model_call.output_tokens) == \
         ("policy-7b", len(json.dumps(asked["messages"]).split()), 7)
     assert json.loads(outcome.model_dump_json())["model_calls"][0]["model_call"]["output_tokens"] == 7
+
+
+FRAMEWORK = r"""
+import json, os, urllib.request
+from agents import Agent, Runner, function_tool, set_default_openai_api, set_tracing_disabled
+from slack_sdk import WebClient
+set_default_openai_api("chat_completions")
+set_tracing_disabled(True)
+
+@function_tool
+def read_issue(identifier: str) -> str:
+    '''A Linear issue's title.'''
+    query = "query($id: String!) { issue(id: $id) { title } }"
+    request = urllib.request.Request("https://api.linear.app/graphql", headers={
+        "Authorization": os.environ["LINEAR_API_KEY"], "Content-Type": "application/json"},
+        data=json.dumps({"query": query, "variables": {"id": identifier}}).encode())
+    return json.load(urllib.request.urlopen(request))["data"]["issue"]["title"]
+
+@function_tool
+def post_to_slack(channel: str, text: str) -> str:
+    '''Post a message in a Slack channel.'''
+    return WebClient(token=os.environ["SLACK_TOKEN"]).chat_postMessage(channel=channel, text=text)["ts"]
+
+agent = Agent(name="triage", instructions="Tell #engineering what an issue is about.", model="policy-7b",
+              tools=[read_issue, post_to_slack])
+print(Runner.run_sync(agent, "What is ENG-5 about? Tell #engineering.").final_output)
+"""
+
+
+def planner(seen: list[dict]) -> FastAPI:
+    """A scripted policy model: read the issue, post what it says, then say it is done."""
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def plan(request: Request) -> dict:
+        body = await request.json()
+        seen.append(body)
+        said = [m["content"] for m in body["messages"] if m["role"] == "tool"]
+        step = [("read_issue", {"identifier": "ENG-5"}),
+                ("post_to_slack", {"channel": "engineering", "text": f"ENG-5 is about: {said[:1]}"})]
+        message = {"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"call_{len(said)}", "type": "function",
+            "function": {"name": step[len(said)][0], "arguments": json.dumps(step[len(said)][1])}}]} \
+            if len(said) < 2 else {"role": "assistant", "content": "Posted."}
+        return {"id": f"chatcmpl-{len(said)}", "object": "chat.completion", "created": 1, "model": body["model"],
+                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if len(said) < 2 else "stop"}],
+                "usage": {"prompt_tokens": 10 * (len(said) + 1), "completion_tokens": 5, "total_tokens": 10 * len(said) + 15}}
+    return app
+
+
+def test_an_openai_agents_sdk_agent_finishes_a_task_on_acme_with_its_routed_model(models, tmp_path: Path):
+    """The OpenAI Agents SDK, in the sandbox's runtime, runs its loop against a routed policy model: the model reads ENG-5 in Linear and posts about
+    it in Slack's #engineering through the agent's tools, as acme's acting person."""
+    stack = models[0]
+    seen: list[dict] = []
+    env = stack.store.create("acme").env_id
+    SecretStore(stack.state.secrets_dir).set(env, "OPENAI_API_KEY", "sk-proj-" + secrets.token_urlsafe(30),
+                                             ["api.openai.com"])
+    with serving(planner(seen)) as port:
+        save_policy(policy_file(stack.state, env), Policy.model_validate(
+            {"models": [{"host": "api.openai.com", "base_url": f"http://127.0.0.1:{port}/v1"}]}))
+        result = stack.run(env, FRAMEWORK, ".py", backend="namespace")
+    assert (result.exit_code, result.stdout.strip()) == (0, "Posted."), result.stderr[-3000:]
+    [posted] = [r for r in result.diff.inserts if r["__table__"] == "slack.messages"]
+    assert posted["message_text"] == "ENG-5 is about: ['Checkout fails for carts with more than 50 items']"
+    assert posted["user_id"] == stack.store.get(env).acting_users["slack"]
+    assert [(r.model_call.model, r.model_call.input_tokens) for r in result.model_calls] == \
+        [("policy-7b", 10), ("policy-7b", 20), ("policy-7b", 30)]
+    assert len(seen) == 3 and {r.service for r in result.requests if r.decision == "routed"} == {"linear", "slack"}
