@@ -16,6 +16,7 @@ import binascii
 import hashlib
 import json
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -26,7 +27,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from detour_core.faults import Fault
 from detour_core.paths import StatePaths
-from detour_core.strict import Strict, first_error
+from detour_core.strict import KeptKeys, Strict, first_error
 from detour_core.registry import pack, packs, signature_tables, template_folders
 from detour_core.errors import InvalidTemplate, UnknownTemplate
 from mock_services.timelines.model import Step, check_references
@@ -113,6 +114,8 @@ def parse_template(name: str, text: str, seeds: SeedLoader | None = None) -> Tem
     settings = _settings(name, tables, SETTINGS_KEY, TemplateSettings)
     contents = _contents(name, tables.pop(CONTENTS_KEY, {}) if isinstance(tables, dict) else {})
     world = _settings(name, tables, WORLD_KEY, WorldSettings) if WORLD_KEY in tables else None
+    if isinstance(tables, dict) and world is None:
+        _set_aside_unread(name, tables)
     if not isinstance(tables, dict) or not all(
         isinstance(rows, list) and all(isinstance(r, dict) for r in rows) for rows in tables.values()
     ):
@@ -123,6 +126,20 @@ def parse_template(name: str, text: str, seeds: SeedLoader | None = None) -> Tem
     service = _infer_service(name, tables)
     _check_keys(name, service, tables)
     return Template(name, service, tables, digest, settings, contents=contents)
+
+
+def _set_aside_unread(name: str, tables: dict) -> None:
+    """A seed in AgentDiff's format is read as AgentDiff reads it: a key that is no service's
+    table and holds no rows, or names itself private (`_step_sequence`), is left in the file
+    and named in one warning, never refused."""
+    declared = {table for descriptor in packs() for table in descriptor.tables}
+    unread = [key for key, value in tables.items() if key not in declared and (
+        key.startswith("_") or not (isinstance(value, list) and all(isinstance(r, dict) for r in value)))]
+    for key in unread:
+        del tables[key]
+    if unread:
+        warnings.warn(f"template {name!r}: kept keys detour does not read: {', '.join(unread)}", KeptKeys,
+                      stacklevel=3)
 
 
 def _contents(name: str, given: Any) -> dict[str, bytes]:

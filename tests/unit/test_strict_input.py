@@ -133,3 +133,18 @@ def test_every_table_a_pack_seeds_or_keys_is_one_it_declares():
         seeded = {table for template in pack.templates.glob("*.json") for table in json.loads(template.read_text())}
         named = seeded | set(pack.primary_keys) | set(pack.signature_tables) | described.get(pack.name, set())
         assert named <= set(pack.tables), (pack.name, named - set(pack.tables))
+
+
+def test_a_seed_in_agentdiffs_format_keeps_what_detour_does_not_read():
+    """A key that is no service's table and holds no rows, or a private one, is named in one
+    warning and left out of the environment; a declared table that holds no rows is refused."""
+    from detour_core.errors import InvalidTemplate
+    from mock_services.templates import parse_template
+    seed = {"users": [{"user_id": "U1", "username": "a"}], "channels": [], "messages": [],
+            "_step_sequence": [{"tool": "chat.postMessage"}], "about": "a note"}
+    with pytest.warns(KeptKeys, match="template 's': kept keys detour does not read: _step_sequence, about"):
+        template = parse_template("s", json.dumps(seed))
+    assert template.service == "slack" and set(template.tables) == {"users", "channels", "messages"}
+    with pytest.raises(InvalidTemplate, match="must be an object of table name -> list of rows"), \
+            pytest.warns(KeptKeys):
+        parse_template("s", json.dumps({**seed, "messages": "oops"}))
