@@ -305,3 +305,54 @@ def test_an_openai_agents_sdk_agent_finishes_a_task_on_acme_with_its_routed_mode
     assert [(r.model_call.model, r.model_call.input_tokens) for r in result.model_calls] == \
         [("policy-7b", 10), ("policy-7b", 20), ("policy-7b", 30)]
     assert len(seen) == 3 and {r.service for r in result.requests if r.decision == "routed"} == {"linear", "slack"}
+
+
+NODE_AGENT = r"""
+import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
+const oa = new OpenAI(), an = new Anthropic(), ask = [{ role: "user", content: "post hello to general" }];
+const schema = { type: "object", properties: { channel: { type: "string" } } };
+const out = {};
+const r = await oa.chat.completions.create({ model: "policy-7b", messages: ask,
+  tools: [{ type: "function", function: { name: "post_message", parameters: schema } }] });
+const call = r.choices[0].message.tool_calls[0].function;
+out.openai_tool = [call.name, JSON.parse(call.arguments), r.usage.prompt_tokens, r.usage.completion_tokens];
+let text = "";
+for await (const chunk of await oa.chat.completions.create({ model: "policy-7b", messages: ask, stream: true })) {
+  const piece = chunk.choices[0]?.delta?.content;
+  if (piece && !text) await oa.chat.completions.create({ model: "ack", messages: ask });  // the first words are here
+  text += piece || "";
+}
+out.openai_stream = text;
+const m = await an.messages.create({ model: "claude-test", max_tokens: 64, messages: ask,
+  tools: [{ name: "post_message", input_schema: schema }] });
+out.anthropic_tool = [m.content[0].name, m.content[0].input, m.usage.input_tokens, m.usage.output_tokens];
+text = "";
+const stream = an.messages.stream({ model: "claude-test", max_tokens: 64, messages: ask });
+for await (const event of stream) {
+  if (event.type !== "content_block_delta") continue;
+  if (!text) await an.messages.create({ model: "ack", max_tokens: 1, messages: ask });
+  text += event.delta.text;
+}
+out.anthropic_stream = [text, (await stream.finalMessage()).usage.output_tokens];
+out.key_shaped = [...new Set(JSON.stringify(process.env).match(/sk-ant-[A-Za-z0-9_-]{20,}/g))];
+console.log(JSON.stringify(out));
+"""
+
+
+def test_the_node_sdks_reach_the_same_routes(models):
+    """OpenAI's and Anthropic's official Node SDKs (detour's runtime has them), the same calls."""
+    stack, base_url, _, vendor = models
+    env, value, placeholder = routed_env(stack, base_url)
+    before = len(vendor.calls)
+    result = stack.run(env, NODE_AGENT, ".mjs", backend="namespace")
+    assert result.exit_code == 0, result.stderr[-3000:]
+    said, out = "".join(WORDS) + " acked", json.loads(result.stdout)
+    asked = [r.model_call for r in result.model_calls if r.model_call.model != "ack"]
+    assert out == {"openai_tool": ["post_message", {"channel": "general"}, asked[0].input_tokens, 7],
+                   "openai_stream": said, "key_shaped": [placeholder],
+                   "anthropic_tool": ["post_message", {"channel": "general"}, asked[2].input_tokens, 9],
+                   "anthropic_stream": [said, len(WORDS) + 1]}
+    assert [(c.model, c.stream, c.output_tokens) for c in asked] == [
+        ("policy-7b", False, 7), ("policy-7b", True, None), ("claude-test", False, 9), ("claude-test", True, 6)]
+    assert {c["credential"] for c in vendor.calls[before:]} == {value}
