@@ -25,6 +25,7 @@ from mock_services.request_budget import SPENT_KEY, spend
 from mock_services.slack import catalogue
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
+from mock_services.slack.interactions import INTERACTIONS
 from mock_services.slack.methods import METHODS
 from mock_services.slack.methods.auth import check_token
 from mock_services.slack.methods.files import MAX_UPLOAD_BYTES, file_content, receive_upload
@@ -144,10 +145,19 @@ def dispatch(store: EnvironmentStore, env_id: str, method: catalogue.Method, tok
     raise failure
 
 
+def interact(store: EnvironmentStore, env_id: str, token: str, kind: str, params: dict[str, Any]) -> dict:
+    """A person's slash command or button click (slack/interactions.py), as the token's user."""
+    with store.open(env_id, write=True, service="slack") as state:
+        return INTERACTIONS[kind](SlackCall(state, identify(state, token), dict(params), token))
+
+
 def act(store: EnvironmentStore, env_id: str, token: str, method: str, params: dict[str, Any]) -> dict:
-    """A method called as the token's user by detour itself (a timeline's step): Slack's answer."""
+    """A method called as the token's user by detour itself (a timeline's step), or one of a
+    person's interactions with an app: Slack's answer."""
     known = catalogue.lookup(method)
     try:
+        if method in INTERACTIONS:
+            return interact(store, env_id, token, method, params)
         if known is None:
             raise SlackError("unknown_method", req_method=method)
         return dispatch(store, env_id, known, token, dict(params))

@@ -6,12 +6,15 @@ deadline; a ticket works once, and a connection past its lifetime is told to ref
 
 from datetime import UTC, datetime
 
+import json
+
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from detour.apps.server import create_app
 from mock_services.clock import Clock, moved
+from mock_services.slack.router import act
 from mock_services.store import EnvironmentStore
 
 ENGINEERING, AGENT, JOHN = "C03IJKL9012", "U01AGENBOT9", "U02JOHNDOE1"
@@ -38,7 +41,7 @@ def slack(state):
         return client.websocket_connect(f"/api/env/{env}/services/slack/link/?{url.split('?', 1)[1]}"), url
 
     call.env, call.client, call.tokens, call.variables = env, client, credentials.tokens, credentials.variables
-    call.advance, call.connect = advance, connect
+    call.advance, call.connect, call.store = advance, connect, store
     return call
 
 
@@ -81,3 +84,35 @@ def test_a_mention_arrives_as_envelopes_and_only_the_unacknowledged_one_comes_ag
     with pytest.raises(WebSocketDisconnect), slack.client.websocket_connect(
             f"/api/env/{slack.env}/services/slack/link/?{url.split('?', 1)[1]}"):
         pass  # a ticket works once
+
+
+BUTTONS = [{"type": "actions", "block_id": "deploy", "elements": [
+    {"type": "button", "action_id": "approve", "value": "v42", "text": {"type": "plain_text", "text": "Approve"}}]}]
+
+
+def test_a_persons_slash_command_and_button_click_reach_the_app_as_slack_sends_them(slack):
+    connection, _ = slack.connect()
+    with connection as socket:
+        socket.receive_json()  # hello
+        asked = slack("chat.postMessage", slack.tokens[AGENT], channel=ENGINEERING, text="Deploy v42?",
+                      blocks=json.dumps(BUTTONS))
+        socket.send_json({"envelope_id": socket.receive_json()["envelope_id"]})  # its own message's event
+        john = slack.tokens[JOHN]
+        act(slack.store, slack.env, john, "slash_command", {"command": "/deploy", "text": "prod", "channel": "#engineering"})
+        command = socket.receive_json()
+        assert (command["type"], command["accepts_response_payload"]) == ("slash_commands", True)
+        assert {k: command["payload"][k] for k in ("command", "text", "user_id", "channel_id", "api_app_id")} == {
+            "command": "/deploy", "text": "prod", "user_id": JOHN, "channel_id": ENGINEERING, "api_app_id": "A" + AGENT[1:]}
+        socket.send_json({"envelope_id": command["envelope_id"]})
+        clicked = act(slack.store, slack.env, john, "block_actions",
+                      {"channel": ENGINEERING, "message_ts": asked["ts"], "action_id": "approve"})
+        assert clicked["ok"], clicked
+        click = socket.receive_json()
+        assert click["type"] == "interactive" and click["payload"]["type"] == "block_actions"
+        action = click["payload"]["actions"][0]
+        assert (action["action_id"], action["block_id"], action["value"], click["payload"]["user"]["id"]) == (
+            "approve", "deploy", "v42", JOHN)
+        assert click["payload"]["container"]["message_ts"] == asked["ts"]
+    missing = act(slack.store, slack.env, john, "block_actions",
+                  {"channel": ENGINEERING, "message_ts": asked["ts"], "action_id": "reject"})
+    assert missing == {"ok": False, "error": "action_not_found"}
