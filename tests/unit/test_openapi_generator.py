@@ -166,6 +166,8 @@ def test_the_generator_writes_a_pack(tracker, tmp_path):
     (tmp_path / "bad.yaml").write_text("openapi: [unclosed")
     with pytest.raises(SystemExit, match="cannot generate from .*bad.yaml: not YAML"):
         main(["x", str(tmp_path / "bad.yaml"), "--out", str(tmp_path / "x")])
+    with pytest.raises(SystemExit, match="--rename names no table of the model: tracker_nope"):
+        main(["x", str(folder.parent / "tracker.json"), "--rename", "tracker_nope=y", "--out", str(tmp_path / "x")])
     (tmp_path / "swagger.json").write_text('{"swagger": "2.0", "paths": {}}')
     with pytest.raises(SystemExit, match="not an OpenAPI 3.x description"):
         main(["x", str(tmp_path / "swagger.json"), "--out", str(tmp_path / "x")])

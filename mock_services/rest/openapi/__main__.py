@@ -109,11 +109,26 @@ def _user_email(model: dict, document: dict, users: str, chosen: str | None) -> 
     return next((f for f in EMAIL_FIELDS if f in fields), "")
 
 
+def renamed(model: dict, names: dict[str, str]) -> dict:
+    """The model with tables named as given (`tasks_users__me_lists` as `tasks_tasklists`), where
+    the path's words name them poorly (Google's lists of a user live under `users/@me/lists`)."""
+    unknown = sorted(set(names) - set(model["resources"]))
+    if unknown:
+        raise ValueError(f"--rename names no table of the model: {', '.join(unknown)} (it has "
+                         f"{', '.join(model['resources'])})")
+    model["resources"] = {names.get(t, t): {**r, "table": names.get(t, t), "parent": names.get(r["parent"], r["parent"])}
+                          for t, r in model["resources"].items()}
+    for entry in model["operations"].values():
+        entry["resource"] = names.get(entry["resource"], entry["resource"])
+    return model
+
+
 def generate(name: str, sources: list[Path], hosts: list[str], include: str | None, examples: Path | None,
-             users_table: str | None, out: Path, user_email: str | None = None, extra: tuple[str, ...] = ()) -> dict:
+             users_table: str | None, out: Path, user_email: str | None = None, extra: tuple[str, ...] = (),
+             names: dict[str, str] | None = None) -> dict:
     document = merged([read_description(source) for source in sources])
     trimmed = trim(document, include)
-    model = infer(name, trimmed, json.loads(examples.read_text()) if examples else None, document)
+    model = renamed(infer(name, trimmed, json.loads(examples.read_text()) if examples else None, document), names or {})
     if not model["resources"]:
         raise SystemExit("no collection or item paths found: nothing to keep state for")
     tables = tuple(dict.fromkeys([*model["resources"], *([users_table] if users_table else []), *extra]))
@@ -149,15 +164,20 @@ def main(argv: list[str]) -> None:
                                              "default: the field its schema names email)")
     parser.add_argument("--table", action="append", default=[], help="a table the pack's overrides keep rows in "
                                                                      "that no collection path implies (Notion's blocks)")
+    parser.add_argument("--rename", action="append", default=[], metavar="TABLE=NEW",
+                        help="name an inferred table otherwise (its path's words name it poorly)")
     parser.add_argument("--out", type=Path, help="default: mock_services/NAME")
     args = parser.parse_args(argv)
+    if any("=" not in n for n in args.rename):
+        raise SystemExit("--rename takes TABLE=NEW")
     for spec in args.spec:
         if not spec.is_file():
             raise SystemExit(f"no description at {spec}")
     started = time.monotonic()
     try:
         model = generate(args.name, args.spec, args.host, args.include, args.examples, args.users_table,
-                         args.out or ROOT / args.name, args.user_email, tuple(args.table))
+                         args.out or ROOT / args.name, args.user_email, tuple(args.table),
+                         dict(n.split("=", 1) for n in args.rename if "=" in n))
     except (ValueError, KeyError, TypeError, AttributeError) as e:  # JSON's and YAML's errors among them
         raise SystemExit(f"cannot generate from {', '.join(map(str, args.spec))}: {e}") from None
     modeled = sum(1 for o in model["operations"].values() if o["action"])

@@ -86,6 +86,7 @@ def page(rows: list[Row], operation: dict, params: dict[str, Any], path: str) ->
         more = start + size < len(rows)
         nxt = str(start + size) if more else None
         return chosen, {"paging": {"next": {"after": nxt}} if nxt else None, "next_cursor": nxt, "has_more": more,
+                        "nextPageToken": nxt,  # Google's
                         **_page_uris(path, size_name, size, start, len(chosen), more, filters)}, {}
     if style == "page":
         number = max(1, int(params.get("page") or params.get("Page") or 1))
