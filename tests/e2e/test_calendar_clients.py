@@ -71,9 +71,9 @@ def test_google_api_python_client_through_the_proxy(live_stack, backend):
     out = json.loads(result.stdout)
     assert out["instances"] == ["2018-06-25T21:00:00-07:00", "2018-07-02T21:00:00-07:00",
                                 "2018-07-09T21:00:00-07:00", "2018-07-16T21:00:00-07:00"]
-    assert out["listed"] == [["Perseid Meteor Shower Watch Party", "2018-06-24T00:00:00"],
+    assert out["listed"] == [["Perseid Meteor Shower Watch Party", "2018-06-24T00:00:00-07:00"],  # offsets added
                              ["Telescope night", "2018-06-25T21:00:00-07:00"],
-                             ["Telescope night (moved)", "2018-07-03T20:00:00"],
+                             ["Telescope night (moved)", "2018-07-03T20:00:00-07:00"],
                              ["Telescope night", "2018-07-09T21:00:00-07:00"],
                              ["Telescope night", "2018-07-16T21:00:00-07:00"]]
     assert out["busy"] == [{"start": "2018-06-24T07:00:00Z", "end": "2018-06-24T10:00:00Z"}]
