@@ -5,11 +5,13 @@ app leaves unacknowledged comes again with Slack's retry fields."""
 
 import pytest
 
+import detour
+
 from detour.stack import EMBEDDED, Stack
 from detour_core.paths import StatePaths
 from mock_services.store import EnvironmentStore
 from mock_services.timelines.model import Step
-from tests.conftest import LiveStack, needs_namespaces
+from tests.conftest import NODE_CLIENTS, LiveStack, needs_namespaces
 
 ENGINEERING, AGENT, JOHN = "C03IJKL9012", "U01AGENBOT9", "U02JOHNDOE1"
 
@@ -26,6 +28,17 @@ def answer(event, say):
     os._exit(0)
 
 SocketModeHandler(app, os.environ["SLACK_APP_TOKEN"]).start()
+"""
+
+NODE_BOLT_APP = """
+import bolt from "@slack/bolt";
+
+const app = new bolt.App({token: process.env.SLACK_BOT_TOKEN, appToken: process.env.SLACK_APP_TOKEN, socketMode: true});
+app.event("app_mention", async ({event, say}) => {
+  await say({text: "On it, from Node.", thread_ts: event.ts});
+  process.exit(0);
+});
+await app.start();
 """
 
 SILENT_FIRST = """
@@ -75,12 +88,29 @@ def test_a_bolt_app_answers_a_mention_in_its_thread(embedded_stack):
     env_id = embedded_stack.store.create(
         "slack_bench_v2", timeline=mention_at_start(f"<@{AGENT}> the deploy failed, can you roll back?")).env_id
     result = embedded_stack.run(env_id, BOLT_APP, ".py", backend="namespace")
+    assert_answered_in_thread(result, "On it: rolling back now.")
+    assert any(r.host == "wss-primary.slack.com" and r.decision == "routed" for r in result.requests), \
+        [(r.host, r.path) for r in result.requests]
+
+
+def assert_answered_in_thread(result, text: str) -> None:
+    """The run ended well, and its diff holds John's question and the app's answer in its thread."""
     assert result.exit_code == 0, result.stderr
     asked, replied = [(r["user_id"], r["message_id"], r["message_text"], r.get("parent_id"))
                       for r in result.diff.inserts if r["__table__"] == "messages"]
-    assert asked[0] == JOHN and replied == (AGENT, replied[1], "On it: rolling back now.", asked[1])
-    assert any(r.host == "wss-primary.slack.com" and r.decision == "routed" for r in result.requests), \
-        [(r.host, r.path) for r in result.requests]
+    assert asked[0] == JOHN and replied == (AGENT, replied[1], text, asked[1])
+
+
+@needs_namespaces
+def test_a_node_bolt_app_answers_a_mention_in_its_thread(live_stack, tmp_path):
+    """@slack/bolt with `socketMode: true` (tests/node_clients), through the session's stack."""
+    env_id = live_stack.store.create("slack_bench_v2", timeline=mention_at_start(f"<@{AGENT}> status?")).env_id
+    program = tmp_path / "app.mjs"
+    program.write_text(NODE_BOLT_APP)
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
+                       node_modules=NODE_CLIENTS) as client:
+        result = client.run(program, env=env_id)
+    assert_answered_in_thread(result, "On it, from Node.")
 
 
 @needs_namespaces
