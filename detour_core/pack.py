@@ -24,6 +24,11 @@ def resolve(reference: str) -> object:
     return functools.reduce(getattr, attribute.split("."), importlib.import_module(module))
 
 
+# Where an MCP host with OAuth answers it (RFC 9728, RFC 8414, RFC 7591, and the code flow's two).
+OAUTH_PATHS = ("/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/register",
+               "/authorize", "/token")
+
+
 @dataclass(frozen=True)
 class McpSurface:
     """The vendor's hosted MCP server over the pack's state (mock_services/mcp serves it)."""
@@ -32,6 +37,13 @@ class McpSurface:
     tools: Path             # the tools table: what the vendor publishes (name, description, input schema)
     operations: str         # "module:attribute": tool name -> the pack's own operation that backs it
     source: str             # where the tools table comes from
+    oauth: bool = False     # the vendor's OAuth at the MCP host: discovery, client registration, the code flow
+
+    def routes(self) -> tuple[str, ...]:
+        """Every "host/path" the proxy sends to the pack for it: the endpoints, and where it has
+        OAuth, the OAuth paths on their hosts."""
+        hosts = sorted({entry.partition("/")[0] for entry in self.hosts}) if self.oauth else []
+        return (*self.hosts, *(host + path for host in hosts for path in OAUTH_PATHS))
 
 
 @dataclass(frozen=True)
@@ -74,7 +86,7 @@ class ServicePack:
     def host_routes(self) -> list[tuple[str, str]]:
         """(host, path prefix) pairs; a bare host serves every path."""
         pairs = []
-        for entry in (*self.hosts, *(self.mcp.hosts if self.mcp else ())):
+        for entry in (*self.hosts, *(self.mcp.routes() if self.mcp else ())):
             host, slash, prefix = entry.partition("/")
             pairs.append((normal_pattern(host), slash + prefix if slash else "/"))
         return pairs

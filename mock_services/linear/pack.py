@@ -22,5 +22,5 @@ PACK = ServicePack(
     credentials="mock_services.linear.keys:credentials",
     mcp=McpSurface(hosts=("mcp.linear.app/mcp",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
                    operations="mock_services.linear.mcp_tools:OPERATIONS",
-                   source="Linear's hosted MCP server's tool names (linear.app/docs/mcp)"),
+                   source="Linear's hosted MCP server's tool names (linear.app/docs/mcp)", oauth=True),
 )

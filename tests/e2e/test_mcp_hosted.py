@@ -193,3 +193,62 @@ def test_langchains_remote_mcp_client_reaches_linears_server(live_stack, own_ven
     assert out["tools"] == 18
     assert "ENG-" in out["made"] and "Made by a LangChain agent" in out["found"]
     assert [r["title"] for r in result.diff.inserts if r["__table__"] == "issues"] == ["Made by a LangChain agent"]
+
+
+OAUTH_AGENT = r'''
+import asyncio, json, os
+from urllib.parse import parse_qs, urlparse
+import httpx
+from mcp import ClientSession
+from mcp.client.auth import OAuthClientProvider, TokenStorage
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientMetadata
+
+URL = "https://mcp.linear.app/mcp"
+
+
+class Memory(TokenStorage):
+    tokens = client = None
+    async def get_tokens(self): return self.tokens
+    async def set_tokens(self, tokens): self.tokens = tokens
+    async def get_client_info(self): return self.client
+    async def set_client_info(self, client): self.client = client
+
+
+storage, approved = Memory(), {}
+
+
+async def open_browser(url):  # there is none: the authorization endpoint answers at once
+    async with httpx.AsyncClient() as http:
+        query = parse_qs(urlparse((await http.get(url)).headers["location"]).query)
+    approved.update(code=query["code"][0], state=query["state"][0])
+
+
+async def main():
+    auth = OAuthClientProvider(URL, OAuthClientMetadata(client_name="agent", redirect_uris=["http://localhost:3030/cb"]),
+                               storage, open_browser, lambda: asyncio.sleep(0, (approved["code"], approved["state"])))
+    async with httpx.AsyncClient(auth=auth) as http, streamable_http_client(URL, http_client=http) as streams, \
+            ClientSession(*streams[:2]) as session:
+        await session.initialize()
+        made = await session.call_tool("create_issue", {"title": "Made after OAuth", "team": "ENG"})
+    print(json.dumps({"registered": storage.client is not None,
+                      "token_is_the_persons": storage.tokens.access_token == os.environ["LINEAR_API_KEY"],
+                      "made": json.loads(made.content[0].text)["title"]}))
+
+asyncio.run(main())
+'''
+
+
+@needs_namespaces
+def test_an_mcp_clients_own_oauth_flow_gets_the_acting_persons_token(live_stack, own_venv):
+    """The SDK's OAuthClientProvider: a 401 names the metadata, the client registers itself,
+    `/authorize` redirects at once with a code (no browser), `/token` gives the acting person's
+    token, and the issue it makes is theirs."""
+    env = live_stack.env("linear_default")
+    result = live_stack.run(env, OAUTH_AGENT, ".py", backend="namespace", sandbox=own_venv)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {"registered": True, "token_is_the_persons": True, "made": "Made after OAuth"}
+    made = next(r for r in result.diff.inserts if r["__table__"] == "issues")
+    assert made["creatorId"] == live_stack.store.get(env).acting_user
+    paths = [r.path.split("?")[0] for r in result.requests]
+    assert {"/.well-known/oauth-authorization-server", "/register", "/authorize", "/token"} <= set(paths)
