@@ -13,8 +13,9 @@ import httpx
 from fastapi import FastAPI
 from fastapi.responses import StreamingResponse
 
+from bench.proxy import proxy_cpu
 from certs.authority import CertificateAuthority
-from detour.stack import StackInfo
+from detour.stack import Stack, StackInfo
 from detour_core.credentials import secret_for
 from detour_core.paths import StatePaths
 from detour_core.policy import Policy, policy_file, save_policy
@@ -63,7 +64,7 @@ def _p(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100)[q - 1]
 
 
-def bench_model_stream(state: StatePaths, info: StackInfo, store: EnvironmentStore) -> None:
+def bench_model_stream(state: StatePaths, stack: Stack, info: StackInfo, store: EnvironmentStore) -> None:
     with serving(streaming_model()) as port:
         base = f"http://127.0.0.1:{port}/v1"
         env_id = store.create("slack_default").env_id
@@ -74,8 +75,11 @@ def bench_model_stream(state: StatePaths, info: StackInfo, store: EnvironmentSto
             d_first, d_whole = _times(direct, f"{base}/chat/completions")
         with httpx.Client(proxy=info.access(env_id, secret_for(state, env_id)).url(), verify=bundle,
                           timeout=30, trust_env=False) as proxied:
+            before = proxy_cpu(stack)
             p_first, p_whole = _times(proxied, "https://api.openai.com/v1/chat/completions")
-    print(f"  streamed completion ({EVENTS} events), {CALLS} calls, one kept connection each way:")
+            cpu = (proxy_cpu(stack) - before) / (CALLS + 5) * 1000
+    print(f"  streamed completion ({EVENTS} events), {CALLS} calls, one kept connection each way; "
+          f"the proxy's CPU {cpu:.1f} ms a call:")
     for label, direct_ms, proxied_ms in (("first token", d_first, p_first), ("whole answer", d_whole, p_whole)):
         print(f"    {label:<12}: direct p50 {_p(direct_ms, 50):.2f} ms, through the proxy p50 {_p(proxied_ms, 50):.2f}"
               f" p95 {_p(proxied_ms, 95):.2f} ms; added at p50 {_p(proxied_ms, 50) - _p(direct_ms, 50):.2f} ms"

@@ -111,7 +111,7 @@ def main() -> None:
             section("egress rules and secrets through the proxy (auth.test, HTTPS keep-alive)")
             bench_rules_and_secret(state, info, store)
             section("the agent's own model call: a streamed answer under a model route, direct versus through the proxy")
-            bench_model_stream(state, info, store)
+            bench_model_stream(state, stack, info, store)
             section("noisy neighbour: one environment while another floods the proxy")
             bench_noisy_neighbour(state, info, store)
             section("from inside a namespace sandbox: regular versus transparent")
