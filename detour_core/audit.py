@@ -75,6 +75,7 @@ class Verdict(BaseModel):
     unchecked: list[str] | None = None     # secrets an answer passed without being checked for
     fault: str | None = None               # the policy's fault that hit it: `fault 2: rate_limited POST ...`
     model_call: ModelCall | None = None    # a model vendor's call a model route took (detour_core.model_routes)
+    findings: list[str] | None = None      # credentials a request to an allowed host carried (kinds, never values)
     mcp_call: McpCall | None = None        # a hosted MCP server's JSON-RPC call (its method and tool)
 
 

@@ -32,6 +32,8 @@ from detour_core.registry import is_replicated_host, replicated_hosts
 from detour_core.strict import Strict, first_error
 
 Capture = Literal["off", "headers", "bodies"]
+Watch = Literal["record", "redact", "block"]
+WATCH_ORDER: tuple[Watch, ...] = ("record", "redact", "block")
 CAPTURE_ORDER: tuple[Capture, ...] = ("off", "headers", "bodies")
 ALLOWED_PORTS = frozenset({80, 443})
 DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024  # above the largest upload a replica takes (Slack: 50 MB)
@@ -207,6 +209,10 @@ class Policy(Strict):
     models: list[ModelRoute] = Field([], description="Where the agent's own model calls go, per vendor host "
                                                      "(detour_core.model_routes); the first that names a host decides.")
     model_budget: ModelBudget | None = Field(None, description="Model calls or tokens an environment may spend.")
+    watch: dict[str, Watch] = Field({}, description=(
+        "Per allowed host (or *.domain): what a credential found in a request to it does "
+        "(detour_core.egress_watch): record it, block the request (403 naming it), or redact it. "
+        "An allowed host not named here is recorded."))
 
     @field_validator("allow")
     @classmethod
@@ -219,6 +225,11 @@ class Policy(Strict):
         for route in routes:
             route.host = check_host_pattern(route.host)
         return routes
+
+    @field_validator("watch")
+    @classmethod
+    def _watched_hosts(cls, watch: dict[str, Watch]) -> dict[str, Watch]:
+        return {host_pattern(host): action for host, action in watch.items()}
 
     @field_validator("redact")
     @classmethod
@@ -239,6 +250,8 @@ class Policy(Strict):
                       body_limit=min(self.body_limit, other.body_limit), rules=[*self.rules, *other.rules],
                       faults=[*self.faults, *other.faults],
                       models=[*other.models, *self.models], model_budget=other.model_budget or self.model_budget,
+                      watch={host: max(self.watch.get(host, "record"), other.watch.get(host, "record"),
+                                       key=WATCH_ORDER.index) for host in {*self.watch, *other.watch}},
                       **{limit: getattr(other, limit) or getattr(self, limit) for limit in LIMITS})
 
     def rule_for(self, host: str, method: str, path: str) -> tuple[int, Rule] | None:
@@ -252,6 +265,11 @@ class Policy(Strict):
         if port not in ALLOWED_PORTS or is_address(host) or is_replicated_host(host):
             return False
         return any(host_matches(host, p) for p in self.allow) or self.model_route(host) is not None
+
+    def watch_for(self, host: str) -> Watch:
+        """What a credential in a request to this allowed host does: the strictest entry naming it."""
+        host = normal_host(host)
+        return max((w for p, w in self.watch.items() if host_matches(host, p)), key=WATCH_ORDER.index, default="record")
 
     def model_route(self, host: str) -> ModelRoute | None:
         """The model route of a host (an environment's own before the server's), or None."""

@@ -22,6 +22,7 @@ from detour_core.audit import AuditRecord, AuditWriter, Message, iso
 from detour_core.policy import Policy
 from detour_core.redaction import Redactor
 from proxy_addons.answered_bodies import DROPPED_BYTES_KEY
+from proxy_addons.egress_watch import MESSAGE_FINDINGS_KEY
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.policies import POLICY_KEY
 from proxy_addons.verdict import (
@@ -173,10 +174,12 @@ class AuditRecorder:
         policy: Policy = flow.metadata.get(POLICY_KEY) or Policy()
         redactor = self.redactor(policy)
         size, sent = len(frame.content), frame.from_client
+        found = flow.metadata.pop(MESSAGE_FINDINGS_KEY, None) if sent else None
+        dropped = {"decision": "denied", "reason": "message dropped: credential in it"} if frame.dropped else {}
         part = None if policy.capture == "off" else Message(headers=[], size=size) if policy.capture == "headers" \
             else captured(frame.content, "application/json" if frame.is_text else "", [], policy, redactor)
         self.write(flow.client_conn, AuditRecord(
-            **(verdict.model_dump() | {"path": redactor.path(verdict.path)}),
+            **(verdict.model_dump() | {"path": redactor.path(verdict.path), "findings": found} | dropped),
             ts=iso(frame.timestamp), client=_client(flow.client_conn), mode=_mode(flow.client_conn),
             method="WS", websocket="sent" if sent else "received",
             status=flow.response.status_code if flow.response else None, duration_ms=0,

@@ -8,7 +8,7 @@
 
 Order matters: the environment is known before its policy is, both before routing decides,
 the limits look at what routing let through, a model call goes to its target (or a budget's
-or a recording's answer) before secrets go into what may carry them and
+or a recording's answer) and what goes out to an allowed host is scanned for credentials before secrets go into what may carry them and
 no answer from their hosts brings a value back (a model answer is metered as it passes); faults
 hit what those let through;
 a routed request is answered in this process when the replicas live here, and the audit log
@@ -18,6 +18,7 @@ records what the others decided.
 from proxy_addons.answer_scrubbing import AnswerScrubber
 from proxy_addons.answered_bodies import AnsweredBodies
 from proxy_addons.audit_recorder import AuditRecorder
+from proxy_addons.egress_watch import EgressWatch
 from proxy_addons.env_auth import EnvAuth
 from proxy_addons.faults import Faults
 from proxy_addons.mcp_calls import McpCalls
@@ -35,5 +36,5 @@ from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
 addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), HeldServices(), Router(), RequestLimits(), RateLimits(),
-          ModelRoutes(), ModelBudgets(), ModelReplay(), SecretInjector(), AnswerScrubber(), ModelMeter(), McpCalls(),
+          ModelRoutes(), ModelBudgets(), ModelReplay(), EgressWatch(), SecretInjector(), AnswerScrubber(), ModelMeter(), McpCalls(),
           Faults(), InProcessReplicas(), UpstreamGuard(), AuditRecorder()]

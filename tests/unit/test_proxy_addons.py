@@ -60,8 +60,9 @@ def authenticated(chain, key, env_id="env-a", **kwargs):
     return flow
 
 
-ORDER = ["AnsweredBodies", "SharedPorts", "EnvAuth", "Policies", "HeldServices", "Router", "RequestLimits", "RateLimits", "SecretInjector",
-         "AnswerScrubber", "Faults", "InProcessReplicas", "UpstreamGuard", "AuditRecorder"]
+ORDER = ["AnsweredBodies", "SharedPorts", "EnvAuth", "Policies", "HeldServices", "Router", "RequestLimits", "RateLimits",
+         "ModelRoutes", "ModelBudgets", "ModelReplay", "EgressWatch", "SecretInjector", "AnswerScrubber", "ModelMeter",
+         "McpCalls", "Faults", "InProcessReplicas", "UpstreamGuard", "AuditRecorder"]
 
 
 def test_shipped_script_loads_the_addons_in_order(state):

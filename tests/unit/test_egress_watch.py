@@ -1,0 +1,92 @@
+"""Egress a policy opens is still watched (detour_core.egress_watch, proxy_addons/egress_watch.py):
+credentials found as they are and as they decode; per host, recorded, blocked or redacted."""
+
+import base64
+import json
+
+import pytest
+from mitmproxy import websocket
+from mitmproxy.test import tflow
+
+from detour_core.egress_watch import findings, kinds
+from detour_core.policy import InvalidPolicy, build_policy, policy_file, save_policy
+from proxy_addons.egress_watch import EgressWatch, MESSAGE_FINDINGS_KEY
+from proxy_addons.verdict import METADATA_KEY
+from tests.unit.test_proxy_addons import addons, authenticated  # noqa: F401 (a fixture)
+
+AWS = "AKIAIOSFODNN7EXAMPLE"
+GITHUB = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"
+
+
+@pytest.mark.parametrize("text, kind", [
+    (f"https://x.test/?k={AWS}", "AWS Access Key"),
+    (f"https://x.test/?k={AWS}".replace("A", "%41"), "AWS Access Key"),            # URL escapes
+    ("https://x.test/?k=" + "%2541%254B%2549%2541" + AWS[4:], "AWS Access Key"),     # escaped twice
+    (base64.b64encode(f"token={GITHUB}".encode()).decode(), "GitHub Token"),
+    ("-".join(f"{b:02x}" for b in AWS.encode()), "AWS Access Key"),                 # hex with delimiters
+    ("Authorization: Bearer xoxb-1234-5678-abcdefghijkl", "Slack Token"),
+])
+def test_credentials_are_found_as_they_are_and_as_they_decode(text, kind):
+    assert kind in kinds(findings(text))
+
+
+@pytest.mark.parametrize("text", ["https://api.github.com/repos/golang/go/issues?state=open&page=2",
+                                  "Authorization: Bearer mF_9.B5f-4.1JqM", '{"text": "hello", "n": 12}'])
+def test_ordinary_traffic_has_no_finding(text):
+    assert findings(text) == []
+
+
+def test_the_environments_own_secret_is_found_by_name():
+    assert kinds(findings("q=hunter2-long-value", {"DB": "hunter2-long-value"})) == ["secret DB"]
+
+
+def test_a_policy_chooses_per_host_and_merges_to_the_stricter():
+    policy = build_policy(allow=["*.partner.test"], watch={"Api.Partner.Test.": "block", "*.partner.test": "redact"})
+    assert policy.watch_for("api.partner.test") == "block" and policy.watch_for("eu.partner.test") == "redact"
+    assert policy.watch_for("other.test") == "record"
+    merged = build_policy(watch={"a.test": "redact"}).merged(build_policy(watch={"a.test": "block"}))
+    assert merged.watch == {"a.test": "block"}
+    with pytest.raises(InvalidPolicy, match="IP address"):
+        build_policy(watch={"10.0.0.1": "block"})
+
+
+def watched(chain, key, state, action, url):
+    save_policy(policy_file(state, "env-a"), build_policy(allow=["api.partner.test"], watch={"api.partner.test": action}))
+    host, _, path = url.partition("/")
+    flow = authenticated(chain, key, host=host, path="/" + path)
+    chain[1].requestheaders(flow)
+    chain[2].requestheaders(flow)
+    assert flow.metadata[METADATA_KEY].decision == "allowed"
+    EgressWatch().request(flow)
+    return flow
+
+
+@pytest.mark.parametrize("action, status, path", [("record", None, f"/?k={AWS}"), ("block", 403, f"/?k={AWS}"),
+                                                   ("redact", None, "/?k=[REDACTED]")])
+def test_what_a_finding_does_is_the_policys_choice(addons, action, status, path):  # noqa: F811
+    chain, key, state = addons
+    flow = watched(chain, key, state, action, f"api.partner.test/?k={AWS}")
+    verdict = flow.metadata[METADATA_KEY]
+    assert verdict.findings == ["AWS Access Key"]
+    assert (flow.response.status_code if flow.response else None) == status
+    if status:
+        assert json.loads(flow.response.content)["findings"] == ["AWS Access Key"] and verdict.decision == "denied"
+    else:
+        assert flow.request.path == path
+
+
+def test_a_websocket_credential_split_across_two_messages_is_dropped(addons):  # noqa: F811
+    chain, key, state = addons
+    save_policy(policy_file(state, "env-a"), build_policy(allow=["api.partner.test"], watch={"api.partner.test": "block"}))
+    upgrade = authenticated(chain, key, host="api.partner.test", path="/ws")
+    chain[1].requestheaders(upgrade)
+    chain[2].requestheaders(upgrade)
+    flow = tflow.twebsocketflow()
+    flow.client_conn, flow.metadata = upgrade.client_conn, upgrade.metadata  # the upgrade's decision
+    watch = EgressWatch()
+    flow.websocket.messages.clear()
+    for part in ("part1: " + AWS[:7], AWS[7:]):
+        flow.websocket.messages.append(websocket.WebSocketMessage(1, True, part.encode()))
+        watch.websocket_message(flow)
+    first, second = flow.websocket.messages
+    assert not first.dropped and second.dropped and flow.metadata[MESSAGE_FINDINGS_KEY] == ["AWS Access Key"]
