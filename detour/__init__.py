@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from detour.client import Client, Executor
-    from sandbox.base import Limits
+    from mock_services.clock import Clock
+    from sandbox.base import Limits, RunControl
 
-_API = {"Client": "detour.client", "Executor": "detour.client", "Limits": "sandbox.base"}
+_API = {"Client": "detour.client", "Clock": "mock_services.clock", "Executor": "detour.client", "Limits": "sandbox.base",
+        "RunControl": "sandbox.base"}
 __all__ = list(_API)
 
 

@@ -14,7 +14,6 @@ import os
 import shutil
 import tempfile
 import threading
-from datetime import datetime
 from pathlib import Path
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
@@ -36,7 +35,7 @@ from detour.run_options import DEFAULT_TEMPLATE
 from detour.runner import RunResult, run_in_environment
 from detour.stack import PARTS, Part, Stack, StackInfo, running_stack
 from detour.suite import SuiteReport, TestOutcome, run_suite, stream_suite
-from mock_services.clock import Clock, moved
+from mock_services.clock import Clock, Instant, moved
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, EnvironmentStore, StateDiff
 from mock_services.templates import save_template, template_names
@@ -108,10 +107,11 @@ class Environments:
         path = policy_file(self.state, env_id)
         return load_policy(path).faults if path.exists() else []
 
-    def clock(self, env_id: str, at: datetime | None = None, mode: Literal["frozen", "running", "real"] = "frozen",
+    def clock(self, env_id: str, at: Instant | None = None, mode: Literal["frozen", "running", "real"] = "frozen",
               advance_s: float | None = None) -> Clock:
-        """Set the environment's time: `at` (or its current time), `advance_s` later, frozen or running
-        from there; `mode="real"` returns to the wall clock. Its replicas read no other time."""
+        """Set the environment's time: `at` (or its current time: a datetime, ISO 8601 text or epoch
+        seconds), `advance_s` later, frozen or running from there; `mode="real"` returns to the wall
+        clock. Its replicas read no other time."""
         return set_clock(self.store, env_id, moved(self.store.get(env_id).clock, at, mode, advance_s)).clock
 
     def fork(self, env_id: str, n: int = 1) -> list[EnvironmentInfo]:

@@ -28,6 +28,9 @@ from mock_services.store import EnvironmentStore, StateDiff
 from mock_services.templates import load_template
 from sandbox.base import Limits, Mode, RunControl, Sandbox
 
+# The shell's "found but not runnable" and "not found": an agent that never started passes no test,
+# whatever its assertions would say of an untouched environment.
+NOT_STARTED = (126, 127)
 TAIL_CHARS = 2000  # of the agent's stdout and stderr: enough to see why, small enough for a report
 
 
@@ -101,7 +104,8 @@ def run_test(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, 
         if not keep:
             store.delete(env_id)
     return TestOutcome(id=str(test.id), name=test.name, env_id=env_id, exit_code=result.exit_code,
-                       passed=all(c.passed for c in checks) and result.killed_reason != "interrupted",
+                       passed=(all(c.passed for c in checks) and result.killed_reason != "interrupted"
+                               and result.exit_code not in NOT_STARTED),
                        assertions=checks, killed_reason=result.killed_reason,
                        stdout_tail=result.stdout[-TAIL_CHARS:], stderr_tail=result.stderr[-TAIL_CHARS:],
                        diff=result.diff, rollout=rollout, duration_ms=round((time.perf_counter() - started) * 1000, 1),

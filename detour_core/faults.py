@@ -21,7 +21,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from detour_core.hosts import host_matches, normal_host, normal_pattern
 from detour_core.strict import Strict
@@ -29,6 +29,7 @@ from detour_core.strict import Strict
 FaultKind = Literal["rate_limited", "error", "latency", "hang", "drop", "lost_answer"]
 HANG_S = 300.0
 RETRY_AFTER_S = 1
+METHODS = frozenset({"*", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,16 @@ class Fault(Strict):
         words = text.split()
         if len(words) != 2 or not (words[0] == "*" or words[0].isalpha()) or words[1].startswith("/"):
             raise ValueError(f"{text!r}: write METHOD HOST/PATH, e.g. 'POST slack.com/api/chat.postMessage'")
+        if words[0].upper() not in METHODS:  # `PSOT` would match no request, ever
+            raise ValueError(f"{words[0]!r} is no HTTP method: one of {', '.join(sorted(METHODS))}")
         return f"{words[0].upper()} {words[1]}"
+
+    @model_validator(mode="after")
+    def _latency_given(self) -> Fault:
+        if self.kind == "latency" and not any(self.latency_ms if isinstance(self.latency_ms, tuple)
+                                                else (self.latency_ms,)):
+            raise ValueError("a latency fault needs latency_ms (--latency-ms MS or LOW,HIGH) above 0")
+        return self
 
     def parts(self) -> tuple[str, str, str]:
         """(method, host pattern, path glob)."""

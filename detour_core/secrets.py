@@ -22,6 +22,7 @@ from detour_core.credentials import validate_env_id
 from detour_core.errors import DetourError
 from detour_core.hosts import host_matches, normal_host
 from detour_core.policy import SecretRules, SecretSource, host_pattern
+from detour_core.registry import is_replicated_host
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,8}[-_.])+")  # `sk-ant-`, `xoxb-`, `ghp_`: what clients check
@@ -97,6 +98,9 @@ class SecretStore:
             checked = [host_pattern(h.strip()) for h in hosts if h.strip()]
         except ValueError as e:
             raise InvalidSecret(str(e)) from None
+        if replicas := [h for h in checked if is_replicated_host(h)]:
+            raise InvalidSecret(f"{name}: {', '.join(replicas)} is answered by its replica, where a secret is never "
+                                "sent: secrets go to hosts passed through (--allow) only")
         current = self._own(env_id)
         kept = current.get(name)
         placeholder = kept.placeholder if kept and kept.value == value else placeholder_for(value)

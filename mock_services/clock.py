@@ -43,16 +43,35 @@ class Clock(BaseModel):
             return self.at + (wall - self.since)
         return wall
 
-    def set(self, at: float, mode: Literal["frozen", "running"] = "frozen") -> Clock:
-        return Clock(mode=mode, at=at, since=time.time())
+    def set(self, at: Instant, mode: Literal["frozen", "running"] = "frozen") -> Clock:
+        """`at`: epoch seconds, a datetime, or ISO 8601 text (`2025-01-06T09:00:00Z`; no zone is UTC)."""
+        return Clock(mode=mode, at=instant(at), since=time.time())
 
 
-def moved(current: Clock, at: datetime | None = None, mode: Literal["frozen", "running", "real"] = "frozen",
+Instant = float | int | str | datetime
+
+
+def instant(at: Instant) -> float:
+    """Epoch seconds of a time given as a number, a datetime or ISO 8601 text; ValueError naming
+    the value otherwise."""
+    if isinstance(at, str):
+        try:
+            at = datetime.fromisoformat(at.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"a time is ISO 8601 (2025-01-06T09:00:00Z) or epoch seconds, not {at!r}") from None
+    if isinstance(at, datetime):
+        return (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
+    if isinstance(at, bool) or not isinstance(at, int | float):
+        raise ValueError(f"a time is ISO 8601 text, a datetime or epoch seconds, not {at!r}")
+    return float(at)
+
+
+def moved(current: Clock, at: Instant | None = None, mode: Literal["frozen", "running", "real"] = "frozen",
           advance_s: float | None = None) -> Clock:
     """A clock set to `at` (or kept at its current time), `advance_s` later, in `mode`."""
     if mode == "real":
         return Clock()
-    start = at.timestamp() if at is not None else current.now()
+    start = instant(at) if at is not None else current.now()
     return Clock().set(start + (advance_s or 0), mode)
 
 

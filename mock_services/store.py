@@ -28,7 +28,7 @@ from mock_services.clock import Clock, bound
 from mock_services.databases import Connection, database_for
 from mock_services.events.rules import Change, emit
 from mock_services.timelines.model import TIMELINE_KEY, Step, check_references
-from mock_services.timelines.run import started
+from mock_services.timelines.run import fire_due, is_due, started
 from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidFork, InvalidTemplate, InvalidTtl
 from mock_services.issued_tokens import SALT_KEY, Credentials, new_salt
 from mock_services.request_budget import RequestBudget
@@ -290,6 +290,8 @@ class EnvironmentStore:
                                require_issued_tokens=require_issued_tokens)
         if template.is_world:
             info = _as_world(info, template)
+        elif acting_user:
+            _check_user(template, acting_user)
         defaults = {table: fields for service in template.held() for table, fields in pack(service).row_defaults.items()}
         meta = {k: json.dumps(v) for k, v in info.model_dump().items()} | {SALT_KEY: json.dumps(new_salt())}
         if steps := [*settings.timeline, *(timeline or [])]:  # the template's, then a suite test's
@@ -404,6 +406,7 @@ class EnvironmentStore:
             meta = dict(db.execute("SELECT key, value FROM meta"))
             info = EnvironmentInfo(**{k: json.loads(v) for k, v in meta.items() if k in EnvironmentInfo.model_fields})
             expired = info.expired
+            due = TIMELINE_KEY in meta and not expired and is_due(meta[TIMELINE_KEY], info.clock.now())
             if not expired:
                 state = EnvState(db, info, committed=committed)
                 if service:
@@ -412,6 +415,8 @@ class EnvironmentStore:
                     yield state
         for hook in committed:
             hook()
+        if due:  # the other people's steps whose time has come, through the replicas as them
+            fire_due(self, env_id)
         if expired:
             self._remove(env_id)
             raise EnvironmentNotFound(f"environment {env_id!r} expired (its time to live is over)")
@@ -431,6 +436,16 @@ def _default_user(template: Template, service: str | None = None) -> str:
     table = qualified(service, descriptor.users_table) if service else descriptor.users_table
     users = template.tables.get(table) or [{}]
     return str(users[0].get(descriptor.primary_key(descriptor.users_table)[0]) or "")
+
+
+def _check_user(template: Template, user: str) -> None:
+    """A service's acting user must be one of its seed's users: anyone else would get no token."""
+    descriptor = pack(template.service)
+    key = descriptor.primary_key(descriptor.users_table)[0]
+    ids = [str(row.get(key)) for row in template.tables.get(descriptor.users_table) or []]
+    if ids and user not in ids:
+        shown = ", ".join(ids[:12]) + (f" and {len(ids) - 12} more" if len(ids) > 12 else "")
+        raise InvalidTemplate(f"{user!r} is no user of template {template.name!r}: its users are {shown}")
 
 
 def _as_world(info: EnvironmentInfo, template: Template) -> EnvironmentInfo:

@@ -39,8 +39,13 @@ def _run(argv: list[str], script: str | None = None) -> None:
         raise NetworkError(f"{' '.join(argv[:3])} failed: {done.stderr.strip()}")
 
 
-def _quiet(argv: list[str], script: str | None = None) -> None:
-    subprocess.run(argv, input=script, capture_output=True, text=True)
+def _quiet(argv: list[str], script: str | None = None) -> str:
+    """The command's output; nothing where it fails or is not installed (`nft` off PATH: then it
+    made nothing either, and a check or a cleanup goes on with what it can see)."""
+    try:
+        return subprocess.run(argv, input=script, capture_output=True, text=True).stdout
+    except OSError:
+        return ""
 
 
 def nft_rules(table: str, host_veth: str, host_ip: str, proxy: ProxyAccess, mode: Mode) -> str:
@@ -212,8 +217,8 @@ def _owner_alive(sid: str) -> bool:
 
 def known_sandboxes() -> set[str]:
     """Every sandbox id that has a netns, a table, a cgroup or a record on this machine."""
-    netns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split("\n")
-    tables = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True).stdout.split("\n")
+    netns = _quiet(["ip", "netns", "list"]).split("\n")
+    tables = _quiet(["nft", "list", "tables"]).split("\n")
     ids = {line.split()[0][len(NETNS_PREFIX):] for line in netns if line.startswith(NETNS_PREFIX)}
     ids |= {line.split()[-1][len(TABLE_PREFIX):] for line in tables
             if line.startswith("table inet " + TABLE_PREFIX)}

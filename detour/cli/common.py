@@ -4,6 +4,7 @@ the few words about paths and errors that each command would otherwise repeat.""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -88,6 +89,8 @@ def program_file(args: list[str], bare: bool = False) -> Path | None:
     a command (`bare`: the words came after `--`, or the first one is no program)."""
     if bare or not args:
         return None
+    if host_path(args[0]).is_dir():  # run as a command it would fail in the sandbox (exit 126) saying less
+        raise fail(f"{args[0]} is a folder: give a program file in it (agent.py, index.js, ...), or a command after --")
     if (len(args) == 1 and host_path(args[0]).is_file()) or Path(args[0]).suffix.lower() in LANGUAGES:
         program = host_path(args[0])
         if not program.is_file():
@@ -96,9 +99,14 @@ def program_file(args: list[str], bare: bool = False) -> Path | None:
     return None
 
 
-def agent_argv(words: list[str]) -> list[str]:
+def agent_argv(words: list[str], checked: bool = False) -> list[str]:
     """A command with paths to existing files made absolute (runs start in a fresh folder, and
-    a sandbox shows those files read-only where they are)."""
+    a sandbox shows those files read-only where they are). `checked`: one whose program is
+    neither a file nor on PATH is refused (a suite's agent that cannot start fails every test)."""
+    if checked and not words:
+        raise fail("--agent is empty: give its command line, e.g. --agent 'python3 agent.py'")
+    if checked and not host_path(words[0]).is_file() and shutil.which(words[0]) is None:
+        raise fail(f"--agent: {words[0]!r} is neither a file nor a program on PATH, so the agent cannot start")
     return [str(host_path(word)) if host_path(word).is_file() else word for word in words]
 
 

@@ -18,6 +18,7 @@ from detour_core.credentials import secret_for
 from detour_core.durations import seconds
 from detour_core.policy import Policy, load_policy, policy_file, save_policy
 from detour_core.secrets import SecretStore
+from mock_services.clock import instant
 from mock_services.request_budget import RequestBudget
 from sandbox.base import ProxyAccess, SandboxSpec
 
@@ -150,8 +151,8 @@ def env_delete(env_ids: Annotated[Optional[list[str]], typer.Argument(help="The 
 
 @env_app.command("clock")
 def env_clock(env_id: str,
-              set_to: Annotated[Optional[datetime], typer.Option("--set", help="The time it reads from now on "
-                                                                           "(ISO 8601); frozen unless --run.")] = None,
+              set_to: Annotated[Optional[str], typer.Option("--set", help="The time it reads from now on "
+                                                                      "(ISO 8601); frozen unless --run.")] = None,
               freeze: Annotated[bool, typer.Option("--freeze", help="Stop it where it is.")] = False,
               run: Annotated[bool, typer.Option("--run", help="Let it run on from where it is (or --set).")] = False,
               advance: Annotated[Optional[str], typer.Option(help="Step it on: 90s, 30m, 2h, 7d.")] = None,
@@ -162,7 +163,10 @@ def env_clock(env_id: str,
         raise fail("give one of --freeze, --run and --real")
     clock = environments.get(env_id).clock
     if set_to or freeze or run or real or advance:
-        at = set_to.replace(tzinfo=set_to.tzinfo or timezone.utc) if set_to else None
+        try:
+            at = instant(set_to) if set_to else None
+        except ValueError as e:
+            raise fail(f"--set: {e}") from None
         mode = "real" if real else "running" if run or (clock.mode == "running" and not freeze and not set_to) \
             else "frozen"
         clock = environments.clock(env_id, at, mode, duration_s(advance, "--advance") if advance else None)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from pydantic import ValidationError
 
 from detour.cli.common import (ImageOpt, JsonOpt, NodeModulesOpt, PythonOpt, agent_argv, app, client, fail, host_path,
                                program_file, suite_app, warn_if_not_isolated)
@@ -49,8 +50,8 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE [ARG...] (run as `p
         raise fail("give --env or --template, not both")
     if env and rm:
         raise fail("--rm deletes the environment a run makes; one given with --env stays (`detour env delete` it)")
-    limits = Limits(timeout_s=timeout, memory_mb=memory_mb, cpu_s=cpu_s, processes=processes,
-                    output_bytes=output_bytes)
+    limits = checked_limits(timeout_s=timeout, memory_mb=memory_mb, cpu_s=cpu_s, processes=processes,
+                            output_bytes=output_bytes)
     program = program_file(args, bare="--" in sys.argv[1:])
     argv = None if program else agent_argv(args)
     control = RunControl(output=None if as_json else to_terminal)  # output as it comes, unless JSON holds it
@@ -69,6 +70,15 @@ def run(args: Annotated[list[str], typer.Argument(help="FILE [ARG...] (run as `p
         typer.echo(interrupted(result.model_dump(mode="json"), made), err=True)
         raise typer.Exit(INTERRUPTED_EXIT)
     raise typer.Exit(code)
+
+
+def checked_limits(**given: float) -> Limits:
+    """The limits, or one line naming the one out of range (typer reads numbers; Limits says which are valid)."""
+    try:
+        return Limits(**given)
+    except ValidationError as e:
+        option = "--" + str(e.errors()[0]["loc"][0]).removesuffix("_s").replace("_", "-")
+        raise fail(f"{option} {e.errors()[0]['input']}: {e.errors()[0]['msg'].lower()}") from None
 
 
 def comparison_report(c: Comparison) -> None:
@@ -171,7 +181,7 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
     Exit code 1 unless every test passes."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    argv = agent_argv(shlex.split(agent))
+    argv = agent_argv(shlex.split(agent), checked=image is None)  # another image may hold other programs
     total = len(load_suite(suite).tests) if test is None else 1
     quiet = as_json or not sys.stdout.isatty()  # a bar only for a person watching
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -181,7 +191,7 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
           stopping_on_signals(stop)):
         warn_if_not_isolated(dt, backend, tuple(argv))
         task = bar.add_task(f"running {suite.name}", total=total, passed=0)
-        result = dt.run_suite(suite, argv, mode=mode, test=test, limits=Limits(timeout_s=timeout), workers=workers,
+        result = dt.run_suite(suite, argv, mode=mode, test=test, limits=checked_limits(timeout_s=timeout), workers=workers,
                               keep=keep, stop=stop,
                               progress=lambda done: bar.update(task, advance=1,
                                                                passed=bar.tasks[0].fields["passed"] + done.passed))

@@ -42,8 +42,9 @@ def server_secrets(paths, given: list[str], policy: Policy) -> None:
 
 @app.command()
 def serve(host: str = "127.0.0.1",
-          proxy_port: Annotated[int, typer.Option(envvar=PROXY_PORT_VARIABLE)] = DEFAULT_PROXY_PORT,
-          replica_port: Annotated[int, typer.Option(envvar=REPLICA_PORT_VARIABLE)] = DEFAULT_REPLICA_PORT,
+          proxy_port: Annotated[int, typer.Option(envvar=PROXY_PORT_VARIABLE, min=0, max=65535)] = DEFAULT_PROXY_PORT,
+          replica_port: Annotated[int, typer.Option(envvar=REPLICA_PORT_VARIABLE, min=0, max=65535)]
+          = DEFAULT_REPLICA_PORT,
           only: Annotated[StackPart, typer.Option(help="Run one part (a container each in compose.yaml).")] = "all",
           replicas: Annotated[Optional[str], typer.Option(help="HOST:PORT of replicas run elsewhere (with --only proxy).")] = None,
           publish_ca: Annotated[bool, typer.Option(help="Also copy the CA's public files where sandbox containers read them (a shared volume).")] = False,
