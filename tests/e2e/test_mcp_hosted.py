@@ -18,7 +18,7 @@ from detour_core.faults import Fault
 from mock_services.request_rows import request_rows
 from sandbox.namespace import NamespaceSandbox
 from sandbox.runtimes import host_runtime
-from tests.conftest import needs_namespaces
+from tests.conftest import needs_docker, needs_namespaces
 from tests.e2e.official_clients import run_node_client
 
 GITHUB_AGENT = r'''
@@ -146,9 +146,11 @@ console.log(JSON.stringify(out));
 '''
 
 
-@needs_namespaces
-def test_linears_hosted_mcp_server_with_nodes_official_client(live_stack, request):
-    result = run_node_client(live_stack, request, "namespace", "@modelcontextprotocol/sdk", LINEAR_AGENT,
+@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces),
+                                     pytest.param("docker", marks=needs_docker)])
+def test_linears_hosted_mcp_server_with_nodes_official_client(live_stack, request, backend):
+    """On docker, in the image derived from tests/node_clients/package.json, as a user would."""
+    result = run_node_client(live_stack, request, backend, "@modelcontextprotocol/sdk", LINEAR_AGENT,
                              "linear_default")
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
