@@ -28,7 +28,7 @@ from mock_services.clock import Clock, bound
 from mock_services.databases import Connection, database_for
 from mock_services.events.rules import Change, emit
 from mock_services.timelines.model import TIMELINE_KEY, Step, check_references
-from mock_services.timelines.run import fire_due, is_due, started
+from mock_services.timelines.run import started
 from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidFork, InvalidTemplate, InvalidTtl
 from mock_services.issued_tokens import SALT_KEY, Credentials, new_salt
 from mock_services.request_budget import RequestBudget
@@ -406,7 +406,6 @@ class EnvironmentStore:
             meta = dict(db.execute("SELECT key, value FROM meta"))
             info = EnvironmentInfo(**{k: json.loads(v) for k, v in meta.items() if k in EnvironmentInfo.model_fields})
             expired = info.expired
-            due = TIMELINE_KEY in meta and not expired and is_due(meta[TIMELINE_KEY], info.clock.now())
             if not expired:
                 state = EnvState(db, info, committed=committed)
                 if service:
@@ -415,8 +414,6 @@ class EnvironmentStore:
                     yield state
         for hook in committed:
             hook()
-        if due:  # the other people's steps whose time has come, through the replicas as them
-            fire_due(self, env_id)
         if expired:
             self._remove(env_id)
             raise EnvironmentNotFound(f"environment {env_id!r} expired (its time to live is over)")
