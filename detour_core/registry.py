@@ -39,6 +39,7 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services/zendesk/spec/pack.json",
     "mock_services/notion/spec/pack.json",
     "mock_services/tasks/spec/pack.json",
+    "mock_services/docs/spec/pack.json",
     "mock_services.github.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"

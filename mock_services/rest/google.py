@@ -35,6 +35,17 @@ def error_body(error: RestError) -> dict:
     return {"error": body}
 
 
+# The generic engine's reasons as Google names them in `errors[].reason` (packs generated from a
+# discovery document: mock_services/rest/openapi/from_discovery.py).
+GENERATED_REASONS = {400: "invalid", 401: "authError", 403: "forbidden", 404: "notFound", 501: "notImplemented"}
+
+
+def generated_error_body(error: RestError) -> dict:
+    """Google's error body for a pack generated from a discovery document, which describes none."""
+    reason = error.reason if error.status == 429 else GENERATED_REASONS.get(error.status, error.reason)
+    return error_body(RestError(error.status, reason, error.message))
+
+
 def rate_limited(retry_after: int) -> RestError:
     return RestError(429, "rateLimitExceeded", "Rate Limit Exceeded", {"Retry-After": str(retry_after)})
 

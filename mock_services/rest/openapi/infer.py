@@ -224,10 +224,12 @@ def infer(pack: str, document: dict, examples: Any = None, described: dict | Non
         placeholders = [s[1:-1] for s in segments if _is_placeholder(s)]
         object_type = _object_type(shape)
         props = shape.get("properties", {})
-        id_field = "sid" if "sid" in props and "id" not in props else "id"
+        key = _segments(item_path)[-1][1:-1] if item_path else None
+        # Where the schema has no `id`: Twilio's `sid`, or the field the item path names (Docs' `documentId`)
+        id_field = next((f for f in ("sid", key) if f and f in props and "id" not in props), "id")
         resources[table] = {
             "table": table, "collection": path, "item": item_path, "schema": schema,
-            "key": _segments(item_path)[-1][1:-1] if item_path else None,
+            "key": key,
             "parent_key": placeholders[-1] if placeholders else None,
             "parent": parent["table"] if parent else None, "object": object_type,
             "id_field": id_field, "id": id_style(example_ids.get(object_type or schema), props.get(id_field, {})),
