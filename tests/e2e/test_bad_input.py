@@ -47,6 +47,7 @@ WRONG = [
     (["env", "clock", "E", "--set", "tomorrow"], "--set: a time is ISO 8601 (2025-01-06T09:00:00Z) or epoch seconds, "
                                                  "not 'tomorrow'"),
     (["env", "clock", "E", "--advance", "soon"], "(90s, 30m, 12h, 7d), not 'soon'"),
+    (["env", "advance", "E", "soon"], "the duration takes a number and a unit (90s, 30m, 12h, 7d), not 'soon'"),
     (["env", "fault", "E", "error PSOT slack.com/api/chat.postMessage"],
      "'PSOT' is no HTTP method: one of *, DELETE, GET"),
     (["env", "fault", "E", "latency POST slack.com/api/chat.postMessage"], "a latency fault needs latency_ms"),
