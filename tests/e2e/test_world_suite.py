@@ -21,8 +21,8 @@ DETOUR = str(Path(sys.executable).parent / "detour")
 pytestmark = needs_namespaces
 
 
-def suite_run(home: Path, agent: str, *flags: str) -> subprocess.CompletedProcess:
-    return subprocess.run([DETOUR, "suite", "run", str(SUITE), "--agent", agent, "--backend", "namespace", *flags],
+def suite_run(home: Path, agent: str, *flags: str, suite: Path = SUITE) -> subprocess.CompletedProcess:
+    return subprocess.run([DETOUR, "suite", "run", str(suite), "--agent", agent, "--backend", "namespace", *flags],
                           env=os.environ | {"DETOUR_HOME": str(home)}, capture_output=True, text=True, timeout=900)
 
 
