@@ -17,6 +17,7 @@ answers a status fault in its own error shape (its pack's `faults` hook).
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import random
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -96,24 +97,20 @@ class Fault(Strict):
         return f"fault {number}: {self.kind} {self.match}"
 
 
-class FaultDraws:
-    """Which matching requests a fault hits: each fault of each environment keeps its own draw
-    and count, the draw seeded by the fault alone (its number and seed), so the same requests in
-    the same order are hit the same way in every environment with that policy."""
+def draw(number: int, fault: Fault, nth: int) -> random.Random:
+    """The draw for the `nth` request fault `number` matched (from 0): a function of the fault and
+    that place alone, so the same requests in the same order are hit the same way in every
+    environment with that policy, whichever proxy worker takes each."""
+    return random.Random(f"{number}:{fault.seed}:{nth}")
 
-    def __init__(self) -> None:
-        self.draws: dict[tuple[str, int, str], random.Random] = {}
-        self.fired: dict[tuple[str, int, str], int] = {}
 
-    def fires(self, env_id: str, number: int, fault: Fault) -> bool:
-        key = (env_id, number, fault.model_dump_json())
-        if fault.times is not None and self.fired.get(key, 0) >= fault.times:
-            return False
-        if fault.probability < 1 and self.draw(env_id, number, fault).random() >= fault.probability:
-            return False
-        self.fired[key] = self.fired.get(key, 0) + 1
-        return True
+def fires(number: int, fault: Fault, seen: int, fired: int) -> bool:
+    """Whether the fault hits the request after `seen` matching ones, `fired` of which it hit."""
+    if fault.times is not None and fired >= fault.times:
+        return False
+    return fault.probability >= 1 or draw(number, fault, seen).random() < fault.probability
 
-    def draw(self, env_id: str, number: int, fault: Fault) -> random.Random:
-        return self.draws.setdefault((env_id, number, fault.model_dump_json()),
-                                     random.Random(f"{number}:{fault.seed}"))
+
+def count_key(number: int, fault: Fault) -> str:
+    """Where a fault's counts are kept: a changed fault (or one moved in the list) starts anew."""
+    return f"{number}:{hashlib.sha256(fault.model_dump_json().encode()).hexdigest()[:16]}"

@@ -1,7 +1,9 @@
 """Faults on demand (detour_core.faults): the first fault of a request's policy that hits it
 decides what goes wrong, and the record names it. A status fault to a replicated service is
 answered in that service's own error shape (its pack's `faults` hook), elsewhere in a plain
-JSON one. Draws and counts are per proxy worker.
+JSON one. A fault's counts (requests it matched, requests it hit) live in the environment's own
+state, so every proxy worker of a stack counts the same requests: `times=1` hits once, and a
+seeded probability hits the same places in every environment of that policy.
 
 Runs after routing, the limits and the secrets (a fault never lets through what they refused)
 and before the in-process replicas answer, so `latency` delays the request and `lost_answer`
@@ -18,15 +20,19 @@ from urllib.parse import parse_qsl
 
 from mitmproxy import http
 
-from detour_core.faults import HANG_S, Fault, FaultAnswer, FaultDraws
+from detour_core.errors import DetourError
+from detour_core.faults import HANG_S, Fault, FaultAnswer, count_key, draw, fires
 from detour_core.pack import resolve
 from detour_core.policy import Policy
+from detour_core.paths import StatePaths
 from detour_core.registry import pack
+from mock_services.store import EnvironmentStore
 from proxy_addons.env_auth import ENV_KEY
 from proxy_addons.policies import POLICY_KEY
 from proxy_addons.verdict import METADATA_KEY
 
 LOSE_KEY = "detour.fault_lose_answer"
+COUNTS_KEY = "fault_counts"  # in the environment's meta: {fault's count key: [matched, hit]}
 HANG_POLL_S = 0.1
 STATUS = {"rate_limited": 429}
 
@@ -67,7 +73,22 @@ async def hang(flow: http.HTTPFlow) -> None:
 
 class Faults:
     def __init__(self) -> None:
-        self.draws = FaultDraws()
+        self.store: EnvironmentStore | None = None
+
+    def counted(self, env_id: str, number: int, fault: Fault) -> int | None:
+        """The place of this matching request among those the fault matched if the fault hits it,
+        else None; counted in one write transaction of the environment's state (across workers)."""
+        self.store = self.store or EnvironmentStore(StatePaths.default())
+        key = count_key(number, fault)
+        try:
+            with self.store.open(env_id, write=True) as state:
+                counts = state.meta(COUNTS_KEY) or {}
+                seen, fired = counts.get(key, (0, 0))
+                hit = fires(number, fault, seen, fired)
+                state.set_meta(COUNTS_KEY, counts | {key: (seen + 1, fired + hit)})
+        except DetourError:
+            return None  # no such environment: its request is answered as any other
+        return seen if hit else None
 
     async def request(self, flow: http.HTTPFlow) -> None:
         verdict, policy = flow.metadata.get(METADATA_KEY), flow.metadata.get(POLICY_KEY) or Policy()
@@ -78,20 +99,22 @@ class Faults:
         body, operation = fields(request)                                 # the verdict keeps the one sent
         operation = verdict.mcp_call.tool if verdict.mcp_call else operation  # an MCP call's: its tool
         for number, fault in enumerate(policy.faults, 1):
-            if fault.hits(request.method, verdict.host, verdict.path, body, operation) \
-                    and self.draws.fires(env_id, number, fault):
+            if not fault.hits(request.method, verdict.host, verdict.path, body, operation):
+                continue
+            nth = await asyncio.to_thread(self.counted, env_id, number, fault)
+            if nth is not None:
                 verdict.fault = fault.label(number)
-                await self.apply(flow, fault, self.draws.draw(env_id, number, fault))
+                await self.apply(flow, fault, draw(number, fault, nth))
                 return
 
     @staticmethod
-    async def apply(flow: http.HTTPFlow, fault: Fault, draw: random.Random) -> None:
+    async def apply(flow: http.HTTPFlow, fault: Fault, chance: random.Random) -> None:
         verdict = flow.metadata[METADATA_KEY]
         if fault.kind in ("rate_limited", "error"):
             flow.response = answer(verdict.service if verdict.decision == "routed" else None,
                                    STATUS.get(fault.kind, fault.status))
         elif fault.kind == "latency":
-            await asyncio.sleep(fault.latency_s(draw))
+            await asyncio.sleep(fault.latency_s(chance))
         elif fault.kind == "hang":
             await hang(flow)
         elif fault.kind == "drop":

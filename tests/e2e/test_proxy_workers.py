@@ -1,6 +1,6 @@
 """Several proxy workers on one set of ports, each answering the replicas in its own process:
 connections spread over the workers, and what one environment sees stays one whole (its
-state, its request budget, its audit records)."""
+state, its request budget, its audit records, its faults' counts)."""
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -11,7 +11,9 @@ import pytest
 from certs.authority import CertificateAuthority
 from detour_core.audit import AuditLog
 from detour_core.credentials import secret_for
+from detour_core.faults import Fault
 from detour_core.paths import StatePaths
+from detour_core.policy import set_faults
 from detour.stack import Stack, StackError
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentStore
@@ -20,9 +22,10 @@ CONNECTIONS = 16
 AUTH = {"Authorization": "Bearer xoxb-workers"}
 
 
-@pytest.fixture
-def two_workers(tmp_path):
-    state = StatePaths(tmp_path / "home").ensure()
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory):
+    """One stack for the module: each test makes environments of its own."""
+    state = StatePaths(tmp_path_factory.mktemp("workers") / "home").ensure()
     stack = Stack(state, workers=2)
     with stack as info:
         yield state, stack, info
@@ -75,6 +78,43 @@ def test_a_request_budget_holds_across_workers(two_workers):
         for client in open_clients:
             client.close()
     assert sorted(statuses) == [200] * 10 + [429] * (CONNECTIONS - 10)
+
+
+def test_a_fault_hits_as_often_as_it_says_across_workers(two_workers):
+    """`times=1` is once for the environment, not once per worker."""
+    state, _, info = two_workers
+    env_id = EnvironmentStore(state).create("slack_default").env_id
+    set_faults(state, env_id, [Fault(kind="error", match="POST slack.com/api/chat.postMessage", times=1)])
+    open_clients = clients(state, info, env_id)
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(lambda c: c.post("https://slack.com/api/chat.postMessage", json={
+                "channel": "general", "text": "once"}).status_code, open_clients))
+    finally:
+        for client in open_clients:
+            client.close()
+    assert sorted(statuses) == [200] * (CONNECTIONS - 1) + [503]
+    assert [r.fault for r in AuditLog(state.audit_dir).read(env_id)[0] if r.fault] == [
+        "fault 1: error POST slack.com/api/chat.postMessage"]
+
+
+def test_a_seeded_fault_hits_the_same_requests_in_every_environment(two_workers):
+    """Three environments, the same policy, the same requests one after another over connections
+    the kernel spreads over both workers: the same requests are hit in each."""
+    state, _, info = two_workers
+    store, patterns = EnvironmentStore(state), []
+    for _ in range(3):
+        env_id = store.create("slack_default").env_id
+        set_faults(state, env_id, [Fault(kind="error", match="POST slack.com/api/chat.postMessage",
+                                         probability=0.5, seed=7)])
+        open_clients = clients(state, info, env_id)
+        try:
+            patterns.append([c.post("https://slack.com/api/chat.postMessage", json={
+                "channel": "general", "text": f"n{n}"}).status_code for n, c in enumerate(open_clients)])
+        finally:
+            for client in open_clients:
+                client.close()
+    assert patterns[0] == patterns[1] == patterns[2] and {200, 503} == set(patterns[0]), patterns
 
 
 def test_a_stack_needs_a_worker(tmp_path):
