@@ -178,16 +178,16 @@ def test_the_sdks_reach_their_routed_models_streamed_and_metered_and_replay_with
 
 def test_a_spent_budget_answers_each_vendors_own_quota_error(models):
     stack, base_url, own, _ = models
-    env, _, _ = routed_env(stack, base_url, model_budget={"calls": 1})
+    env, _, _ = routed_env(stack, base_url, model_budget={"calls": 5, "tokens": 10})
     before = len(own.calls)
     result = stack.run(env, BUDGET, ".py", backend="namespace")
     assert result.exit_code == 0, result.stderr
     first, second = json.loads(result.stdout)
-    assert first == "answered" and len(own.calls) == before + 1  # one call, not retried, then refused
+    assert first == "answered" and len(own.calls) == before + 1  # one call (4 + 7 tokens), not retried, then refused
     assert second[:2] == ["anthropic", 429] and second[2]["error"]["type"] == "rate_limit_error"
     refused = [r for r in result.requests if r.model_call and r.decision == "denied"]
     assert [(r.host, r.status, r.reason) for r in refused] == [
-        ("api.anthropic.com", 429, "model budget spent: 1 of 1 model calls")]
+        ("api.anthropic.com", 429, "model budget spent: 11 of 10 tokens")]
 
 
 def test_a_bad_model_route_is_one_clear_line(models, tmp_path: Path):

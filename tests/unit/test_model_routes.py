@@ -7,9 +7,11 @@ import json
 
 import pytest
 
-from detour_core.model_routes import EventReader, ModelCall, ModelRoute, read_usage, request_model, vendor_error
+from detour_core.model_routes import (EventReader, ModelBudget, ModelCall, ModelRoute, read_usage, request_model,
+                                      vendor_error)
 from detour_core.secret_encodings import forms
 from proxy_addons.chunk_replacer import ChunkReplacer, Needle
+from proxy_addons.model_budgets import Spent
 
 
 def events(*documents: dict) -> bytes:
@@ -93,3 +95,11 @@ def test_a_streams_bytes_go_on_at_once_unless_they_may_begin_a_value():
     assert replacer.feed(event) == event  # nothing held back for the next chunk
     assert replacer.feed(b"data: " + value[:10].encode()) == b"data: "  # what may begin the value waits
     assert replacer.feed(value[10:].encode() + b"\n\n") + replacer.feed(b"", end=True) == placeholder.encode() + b"\n\n"
+
+
+def test_a_budget_is_spent_by_calls_or_by_tokens_whichever_comes_first():
+    spent = Spent()
+    spent.calls, spent.tokens = 2, 900
+    assert spent.over(ModelBudget(calls=3, tokens=1000)) is None
+    assert spent.over(ModelBudget(calls=2)) == "2 of 2 model calls"
+    assert spent.over(ModelBudget(tokens=900)) == "900 of 900 tokens"
