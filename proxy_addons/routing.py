@@ -12,6 +12,7 @@ from __future__ import annotations
 from mitmproxy import ctx, exceptions, http, tcp
 
 from detour_core.hosts import is_address, normal_host
+from detour_core.policy import ALLOWED_PORTS
 from detour_core.registry import (ORIGINAL_HOST_HEADER, SERVICE_PORTS, canonical_host, is_replicated_host,
                                   parse_replica_path, replica_path, service_for, services_for)
 from proxy_addons.env_auth import ENV_KEY
@@ -78,7 +79,7 @@ class Router:
         elif service is None and is_replicated_host(host):
             verdict.reason = "path not served by a replica"
         elif service is None:
-            verdict.reason = "host not allowed"
+            verdict.reason = self.denied_host(flow, host)
         elif flow.request.port not in SERVICE_PORTS:
             verdict.reason = f"port {flow.request.port} not allowed"
         elif env_id is None:
@@ -146,6 +147,15 @@ class Router:
     def allowed(flow: http.HTTPFlow, host: str) -> bool:
         policy = flow.metadata.get(POLICY_KEY)
         return policy is not None and policy.allows(host, flow.request.port)
+
+    @staticmethod
+    def denied_host(flow: http.HTTPFlow, host: str) -> str:
+        """Why a host no replica answers is denied: the port, where the policy allows the host on
+        another (`host not allowed` would send its user to the wrong fix)."""
+        policy, port = flow.metadata.get(POLICY_KEY), flow.request.port
+        if policy is not None and port not in ALLOWED_PORTS and any(policy.allows(host, p) for p in ALLOWED_PORTS):
+            return f"port {port} not allowed: {host} is allowed on ports {', '.join(map(str, sorted(ALLOWED_PORTS)))}"
+        return "host not allowed"
 
     def allow(self, flow: http.HTTPFlow, verdict: Verdict, host: str) -> None:
         """Pass through to the real host, by name (in transparent mode the destination address

@@ -136,6 +136,17 @@ def test_everything_else_is_denied_with_a_readable_403(addons, kwargs, reason):
     assert flow.request.host != REPLICA[0]
 
 
+def test_an_allowed_host_on_another_port_is_denied_for_its_port(addons):
+    from detour_core.policy import Policy
+    from proxy_addons.policies import POLICY_KEY
+    chain, key, _ = addons
+    flow = authenticated(chain, key, host="api.partner.test", port=8443)
+    flow.metadata[POLICY_KEY] = Policy(allow=["api.partner.test"])
+    chain[2].requestheaders(flow)
+    assert json.loads(flow.response.content)["reason"] == (
+        "port 8443 not allowed: api.partner.test is allowed on ports 80, 443")
+
+
 @pytest.mark.parametrize("address, blocked", [(REPLICA, False), (("evil.example.com", 443), True),
                                               (("127.0.0.1", 22), True)])
 def test_upstream_guard_only_lets_the_replica_through(addons, address, blocked):
