@@ -22,7 +22,7 @@ from pathlib import Path
 
 from detour_core.errors import DetourError
 from detour_core.hosts import host_matches, normal_host
-from detour_core.pack import ServicePack
+from detour_core.pack import McpSurface, ServicePack
 
 PACK_MODULES: tuple[str, ...] = (
     "mock_services.slack.pack",
@@ -80,6 +80,9 @@ def _from_data(entry: str) -> ServicePack:
         fields = json.loads(path.read_text())
         folder = path.parent.parent
         fields["templates"] = folder / fields.get("templates", "templates")
+        if "mcp" in fields:  # its tools table, like its templates, relative to its package's folder
+            mcp = fields["mcp"]
+            fields["mcp"] = McpSurface(**{**mcp, "hosts": tuple(mcp["hosts"]), "tools": folder / mcp["tools"]})
         tuples = ("hosts", "signature_tables", "tables")
         return ServicePack(**{k: tuple(v) if k in tuples else v for k, v in fields.items()})
     except (ValueError, TypeError, KeyError) as e:  # JSON's errors among them

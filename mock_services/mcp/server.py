@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import jsonschema
@@ -21,6 +22,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp
 
 from detour_core.pack import ServicePack, resolve
+from mock_services.issued_tokens import Credentials
 from mock_services.mcp.operations import Caller, Operation, text
 
 FORWARDED = ("authorization",)  # what the tool's operation sees of the MCP request: who is calling
@@ -55,11 +57,24 @@ def replica_client(app: ASGIApp) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://replica")
 
 
-def caller_for(request: Request, service: str) -> Caller:
+def api_host(pack: ServicePack, request: Request) -> str:
+    """The host a client of the pack's API names (its answers' URLs are built from it): its first
+    named host; for a tenant's (Jira's `*.atlassian.net`), the one the acting person's
+    credential variables name."""
+    named = [entry.partition("/")[0] for entry in pack.hosts if not entry.startswith("*.")]
+    if named or not pack.credentials:
+        return named[0] if named else "localhost"
+    with request.app.state.store.open(request.path_params["env_id"], service=pack.name) as state:
+        variables: Credentials = resolve(pack.credentials)(state)
+    urls = [urlsplit(value).hostname for value in variables.variables.values() if value.startswith("https://")]
+    return urls[0] if urls and urls[0] else "localhost"
+
+
+def caller_for(request: Request, pack: ServicePack) -> Caller:
     """The acting person's way into the pack's own router, in this process."""
-    prefix = f"/api/env/{request.path_params['env_id']}/services/{service}"
-    return Caller(replica_client(request.scope["app"]), prefix,
-                  {k: v for k, v in request.headers.items() if k in FORWARDED})
+    prefix = f"/api/env/{request.path_params['env_id']}/services/{pack.name}"
+    headers = {k: v for k, v in request.headers.items() if k in FORWARDED}
+    return Caller(replica_client(request.scope["app"]), prefix, {**headers, "host": api_host(pack, request)})
 
 
 def build_server(pack: ServicePack) -> Server:
@@ -84,7 +99,7 @@ def build_server(pack: ServicePack) -> Server:
         operation = operations.get(name)
         if operation is None:
             return lacking(pack.name, name)
-        answer = await operation.run(caller_for(server.request_context.request, pack.name), arguments)
+        answer = await operation.run(caller_for(server.request_context.request, pack), arguments)
         return types.CallToolResult(isError=not answer.ok,
                                     content=[types.TextContent(type="text", text=text(answer.body))])
 

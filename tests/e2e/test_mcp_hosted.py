@@ -254,3 +254,48 @@ def test_an_mcp_clients_own_oauth_flow_gets_the_acting_persons_token(live_stack,
     assert made["creatorId"] == live_stack.store.get(env).acting_user
     paths = [r.path.split("?")[0] for r in result.requests]
     assert {"/.well-known/oauth-authorization-server", "/register", "/authorize", "/token"} <= set(paths)
+
+
+JIRA_AGENT = r'''
+import asyncio, json, os
+import httpx
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+SITE = os.environ["JIRA_URL"]
+rest = httpx.Client(base_url=SITE + "/rest/api/3", auth=(os.environ["JIRA_EMAIL"], os.environ["JIRA_API_TOKEN"]))
+
+
+async def main():
+    headers = {"Authorization": f"Bearer {os.environ['JIRA_API_TOKEN']}"}
+    async with httpx.AsyncClient(headers=headers) as http, \
+            streamable_http_client("https://mcp.atlassian.com/v1/mcp", http_client=http) as streams, \
+            ClientSession(*streams[:2]) as mcp:
+        await mcp.initialize()
+        call = lambda name, **args: mcp.call_tool(name, {"cloudId": SITE, **args})
+        made = json.loads((await call("createJiraIssue", projectKey="ACME", issueTypeName="Bug",
+                                      summary="Made over MCP")).content[0].text)
+        other = rest.post("/issue", json={"fields": {"project": {"key": "ACME"}, "issuetype": {"name": "Task"},
+                                                    "summary": "Made over REST"}}).json()["key"]
+        await call("addCommentToJiraIssue", issueIdOrKey=other, commentBody="Seen over MCP")
+        seen = json.loads((await call("getJiraIssue", issueIdOrKey=other)).content[0].text)
+        lacking = await call("getConfluenceSpaces")
+        print(json.dumps({"rest_sees": rest.get(f"/issue/{made['key']}").json()["fields"]["summary"],
+                          "mcp_sees": seen["fields"]["summary"], "self": made["self"].split("/rest/")[0] == SITE,
+                          "lacking": lacking.content[0].text}))
+
+asyncio.run(main())
+'''
+
+
+@needs_namespaces
+def test_atlassians_hosted_mcp_server_over_the_jira_replica(live_stack):
+    env = live_stack.env("jira_default")
+    result = live_stack.run(env, JIRA_AGENT, ".py", backend="namespace")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "rest_sees": "Made over MCP", "mcp_sees": "Made over REST", "self": True,
+        "lacking": "tool getConfluenceSpaces is not available: detour's jira replica does not back it"}
+    assert sorted(r["fields"]["summary"] for r in result.diff.inserts if r["__table__"] == "jira_issue") == [
+        "Made over MCP", "Made over REST"]
+    assert [r["body"] for r in result.diff.inserts if r["__table__"] == "jira_issue_comment"] == ["Seen over MCP"]
