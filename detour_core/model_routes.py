@@ -159,6 +159,9 @@ def request_model(path: str, body: bytes) -> str | None:
     return None
 
 
+LONGEST_LINE = 1024 * 1024  # an event line longer than this is not read (its usage, if any, is lost)
+
+
 class EventReader:
     """Server-sent events as they stream: each complete `data:` line's JSON goes to `read_usage`."""
 
@@ -168,6 +171,8 @@ class EventReader:
     def feed(self, chunk: bytes) -> None:
         lines = (self.rest + chunk).split(b"\n")
         self.rest = lines.pop()
+        if len(self.rest) > LONGEST_LINE:
+            self.rest = b""
         for line in lines:
             if line.startswith(b"data:"):
                 try:

@@ -69,9 +69,10 @@ class Tap:
     """A streamed answer passed on as it comes (through the secret scrubber's stream where one
     is set), its events read for usage and, for the record, kept."""
 
-    def __init__(self, flow: http.HTTPFlow, call: ModelCall, inner) -> None:
+    def __init__(self, flow: http.HTTPFlow, call: ModelCall, inner, keep: bool) -> None:
         self.flow, self.call, self.inner = flow, call, inner
         self.reader, self.kept, self.size = EventReader(call), bytearray(), 0
+        self.room = KEPT_BYTES if keep else 0  # kept only for a record that captures bodies
 
     def __call__(self, chunk: bytes) -> list[bytes]:
         out = self.inner(chunk) if callable(self.inner) else ([chunk] if chunk else [])
@@ -81,8 +82,8 @@ class Tap:
                 self.call.ttft_ms = round((time.time() - self.flow.request.timestamp_start) * 1000, 2)
             self.reader.feed(data)
             self.size += len(data)
-            if len(self.kept) < KEPT_BYTES:
-                self.kept += data[:KEPT_BYTES - len(self.kept)]
+            if len(self.kept) < self.room:
+                self.kept += data[:self.room - len(self.kept)]
         return out
 
 
@@ -94,7 +95,8 @@ class ModelMeter:
             return
         call.stream = response.headers.get("content-type", "").startswith("text/event-stream")
         if call.stream and response.raw_content is None:  # coming from the target, not made here (a replay)
-            tap = Tap(flow, call, response.stream)
+            policy = flow.metadata.get(POLICY_KEY)
+            tap = Tap(flow, call, response.stream, keep=policy is not None and policy.capture == "bodies")
             flow.metadata[TAP_KEY] = tap
             response.stream = tap
 
@@ -105,8 +107,7 @@ class ModelMeter:
             return
         tap: Tap | None = flow.metadata.pop(TAP_KEY, None)
         if tap is not None:
-            policy = flow.metadata.get(POLICY_KEY)
-            if policy is not None and policy.capture == "bodies" and tap.size == len(tap.kept):
+            if tap.room and tap.size == len(tap.kept):
                 response.raw_content = bytes(tap.kept)  # already sent: this is the record's copy
             return
         if call.ttft_ms is None and response.timestamp_start:
