@@ -18,7 +18,7 @@ from detour.compare import Comparison
 from detour.interrupts import INTERRUPTED_EXIT, stopping_on_signals, to_terminal
 from detour.run_options import DEFAULT_TEMPLATE, RUN_OPTIONS
 from detour.run_summary import interrupted, report
-from detour.suite import SuiteReport, load_suite
+from detour.suite import NOT_STARTED, SuiteReport, TestOutcome, load_suite
 from sandbox.backends import Backend
 from sandbox.base import Limits, Mode, RunControl
 
@@ -153,16 +153,30 @@ def check(env: Annotated[str, typer.Option(help="The environment whose diff is c
 
 def suite_table(report: SuiteReport) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"{report.suite}: {report.passed}/{len(report.tests)} passed", title_justify="left")
-    for column in ("test", "name", "result", "assertions", "exit"):
+    for column in ("test", "name", "result", "assertions", "exit", "why"):
         table.add_column(column)
     for t in report.tests:
         good = sum(a.passed for a in t.assertions)
         table.add_row(t.id, t.name, "[green]pass[/green]" if t.passed else "[red]fail[/red]",
-                      f"{good}/{len(t.assertions)}", str(t.exit_code))
+                      f"{good}/{len(t.assertions)}", str(t.exit_code), escape(failure(t)))
     Console().print(table)
+
+
+def failure(t: TestOutcome) -> str:
+    """Why a test failed, in a few words: the agent stopped or never started, else its first
+    failing assertion."""
+    if t.passed:
+        return ""
+    if t.killed_reason:
+        return f"agent killed: {t.killed_reason}"
+    if t.exit_code in NOT_STARTED:
+        return f"agent did not start (exit {t.exit_code})"
+    first = next((a for a in t.assertions if not a.passed), None)
+    return f"#{first.index} {first.assertion.diff_type} {first.assertion.entity}: {first.message}" if first else ""
 
 
 @suite_app.command("run")

@@ -114,3 +114,15 @@ def test_a_stopped_suite_stops_its_agent_reports_what_ran_and_deletes_its_enviro
     assert (test["id"], test["killed_reason"], test["passed"]) == ("t1", "interrupted", False)
     assert agents_left() == []
     assert {e.env_id for e in EnvironmentStore(StatePaths(home)).list()} == before
+
+
+def test_the_suite_table_says_why_each_test_failed(home):
+    """The first failing assertion of a test the agent ran, and the words for one it never started."""
+    suite = home.parent / "why.json"
+    suite.write_text(json.dumps({**SUITE, "tests": SUITE["tests"][:1]}))
+    done = subprocess.run([DETOUR, "suite", "run", str(suite), "--agent", "true", "--backend", "process"],
+                          env=os.environ | {"DETOUR_HOME": str(home), "COLUMNS": "250"}, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    row = next(line for line in done.stdout.splitlines() if " t1 " in line)
+    assert "#0 added messages: " in row and "expected 1" in row, done.stdout
