@@ -49,7 +49,7 @@ def reacted_message(state: EnvState, row: Row) -> Row:
 
 
 def in_channel(state: EnvState, event: Row, user_id: str) -> bool:
-    channel = event["item"]["channel"] if "item" in event else event["channel"]
+    channel = event["item"]["channel"] if "item" in event else event.get("channel") or event.get("channel_id")
     return state.first("channel_members", channel_id=channel, user_id=user_id) is not None
 
 
@@ -67,6 +67,19 @@ MEMBERSHIP = {"user": "user_id", "channel": "channel_id", "team": team,
               "channel_type": lambda s, r: channel_type(s, r["channel_id"]), "event_ts": event_ts}
 
 
+EDIT = {"subtype": lambda s, r: "message_changed", "hidden": lambda s, r: True, "channel": "channel_id",
+        "ts": event_ts, "event_ts": event_ts, "channel_type": lambda s, r: channel_type(s, r["channel_id"]),
+        "message": lambda s, r: {"type": "message", "user": r["user_id"], "text": r.get("message_text"),
+                                 "ts": r["message_id"], "thread_ts": r.get("parent_id"),
+                                 "edited": {"user": r["user_id"], "ts": event_ts(s, r)}}}
+DELETION = {"subtype": lambda s, r: "message_deleted", "hidden": lambda s, r: True, "channel": "channel_id",
+            "ts": event_ts, "deleted_ts": "message_id", "event_ts": event_ts,
+            "channel_type": lambda s, r: channel_type(s, r["channel_id"])}
+PIN = {"user": "pinned_by", "channel_id": "channel_id", "event_ts": event_ts,
+       "item": lambda s, r: {"type": "message", "channel": r["channel_id"], "created_by": r.get("pinned_by"),
+                             "message": {"ts": r["message_id"]}}}
+
+
 def public(row: Row) -> bool:
     return not (row.get("is_private") or row.get("is_dm") or row.get("is_gc"))
 
@@ -76,8 +89,11 @@ RULES = (
               {**MESSAGE, "subtype": "subtype", "channel_type": lambda s, r: channel_type(s, r["channel_id"])},
               audience=in_channel),
     EventRule("messages", "insert", "app_mention", MESSAGE, audience=mentions),
+    EventRule("messages", "update", "message", EDIT, audience=in_channel),
+    EventRule("messages", "delete", "message", DELETION, audience=in_channel),
     EventRule("message_reactions", "insert", "reaction_added", REACTION, audience=in_channel),
     EventRule("message_reactions", "delete", "reaction_removed", REACTION, audience=in_channel),
+    EventRule("pins", "insert", "pin_added", PIN, audience=in_channel),
     EventRule("channel_members", "insert", "member_joined_channel", MEMBERSHIP, audience=in_channel),
     EventRule("channel_members", "delete", "member_left_channel", MEMBERSHIP),
     EventRule("channels", "insert", "channel_created",

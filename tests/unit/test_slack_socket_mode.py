@@ -116,3 +116,28 @@ def test_a_persons_slash_command_and_button_click_reach_the_app_as_slack_sends_t
     missing = act(slack.store, slack.env, john, "block_actions",
                   {"channel": ENGINEERING, "message_ts": asked["ts"], "action_id": "reject"})
     assert missing == {"ok": False, "error": "action_not_found"}
+
+
+def test_an_edit_a_deletion_and_a_pin_arrive_as_slacks_events(slack):
+    connection, _ = slack.connect()
+    with connection as socket:
+        socket.receive_json()  # hello
+
+        def next_event():
+            envelope = socket.receive_json()
+            socket.send_json({"envelope_id": envelope["envelope_id"]})
+            return envelope["payload"]["event"]
+        john = slack.tokens[JOHN]
+        posted = slack("chat.postMessage", john, channel=ENGINEERING, text="deploy at 5")
+        assert next_event()["type"] == "message"
+        slack("chat.update", john, channel=ENGINEERING, ts=posted["ts"], text="deploy at 6")
+        edited = next_event()
+        assert (edited["subtype"], edited["message"]["text"], edited["message"]["ts"]) == (
+            "message_changed", "deploy at 6", posted["ts"])
+        slack("pins.add", john, channel=ENGINEERING, timestamp=posted["ts"])
+        pinned = next_event()
+        assert (pinned["type"], pinned["user"], pinned["item"]["message"]["ts"]) == ("pin_added", JOHN, posted["ts"])
+        slack("chat.delete", john, channel=ENGINEERING, ts=posted["ts"])
+        deleted = next_event()
+        assert (deleted["subtype"], deleted["deleted_ts"], deleted["channel"]) == (
+            "message_deleted", posted["ts"], ENGINEERING)
