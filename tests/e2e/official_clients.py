@@ -1,8 +1,8 @@
 """What the official clients' tests share. `run_official_client`: what every generated pack's
 test checks (tests/e2e/test_*_client.py): the program, run unmodified on the given backend
 (namespace unless told; the tests run it on docker too), exits 0 printing the expected JSON;
-every request went to the vendor's hosts; the diff inserted exactly these tables' rows and
-changed nothing else. `run_node_client`: a program of a vendor's Node client, where a user
+every request went to the vendor's hosts; the diff inserted exactly these tables' rows, changed
+rows only of the tables `updated` names, and deleted nothing. `run_node_client`: a program of a vendor's Node client, where a user
 would have that client on each backend."""
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from tests.conftest import NODE_CLIENTS
 
 
 def run_official_client(live_stack, template: str, agent: str, expected: dict, hosts: set[str],
-                        inserted: list[str], backend: str = "namespace") -> RunResult:
+                        inserted: list[str], backend: str = "namespace", updated: frozenset[str] = frozenset()) -> RunResult:
     result = live_stack.run(live_stack.env(template), agent, ".py", backend=backend)
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == expected
     assert {r.host for r in result.requests} == hosts
     assert sorted(row["__table__"] for row in result.diff.inserts) == inserted
-    assert not result.diff.updates and not result.diff.deletes
+    assert {row["__table__"] for row in result.diff.updates} == updated and not result.diff.deletes
     return result
 
 
