@@ -141,12 +141,24 @@ def _wanted(record: AuditRecord) -> bool:
     return True
 
 
+def _asked(record: AuditRecord) -> bool:
+    """Used (routed or passed through), or denied by one of the policy's own rules: a host the
+    policy already names. A host denied for being in no policy is not proposed (denied_hosts)."""
+    return record.decision != "denied" or (record.reason or "").startswith("denied by ")
+
+
+def denied_hosts(records: list[AuditRecord]) -> list[str]:
+    """Hosts the run was denied because no policy allows them: listed apart from a suggestion,
+    for a person to add on purpose, never proposed."""
+    return list(dict.fromkeys(r.host.lower() for r in filter(_wanted, records) if not _asked(r)))
+
+
 def suggested_policy(records: list[AuditRecord]) -> Policy:
-    """A policy that allows exactly the hosts, methods and paths these records show used or
-    denied, and denies everything else on those hosts: for a person to review, then apply
-    (`detour env policy ENV --policy FILE`)."""
+    """A policy that allows exactly the hosts, methods and paths these records show used (or
+    asked for by the policy's own rules), and denies everything else on those hosts: for a person
+    to review, then apply (`detour env policy ENV --policy FILE`)."""
     seen: dict[tuple[str, str, str], None] = {}
-    for record in filter(_wanted, records):
+    for record in filter(_asked, filter(_wanted, records)):
         seen[(record.host.lower(), record.method.upper(), record.path.split("?", 1)[0] or "/")] = None
     hosts = list(dict.fromkeys(host for host, _, _ in seen))
     rules = [Rule(action="allow", method=method, host=host, path=path) for host, method, path in seen]

@@ -47,7 +47,8 @@ def logs(env: Annotated[Optional[str], typer.Option(help="Only this environment.
                                                            "naming any record edited, removed or moved.")] = False,
          suggest_policy: Annotated[bool, typer.Option(
              "--suggest-policy", help="Print (or write to --output) a policy allowing exactly the hosts, methods "
-                                      "and paths the environment used or was denied, for review.")] = False,
+                                      "and paths the environment used, for review; hosts it was denied are "
+                                      "listed apart.")] = False,
          output: Annotated[Optional[Path], typer.Option(help="Where --suggest-policy writes.")] = None,
          as_json: JsonOpt = False) -> None:
     """The audit records: one per request the proxy saw, and one per connection that made none."""
@@ -59,7 +60,11 @@ def logs(env: Annotated[Optional[str], typer.Option(help="Only this environment.
     if suggest_policy:
         if not env:
             raise fail("--suggest-policy needs --env: a policy is one environment's")
-        suggestion = reports.suggested_policy(audit.read(env)[0]).model_dump_json(indent=2)
+        records = audit.read(env)[0]
+        suggestion = reports.suggested_policy(records).model_dump_json(indent=2)
+        if denied := reports.denied_hosts(records):
+            typer.echo(f"detour: denied and not proposed (no policy allowed them; --allow one on purpose): "
+                       f"{', '.join(denied)}", err=True)
         if output:
             output.write_text(suggestion + "\n")
             typer.echo(f"policy written to {output}; apply it with `detour env policy {env} --policy {output}`",

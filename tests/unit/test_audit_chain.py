@@ -64,16 +64,17 @@ def test_a_writer_that_restarts_continues_the_chain(tmp_path):
     assert verify(AuditLog(tmp_path), "a").problems == []
 
 
-def test_a_suggested_policy_allows_exactly_what_the_run_used_or_was_denied():
-    from detour.reports import suggested_policy
+def test_a_suggested_policy_allows_exactly_what_the_run_used_and_lists_denied_hosts_apart():
+    from detour.reports import denied_hosts, suggested_policy
     from detour_core.policy import Policy
 
     def made(method, host, path, decision, reason=None):
         return record(0).model_copy(update={"method": method, "host": host, "path": path, "decision": decision,
                                             "reason": reason})
     records = [made("POST", "slack.com", "/api/chat.postMessage", "routed"),
-               made("GET", "api.partner.test", "/v1/items?page=2", "denied", "host not allowed"),
-               made("GET", "api.partner.test", "/v1/items", "denied", "host not allowed"),
+               made("GET", "api.partner.test", "/v1/items?page=2", "allowed"),
+               made("DELETE", "api.partner.test", "/v1/items", "denied", "denied by rule 1: deny DELETE ..."),
+               made("GET", "exfil.example", "/upload", "denied", "host not allowed"),
                made("GET", "evil.test", "/", "denied", "host mismatch: evil.test, slack.com"),
                made("GET", "10.0.0.1", "/", "denied", "host not allowed"),
                made("CONNECT", "api.partner.test", "", "denied", "tunnel closed without a request")]
@@ -81,7 +82,8 @@ def test_a_suggested_policy_allows_exactly_what_the_run_used_or_was_denied():
     assert policy.allow == ["api.partner.test"]  # a replica's host is never passed through
     assert [r.text() for r in policy.rules] == [
         "allow POST slack.com/api/chat.postMessage", "allow GET api.partner.test/v1/items",
-        "deny * slack.com/*", "deny * api.partner.test/*"]
+        "allow DELETE api.partner.test/v1/items", "deny * slack.com/*", "deny * api.partner.test/*"]
+    assert denied_hosts(records) == ["exfil.example"]  # what the agent was refused is never proposed
     assert Policy.model_validate_json(policy.model_dump_json()) == policy  # valid as a policy file
 
 
