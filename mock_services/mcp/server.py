@@ -77,22 +77,29 @@ def caller_for(request: Request, pack: ServicePack) -> Caller:
     return Caller(replica_client(request.scope["app"]), prefix, {**headers, "host": api_host(pack, request)})
 
 
+def offered(tools: tuple[types.Tool, ...], request: Request) -> set[str]:
+    """The tools an endpoint serves: all, or at a read-only one (GitHub's `/mcp/readonly`,
+    `/mcp/x/{toolset}/readonly`) those whose hints say they change nothing."""
+    read_only = request.path_params.get("rest", "").rstrip("/").endswith("/readonly")
+    return {tool.name for tool in tools if not read_only or (tool.annotations and tool.annotations.readOnlyHint)}
+
+
 def build_server(pack: ServicePack) -> Server:
     """One server per pack, shared by its requests (each request is its own stateless session)."""
     assert pack.mcp is not None
     tools = published_tools(pack.mcp.tools)
-    known = {tool.name for tool in tools}
     operations: Mapping[str, Operation] = resolve(pack.mcp.operations)
     # A version given: the SDK would otherwise read its own package's metadata on every request.
     server: Server = Server(f"detour-{pack.name}", version=version("mcp"))
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        return list(tools)
+        served = offered(tools, server.request_context.request)
+        return [tool for tool in tools if tool.name in served]
 
     @server.call_tool(validate_input=False)  # validated here, against a validator made once
     async def call_tool(name: str, arguments: dict) -> types.CallToolResult:
-        if name not in known:
+        if name not in offered(tools, server.request_context.request):
             raise ValueError(f"unknown tool: {name}")
         if error := jsonschema.exceptions.best_match(validator(pack.mcp.tools, name).iter_errors(arguments)):
             return failed(f"Input validation error: {error.message}")

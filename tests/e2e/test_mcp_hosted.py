@@ -66,6 +66,12 @@ async def main():
         out["lacking"] = [spelled(lacking, "isError"), lacking.content[0].text]
         wrong = await mcp.call_tool("issue_read", {"method": "get", "owner": "acme"})
         out["invalid"] = spelled(wrong, "isError")
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}) as http, \
+            streamable_http_client(URL + "readonly", http_client=http) as streams, ClientSession(*streams[:2]) as mcp:
+        await mcp.initialize()
+        listed = {t.name for t in (await mcp.list_tools()).tools}
+        refused = await mcp.call_tool("issue_write", {"method": "create", "owner": "acme", "repo": "api", "title": "x"})
+        out["readonly"] = ["issue_read" in listed, "issue_write" in listed, spelled(refused, "isError")]
     async with httpx.AsyncClient() as bare:
         answer = await bare.post(URL, json=INITIALIZE, headers={"Accept": "application/json, text/event-stream"})
         out["anonymous"] = [answer.status_code, answer.headers.get("www-authenticate", "")[:7]]
@@ -100,17 +106,18 @@ def test_githubs_hosted_mcp_server_over_the_replicas_state(live_stack, api_clien
     assert out["lacking"] == [True, "tool list_gists is not available: detour's github replica does not back it"]
     assert out["invalid"] is True
     assert out["anonymous"] == [401, "Bearer "]
+    assert out["readonly"] == [True, False, True]  # /mcp/readonly: the tools that change nothing
     made = sorted((r["title"], r["labels"]) for r in result.diff.inserts if r["__table__"] == "github_issues")
     assert made == [("Made over MCP", ["bug"]), ("Made over REST", [])]
     assert out["me"] == "ai-agent"
     mcp_calls = [r for r in result.requests if r.host == "api.githubcopilot.com"]
-    assert {(r.path, r.decision) for r in mcp_calls} == {("/mcp/", "routed")}
+    assert {(r.path, r.decision) for r in mcp_calls} == {("/mcp/", "routed"), ("/mcp/readonly", "routed")}
     named = [(r.mcp_call.method, r.mcp_call.tool, r.fault is not None) for r in mcp_calls if r.mcp_call]
     assert named[:3] == [("initialize", None, False), ("notifications/initialized", None, False),
                          ("tools/list", None, False)]
     tools = [(tool, faulted) for method, tool, faulted in named if method == "tools/call"]
     assert tools == [("issue_write", False), ("issue_read", False), ("search_issues", False), ("get_me", True),
-                     ("list_gists", False), ("issue_read", False)]
+                     ("list_gists", False), ("issue_read", False), ("issue_write", False)]
     rows = [row["tool"] for row in request_rows(live_stack.state, env) if row["host"] == "api.githubcopilot.com"]
     assert [tool for tool in rows if tool] == [tool for tool, _ in tools]  # the DSL's `requests` entity
 
