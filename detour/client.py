@@ -208,10 +208,12 @@ class Client:
                        stop=stop)
 
     def replay(self, env: str | None = None, records: str | os.PathLike | None = None,
-               template: str | None = None, stop: threading.Event | None = None) -> Replay:
+               template: str | None = None, stop: threading.Event | None = None,
+               clock: Instant | Clock | None = None, seed: str | None = None) -> Replay:
         """A run's recorded requests sent again into a fresh environment: `env`'s own records
         (and its template, clock and seed), or a file of them (`detour logs --json`) with a template.
-        `stop` (set): no more requests are sent."""
+        `clock` (a time, frozen there, or a Clock) and `seed` replace the original's (a file of
+        records has none). `stop` (set): no more requests are sent."""
         original = self.environments.get(env) if env else None
         if records is not None:
             found = read_records(Path(records))
@@ -221,7 +223,9 @@ class Client:
             raise DetourError("replay needs an environment or a file of records")
         if not (template or original):
             raise DetourError("replay of a file of records needs --template")
-        return replay(self.state, self.stack, found, template or original.template, original, stop=stop)
+        frozen = clock if isinstance(clock, Clock) or clock is None else Clock().set(clock)
+        return replay(self.state, self.stack, found, template or original.template, original, stop=stop,
+                      clock=frozen, seed=seed)
 
     def check(self, env: str, assertions: str | os.PathLike | dict | list,
               test: str | None = None) -> list[AssertionResult]:

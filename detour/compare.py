@@ -84,6 +84,13 @@ def is_time(key: str, value: object) -> bool:
     return value is not None and (key in TIMES or (isinstance(value, str) and bool(ISO_TIME.match(value))))
 
 
+def timeless(value: object) -> object:
+    """A JSON value with every reading of the clock in it blanked, at any depth (an answer's body)."""
+    if isinstance(value, dict):
+        return {k: "<time>" if is_time(k, v) else timeless(v) for k, v in value.items()}
+    return [timeless(v) for v in value] if isinstance(value, list) else value
+
+
 def untimed(row: Row) -> Row:
     if "after" in row:
         return {**row, "before": untimed(row["before"]), "after": untimed(row["after"])}

@@ -17,7 +17,7 @@ import json
 import threading
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from certs.authority import CertificateAuthority
 from detour_core.audit import AuditRecord
@@ -25,13 +25,16 @@ from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
 from detour_core.redaction import REDACTED
 from detour_core.paths import StatePaths
+from detour.compare import timeless
 from detour.stack import StackInfo
+from mock_services.clock import Clock
 from mock_services.store import EnvironmentInfo, EnvironmentStore
 
 SENT_AS_IS = ("routed", "allowed")
 HOP_HEADERS = frozenset({"host", "content-length", "connection", "proxy-authorization", "transfer-encoding",
                          "accept-encoding"})
 PLACEHOLDER_TOKEN = "detour-replay"
+ONLY_TIMES = "only the times in the answer differ"
 
 
 class Mismatch(BaseModel):
@@ -40,6 +43,7 @@ class Mismatch(BaseModel):
     original: int | None
     replayed: int | None
     reason: str
+    cause: str = Field("", description="The likely cause, for its user to act on.")
 
 
 class Replay(BaseModel):
@@ -99,19 +103,34 @@ def _same_answer(record: AuditRecord, answer) -> str | None:
     if recorded is None or record.response.truncated:
         return None  # nothing recorded to compare beyond the status
     try:
-        same = json.loads(recorded) == answer.json()
+        then, now = json.loads(recorded), answer.json()
     except ValueError:
-        same = recorded == answer.text
-    return None if same else "the answer's body differs"
+        return None if recorded == answer.text else "the answer's body differs"
+    if then == now:
+        return None
+    return ONLY_TIMES if timeless(then) == timeless(now) else "the answer's body differs"
+
+
+def likely_cause(reason: str, earlier: Mismatch | None, env: EnvironmentInfo, given_seed: bool) -> str:
+    """Why a replayed answer most likely differs: an earlier divergence, the clock, or the seed."""
+    if earlier is not None:
+        return f"likely request {earlier.n} ({earlier.request}), answered differently before it"
+    if reason == ONLY_TIMES or env.clock.mode != "frozen":
+        return ("likely the clock: the environment's clock " + ("moves" if env.clock.mode != "frozen" else
+                "reads another time") + "; replay with --clock set to the original run's time")
+    return ("likely the ids: they are drawn from the environment's seed; replay with --seed set to the original's"
+            if not given_seed else "likely the state it started from: another template, or one since changed")
 
 
 def replay(state: StatePaths, stack: StackInfo, records: list[AuditRecord], template: str,
-           original: EnvironmentInfo | None = None, stop: threading.Event | None = None) -> Replay:
-    """Into a fresh environment of `template` (and of `original`'s clock and seed, where given).
-    `stop` (set): no more requests are sent; those sent so far are compared."""
+           original: EnvironmentInfo | None = None, stop: threading.Event | None = None,
+           clock: Clock | None = None, seed: str | None = None) -> Replay:
+    """Into a fresh environment of `template`, of `clock` and `seed` (else `original`'s, where
+    given). `stop` (set): no more requests are sent; those sent so far are compared."""
     import httpx  # here: the stack's images install detour without its client-side libraries
     store = EnvironmentStore(state)
-    env = store.create(template, clock=original.clock if original else None, seed=original.seed if original else None)
+    seed = seed or (original.seed if original else None)
+    env = store.create(template, clock=clock or (original.clock if original else None), seed=seed)
     token = next(iter(store.credentials(env.env_id).variables.values()), PLACEHOLDER_TOKEN)
     proxy = stack.access(env.env_id, secret_for(state, env.env_id)).url()
     wanted = [r for r in records if r.decision in SENT_AS_IS and r.method not in ("-", "CONNECT", "TCP")]
@@ -126,7 +145,8 @@ def replay(state: StatePaths, stack: StackInfo, records: list[AuditRecord], temp
             reason = _same_answer(record, answer)
             if reason:
                 mismatches.append(Mismatch(n=n, request=f"{record.method} {record.host}{record.path}",
-                                           original=record.status, replayed=answer.status_code, reason=reason))
+                                           original=record.status, replayed=answer.status_code, reason=reason,
+                                           cause=likely_cause(reason, next(iter(mismatches), None), env, bool(seed))))
             else:
                 matched += 1
     states = None

@@ -35,3 +35,17 @@ def test_a_replay_that_diverges_says_where_and_exits_1(live_stack, api_client, t
     assert done.diverged and done.states_match is None
     assert json.loads(done.model_dump_json())["mismatches"], done
 
+
+
+def test_a_replay_from_a_file_repeats_given_the_clock_and_seed_and_names_the_clock_when_not(
+        live_stack, api_client, tmp_path):
+    env = recorded_run(live_stack, api_client, "slack_default")
+    records = tmp_path / "records.jsonl"
+    records.write_text(subprocess.run([DETOUR, "logs", "--env", env, "--json"], check=True, capture_output=True,
+                                      text=True, env=os.environ | {"DETOUR_HOME": str(live_stack.state.home)}).stdout)
+    same = api_client.replay(records=records, template="slack_default", clock="2026-03-02T09:30:00Z", seed="replay")
+    assert (same.mismatches, same.sent) == ([], same.answers_matched), same
+    moved = api_client.replay(records=records, template="slack_default")  # the wall clock, another seed
+    first = moved.mismatches[0]
+    assert first.cause.startswith("likely the clock") and "--clock" in first.cause, moved
+    assert all(m.cause.startswith(f"likely request {first.n} ") for m in moved.mismatches[1:]), moved
