@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from detour_core.hosts import host_matches, normal_pattern
 from detour_core.strict import Strict
 
 Protocol = Literal["openai", "azure", "anthropic", "gemini"]
@@ -42,10 +43,7 @@ TOKENS = {"input_tokens": ("prompt_tokens", "input_tokens", "promptTokenCount"),
 
 def vendor_protocol(host: str) -> Protocol | None:
     """The protocol a vendor's host speaks, None for a host that is no known vendor's."""
-    for pattern, protocol in VENDOR_HOSTS.items():
-        if host == pattern or (pattern.startswith("*.") and host.endswith(pattern[1:])):
-            return protocol
-    return None
+    return next((protocol for pattern, protocol in VENDOR_HOSTS.items() if host_matches(host, pattern)), None)
 
 
 class ModelRoute(Strict):
@@ -88,7 +86,7 @@ class ModelRoute(Strict):
         return self
 
     def host_protocol(self) -> Protocol:
-        host = self.host.lower().rstrip(".")
+        host = normal_pattern(self.host)
         return vendor_protocol(host.removeprefix("*.")) or VENDOR_HOSTS.get(host) or "openai"
 
     def target(self) -> str:

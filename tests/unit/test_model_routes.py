@@ -103,3 +103,10 @@ def test_a_budget_is_spent_by_calls_or_by_tokens_whichever_comes_first():
     assert spent.over(ModelBudget(calls=3, tokens=1000)) is None
     assert spent.over(ModelBudget(calls=2)) == "2 of 2 model calls"
     assert spent.over(ModelBudget(tokens=900)) == "900 of 900 tokens"
+
+
+@pytest.mark.parametrize("host, protocol", [("api.openai.com", "openai"), ("*.openai.azure.com", "azure"),
+                                            ("Acme-East.OpenAI.Azure.com", "azure"), ("api.anthropic.com.", "anthropic"),
+                                            ("generativelanguage.googleapis.com", "gemini"), ("llm.corp.test", "openai")])
+def test_what_a_routed_host_speaks(host, protocol):
+    assert ModelRoute(host=host, vendor=True).protocol == protocol
