@@ -4,7 +4,9 @@ leaves the write done; a dropped request leaves nothing; latency, hangs, body an
 operation matches; every injected fault is named in its record."""
 
 import json
+import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -131,3 +133,25 @@ def test_a_request_in_absolute_form_inside_the_tunnel_reaches_the_replica(live_s
     env = live_stack.env()
     result = live_stack.run(env, ABSOLUTE_FORM, ".sh")
     assert json.loads(result.stdout)["ok"] is True and posted(api_client, env) == ["absolute"], result.stdout
+
+
+def test_a_templates_seeded_faults_give_the_same_diff_byte_for_byte(live_stack, api_client):
+    """Two environments of a template that carries its time, seed and a 50% fault: the same agent
+    makes the same rows in both, ids and times included (the evaluation guide's promise)."""
+    from mock_services.templates import save_template
+
+    seed = json.loads((Path(__file__).parents[2] / "mock_services/slack/templates/slack_default.json").read_text())
+    name = f"lesson_{os.urandom(3).hex()}"
+    save_template(live_stack.state, name, {**seed, "_detour": {
+        "now": "2026-03-02T09:30:00Z", "seed": "lesson", "faults": [
+            {"kind": "error", "match": "POST slack.com/api/chat.postMessage", "probability": 0.5, "seed": 3}]}})
+    agent = POSTS.replace('"RETRY"', '"no"').replace("client.chat_postMessage(", "try_post(") \
+        .replace("for n in range", "def try_post(**kw):\n    try:\n        client.chat_postMessage(**kw)\n"
+                                   "    except Exception:\n        pass\nfor n in range")
+    diffs = []
+    for _ in range(2):
+        env = api_client.environments.create(name).env_id
+        result = live_stack.run(env, agent, ".py")
+        assert result.exit_code == 0 and any(r.fault for r in result.requests), result.stderr
+        diffs.append(api_client.environments.diff(env).model_dump_json())
+    assert diffs[0] == diffs[1] and 0 < len(json.loads(diffs[0])["inserts"]) < 10
