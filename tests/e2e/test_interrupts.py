@@ -126,3 +126,19 @@ def test_the_suite_table_says_why_each_test_failed(home):
     assert done.returncode == 1, done.stderr
     row = next(line for line in done.stdout.splitlines() if " t1 " in line)
     assert "#0 added messages: " in row and "expected 1" in row, done.stdout
+
+
+def test_a_stopped_compare_stops_both_runs_and_keeps_their_environments(home):
+    proc = start(home, "compare", "forever_agent.py", "--backend", "process", "--json")
+    until(agents_left, proc, "the agent never started")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    result = json.loads(out)
+    assert (result["proxy"]["killed_reason"], result["rewrite"]["killed_reason"]) == ("interrupted", "interrupted")
+    assert err.strip().splitlines()[-1] == (
+        f"detour: interrupted: stopped both runs; environments {result['proxy']['env_id']} (proxy) and "
+        f"{result['rewrite']['env_id']} (rewrite) keep what they did")
+    assert agents_left() == []
+    store = EnvironmentStore(StatePaths(home))
+    assert store.get(result["proxy"]["env_id"]) and store.get(result["rewrite"]["env_id"])
