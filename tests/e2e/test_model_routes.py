@@ -103,13 +103,13 @@ def models(tmp_path_factory):
         yield LiveStack(state, info, EnvironmentStore(state), root / "scripts"), f"http://127.0.0.1:{port}/v1", own, vendor
 
 
-def routed_env(stack: LiveStack, base_url: str, **policy) -> tuple[str, str, str]:
-    """An environment whose OpenAI calls go to `base_url` and Anthropic's to the vendor, with
-    detour holding both keys; the Anthropic key's value and placeholder."""
+def routed_env(stack: LiveStack, base_url: str, anthropic: dict | None = None, **policy) -> tuple[str, str, str]:
+    """An environment whose OpenAI calls go to `base_url` and Anthropic's to the vendor (or the
+    `anthropic` target), with detour holding both keys; the Anthropic key's value and placeholder."""
     env = stack.env()
     save_policy(policy_file(stack.state, env), Policy.model_validate(
-        {"models": [{"host": "api.openai.com", "base_url": base_url}, {"host": "api.anthropic.com", "vendor": True}],
-         **policy}))
+        {"models": [{"host": "api.openai.com", "base_url": base_url},
+                    {"host": "api.anthropic.com", **(anthropic or {"vendor": True})}], **policy}))
     store = SecretStore(stack.state.secrets_dir)
     store.set(env, "OPENAI_API_KEY", "sk-proj-" + secrets.token_urlsafe(30), ["api.openai.com"])
     value = "sk-ant-" + secrets.token_urlsafe(30)
@@ -341,10 +341,12 @@ console.log(JSON.stringify(out));
 
 
 def test_the_node_sdks_reach_the_same_routes(models):
-    """OpenAI's and Anthropic's official Node SDKs (detour's runtime has them), the same calls."""
-    stack, base_url, _, vendor = models
-    env, value, placeholder = routed_env(stack, base_url)
-    before = len(vendor.calls)
+    """OpenAI's and Anthropic's official Node SDKs (detour's runtime has them), the same calls;
+    Anthropic's go to an Anthropic-shaped server of the user's, which gets the placeholder: the
+    key detour holds for api.anthropic.com goes nowhere else."""
+    stack, base_url, own, vendor = models
+    env, value, placeholder = routed_env(stack, base_url, {"base_url": base_url.removesuffix("/v1")})
+    before, own_before = len(vendor.calls), len(own.calls)
     result = stack.run(env, NODE_AGENT, ".mjs", backend="namespace")
     assert result.exit_code == 0, result.stderr[-3000:]
     said, out = "".join(WORDS) + " acked", json.loads(result.stdout)
@@ -355,4 +357,5 @@ def test_the_node_sdks_reach_the_same_routes(models):
                    "anthropic_stream": [said, len(WORDS) + 1]}
     assert [(c.model, c.stream, c.output_tokens) for c in asked] == [
         ("policy-7b", False, 7), ("policy-7b", True, None), ("claude-test", False, 9), ("claude-test", True, 6)]
-    assert {c["credential"] for c in vendor.calls[before:]} == {value}
+    assert len(vendor.calls) == before and {c["credential"] for c in own.calls[own_before:]
+                                            if c["path"] == "/v1/messages"} == {placeholder}
