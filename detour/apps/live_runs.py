@@ -14,7 +14,10 @@ import contextlib
 import json
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TypeVar
 
+import anyio.to_thread
+from anyio import CapacityLimiter
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
@@ -24,6 +27,7 @@ from sandbox.base import RunControl
 
 router = APIRouter(tags=["run"])  # within the run API's router, under its prefix
 RUN_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+T = TypeVar("T")
 
 
 class Stopped(BaseModel):
@@ -62,12 +66,22 @@ def stop(run_id: str, request: Request) -> Stopped:
     return Stopped(run_id=run_id, stopped=True)
 
 
-def answer(app: FastAPI, run_id: str | None, stream: bool, go: Callable[[RunControl], BaseModel]):
+async def in_thread(work: Callable[[], T]) -> T:
+    """`work()` in a worker thread, awaited, with no cap on how many run at once: a sync endpoint
+    takes FastAPI's pool of 40 threads, which capped the sandboxes live at once at 40 (128 posted
+    together ran in waves). Each run's limiter is its own, so none waits on another's; anyio
+    keeps idle workers for the next runs."""
+    return await anyio.to_thread.run_sync(work, limiter=CapacityLimiter(1))
+
+
+async def answer(app: FastAPI, run_id: str | None, stream: bool, go: Callable[[RunControl], BaseModel]):
     """`go(control)`'s result; with `stream`, NDJSON: {"stdout"|"stderr": text} as the program
     writes it, then {"result": ...} (or {"error": ...})."""
     if not stream:
-        with registered(app, run_id) as control:
-            return go(control)
+        def whole() -> BaseModel:
+            with registered(app, run_id) as control:
+                return go(control)
+        return await in_thread(whole)
     return StreamingResponse(_lines(app, run_id, go), media_type="application/x-ndjson")
 
 

@@ -47,11 +47,17 @@ def get_client(request: Request) -> Client:
 
 
 @router.post("/run", response_model=RunResult)
-def run(body: RunRequest, client: Annotated[Client, Depends(get_client)], request: Request):
-    """Blocking on purpose: FastAPI runs it in its thread pool, one sandbox per request."""
-    background.touch(client.state)  # a use: a background stack's idle time starts again
-    if body.env is not None:
-        client.environments.get(body.env)  # a 404 before any stream starts
-    return live_runs.answer(request.app, body.run_id, body.stream, lambda control: client.run(
+async def run(body: RunRequest, client: Annotated[Client, Depends(get_client)], request: Request):
+    """Async, the run in a worker thread of its own (live_runs.in_thread): as many sandboxes live
+    at once as are posted, none waiting for a place in a fixed pool."""
+    await live_runs.in_thread(lambda: _arrived(client, body.env))
+    return await live_runs.answer(request.app, body.run_id, body.stream, lambda control: client.run(
         body.code, language=body.language, env=body.env, template=body.template, backend=body.backend,
         mode=body.mode, limits=body.limits, filename=body.filename, control=control))
+
+
+def _arrived(client: Client, env: str | None) -> None:
+    """A use (a background stack's idle time starts again), and a 404 before any stream starts."""
+    background.touch(client.state)
+    if env is not None:
+        client.environments.get(env)

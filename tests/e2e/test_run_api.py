@@ -3,6 +3,7 @@ API key; a Node caller shows the point (callers that cannot import detour)."""
 
 import json
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
@@ -21,6 +22,23 @@ const result = await answer.json();
 console.log(JSON.stringify({status: answer.status, exit: result.exit_code, inserts: result.diff.inserts.length,
                             decisions: result.requests.map((r) => r.decision)}));
 """
+
+
+# Posts "live", then waits, idle but for a look every 2 s, until LIVE programs have posted: none
+# ends before the last has started, so all LIVE are live at once when it does. Under a cap
+# (FastAPI's pool held 40), the first ones wait for the rest until their time runs out.
+LIVE = 64
+BARRIER = """
+import json, time, urllib.request
+def call(method, **args):
+    request = urllib.request.Request("https://slack.com/api/" + method, data=json.dumps(args).encode(),
+        headers={"Authorization": "Bearer xoxb-1", "Content-Type": "application/json"})
+    return json.load(urllib.request.urlopen(request))
+call("chat.postMessage", channel="general", text="live")
+while (seen := sum(m["text"] == "live" for m in call("conversations.history", channel="general", limit=500)["messages"])) < %d:
+    time.sleep(2)
+print(seen)
+""" % LIVE
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +101,19 @@ def test_a_misspelled_limit_is_refused_not_ignored(served):
     [problem] = answer.json()["detail"]
     assert problem["loc"] == ["body", "limits"]
     assert problem["msg"].startswith("unknown key 'timeout' (did you mean 'timeout_s'?); known: cpu_s, disk_mb")
+
+
+def test_more_runs_live_at_once_than_a_thread_pool_holds(served):
+    """LIVE runs of one environment posted together are all live at once (FastAPI's pool of 40
+    ran 128 in waves of 40)."""
+    url, key = served
+    env = requests.post(f"{url}/api/platform/environments", headers={"X-API-Key": key},
+                        json={"template": "slack_default"}).json()["env_id"]
+
+    def post(_: int) -> dict:
+        return requests.post(f"{url}/api/platform/run", headers={"X-API-Key": key}, timeout=600,
+                             json={"code": BARRIER, "env": env, "limits": {"timeout_s": 300}}).json()
+
+    with ThreadPoolExecutor(LIVE) as callers:
+        results = list(callers.map(post, range(LIVE)))
+    assert [(r["exit_code"], r["killed_reason"], r["stdout"]) for r in results] == [(0, None, f"{LIVE}\n")] * LIVE
