@@ -4,6 +4,10 @@ still looks at it: detect-secrets' plugins (the vendors' token shapes: AWS, GitH
 Slack, Stripe, OpenAI, JWTs, private keys, ...) read each part as it is and as it decodes (URL
 escapes, base64, hex), and the environment's own secret values are looked for as they are.
 
+Besides credentials, a few kinds of sensitive data that no vendor issues are looked for by shape
+(payment card numbers that pass Luhn, IBANs that pass their check, Bitcoin addresses and keys),
+and any value under a credential's name (`token=`, `password:`; detour_core.redaction's names).
+
 A finding is a short name (`AWS Access Key`, `secret GITHUB_TOKEN`), never the value: it goes
 into the record, the 403 a `block` answers with, and the live view.
 """
@@ -15,9 +19,11 @@ import binascii
 import re
 from collections.abc import Iterable
 from functools import cache
-from urllib.parse import unquote_plus
+from urllib.parse import unquote_plus, urlsplit
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+from detour_core.redaction import secret_name
 
 # Plugins that flag ordinary traffic: any long random-looking string, any `password=` word,
 # any public address. The shapes of real credentials stay.
@@ -49,8 +55,8 @@ def _decodings(text: str) -> Iterable[str]:
 
 def _hex(run: str) -> str | None:
     try:
-        return bytes.fromhex(re.sub("[-: ]", "", run)).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
+        return bytes.fromhex(re.sub("[-: ]", "", run)).decode("latin-1")  # text amid binary bytes too
+    except ValueError:
         return None
 
 
@@ -63,6 +69,53 @@ def _base64(run: str) -> str | None:
         return None
 
 
+def _luhn(digits: str) -> bool:
+    total = sum(int(d) if n % 2 == 0 else sum(divmod(int(d) * 2, 10)) for n, d in enumerate(reversed(digits)))
+    return total % 10 == 0
+
+
+def _iban(text: str) -> bool:
+    moved = text[4:] + text[:4]
+    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
+# Shapes detect-secrets has not, each with its check: (kind, pattern, check of the match).
+DATA_SHAPES = (
+    ("Payment card number", re.compile(r"\b(?:\d[ -]?){13,19}\b"), lambda m: _luhn(re.sub(r"[ -]", "", m))),
+    ("IBAN", re.compile(r"\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b"), _iban),
+    ("Bitcoin address", re.compile(r"\b(?:bc1[02-9ac-hj-np-z]{25,59}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b"), bool),
+    # GitHub's prefixes with a body shorter than detect-secrets' 36 (a cut or made-up token still leaks one)
+    ("GitHub Token", re.compile(r"\bgh[pousr]_[A-Za-z0-9_]{30,}"), bool),
+    ("Bitcoin private key (WIF)", re.compile(r"\b[5KL][1-9A-HJ-NP-Za-km-z]{50,51}\b"), bool),
+)
+# A credential by its name (detour_core.redaction's names) as `name=value` or `name: value`, long
+# enough to be one; the Authorization and Cookie headers, where an API opened to the agent expects
+# its credential and session, are not findings by their own names (what they hold still is).
+CARRIER_HEADERS = ("authorization:", "proxy-authorization:", "cookie:")
+ENCODED_LABEL = re.compile(r"(?=.*\d)(?=.*[a-z])(?:[0-9a-f]{12,}|[a-z0-9_-]{16,})", re.I)
+RANDOM_SEGMENT = re.compile(r"(?=.*\d)(?=.*[a-z])(?=.*[A-Z])[A-Za-z0-9]{24,}")
+NAMED = re.compile(r"(?i)(?<![a-z0-9_-])([a-z][a-z0-9_-]{1,30})[\"']?\s*[:=]\s*[\"']?([^\s\"'&;,}]{8,})")
+
+
+def _by_name(line: str) -> list[tuple[str, str]]:
+    own_header = line.split(":", 1)[0].lower() if line.lower().startswith(CARRIER_HEADERS) else None
+    return [(f"credential named {name.lower()}", value) for name, value in NAMED.findall(line)
+            if secret_name(name) and name.lower() != own_header]
+
+
+def url_findings(url: str) -> list[tuple[str, str]]:
+    """Data carried in the shape of a URL rather than in its text: a host name below its domain
+    made of encoded labels (hex or base32/64 runs, or four or more 8-character chunks), and a
+    path segment of random-looking letters and digits."""
+    parts = urlsplit(url)
+    labels = (parts.hostname or "").split(".")[:-2]
+    found = [("data in a host name", label) for label in labels if ENCODED_LABEL.fullmatch(label)]
+    if len([label for label in labels if len(label) >= 8]) >= 4:
+        found.append(("data in a host name", ".".join(labels)))
+    found += [("random path segment", s) for s in parts.path.split("/") if RANDOM_SEGMENT.fullmatch(s)]
+    return found
+
+
 def findings(text: str, own: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """The credentials `text` carries, as (kind, value as found in some decoding), each once, in
     the order found; `own`: the environment's secrets, name -> value, found as they are."""
@@ -72,6 +125,8 @@ def findings(text: str, own: dict[str, str] | None = None) -> list[tuple[str, st
             for plugin in _plugins():
                 found += [(secret.type, secret.secret_value or "")
                           for secret in plugin.analyze_line(filename="request", line=line, line_number=1)]
+            found += [(kind, m) for kind, shape, check in DATA_SHAPES for m in shape.findall(line) if check(m)]
+            found += _by_name(line)
         found += [(f"secret {name}", value) for name, value in (own or {}).items() if value and value in plain]
     return list(dict.fromkeys(found))
 

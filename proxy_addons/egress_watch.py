@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from mitmproxy import ctx, http
 
-from detour_core.egress_watch import findings, kinds
+from detour_core.egress_watch import findings, kinds, url_findings
 from detour_core.policy import Policy
 from detour_core.redaction import REDACTED
 from proxy_addons.env_auth import ENV_KEY
@@ -41,7 +41,7 @@ class EgressWatch:
         request, own = flow.request, self.own_secrets(flow, verdict.host)
         parts = [request.url, *(f"{n}: {v}" for n, v in request.headers.items(multi=True)),
                  request.get_text(strict=False) or "" if not request.stream else ""]
-        found = [f for part in parts for f in findings(part, own)]
+        found = [f for part in parts for f in findings(part, own)] + url_findings(request.url)
         if not found:
             return
         verdict.findings = kinds(found)

@@ -19,6 +19,7 @@ import ssl
 import sys
 import threading
 import time
+from collections.abc import Callable
 from urllib.parse import parse_qs, quote, urlsplit
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -54,8 +55,8 @@ def _certificate(subject: str, names: tuple[str, ...], issuer_key, issuer: str, 
     return builder.sign(issuer_key, hashes.SHA256())
 
 
-def make_certificates(folder: Path) -> Path:
-    """ca.pem (the test's CA), a leaf for TRUSTED signed by it, and a self-signed one for UNTRUSTED."""
+def make_certificates(folder: Path, names: tuple[str, ...] = TRUSTED) -> Path:
+    """ca.pem (the test's CA), a leaf for `names` (TRUSTED) signed by it, and a self-signed one for UNTRUSTED."""
     def save(name: str, cert: x509.Certificate, key) -> None:
         (folder / f"{name}.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
         (folder / f"{name}.key").write_bytes(key.private_bytes(serialization.Encoding.PEM,
@@ -63,9 +64,38 @@ def make_certificates(folder: Path) -> Path:
                                                                 serialization.NoEncryption()))
     ca_key, leaf_key, other_key = (ec.generate_private_key(ec.SECP256R1()) for _ in range(3))
     save("ca", _certificate("detour test CA", (), ca_key, "detour test CA", ca_key, True), ca_key)
-    save("trusted", _certificate(TRUSTED[0], TRUSTED, ca_key, "detour test CA", leaf_key, False), leaf_key)
+    save("trusted", _certificate(TRUSTED[0], names, ca_key, "detour test CA", leaf_key, False), leaf_key)
     save("untrusted", _certificate(UNTRUSTED, (UNTRUSTED,), other_key, UNTRUSTED, other_key, False), other_key)
     return folder / "ca.pem"
+
+
+def serve_websocket(handler: BaseHTTPRequestHandler, answer: Callable[[str | bytes], str | bytes]) -> None:
+    """A WebSocket upgrade accepted on `handler`'s connection: each whole message (its fragments
+    joined) goes to `answer`, and what that returns is sent back, until the client closes."""
+    handler.send_response(101)
+    handler.send_header("Upgrade", "websocket")
+    handler.send_header("Connection", "Upgrade")
+    handler.send_header("Sec-WebSocket-Accept", generate_accept_token(handler.headers["Sec-WebSocket-Key"].encode()).decode())
+    handler.end_headers()
+    handler.wfile.flush()
+    handler.close_connection = True
+    frames = WebSocket(ConnectionType.SERVER)
+    parts: list = []
+    while data := handler.connection.recv(65536):
+        frames.receive_data(data)
+        for event in frames.events():
+            if isinstance(event, (TextMessage, BytesMessage)):
+                parts.append(event.data)
+                if not event.message_finished:
+                    continue
+                reply = answer(("" if isinstance(event, TextMessage) else b"").join(parts))
+                parts = []
+                handler.connection.sendall(frames.send(TextMessage(data=reply) if isinstance(reply, str)
+                                                       else BytesMessage(data=reply)))
+            elif isinstance(event, (CloseConnection, Ping)):
+                handler.connection.sendall(frames.send(event.response()))
+                if isinstance(event, CloseConnection):
+                    return
 
 
 def serve(folder: Path) -> None:
@@ -145,32 +175,12 @@ def serve(folder: Path) -> None:
             self.wfile.write(payload)
 
         def websocket(self) -> None:
-            self.send_response(101)
-            self.send_header("Upgrade", "websocket")
-            self.send_header("Connection", "Upgrade")
-            self.send_header("Sec-WebSocket-Accept", generate_accept_token(self.headers["Sec-WebSocket-Key"].encode()).decode())
-            self.end_headers()
-            self.wfile.flush()
-            self.close_connection = True
-            frames = WebSocket(ConnectionType.SERVER)
-            parts: list = []
-            while data := self.connection.recv(65536):
-                frames.receive_data(data)
-                for event in frames.events():
-                    if isinstance(event, (TextMessage, BytesMessage)):
-                        parts.append(event.data)
-                        if not event.message_finished:
-                            continue
-                        whole, parts = ("" if isinstance(event, TextMessage) else b"").join(parts), []
-                        with (folder / "websocket").open("a") as log:
-                            log.write(json.dumps([self.headers.get("Host"), self.path, repr(whole)]) + "\n")
-                        reply = TextMessage(data="echo: " + whole) if isinstance(event, TextMessage) \
-                            else BytesMessage(data=b"echo: " + whole)
-                        self.connection.sendall(frames.send(reply))
-                    elif isinstance(event, (CloseConnection, Ping)):
-                        self.connection.sendall(frames.send(event.response()))
-                        if isinstance(event, CloseConnection):
-                            return
+            def echo(whole: str | bytes) -> str | bytes:
+                with (folder / "websocket").open("a") as log:
+                    log.write(json.dumps([self.headers.get("Host"), self.path, repr(whole)]) + "\n")
+                return ("echo: " if isinstance(whole, str) else b"echo: ") + whole
+
+            serve_websocket(self, echo)
 
         def log_message(self, *args) -> None:
             pass

@@ -8,7 +8,7 @@ import pytest
 from mitmproxy import websocket
 from mitmproxy.test import tflow
 
-from detour_core.egress_watch import findings, kinds
+from detour_core.egress_watch import findings, kinds, url_findings
 from detour_core.policy import InvalidPolicy, build_policy, policy_file, save_policy
 from proxy_addons.egress_watch import EgressWatch, MESSAGE_FINDINGS_KEY
 from proxy_addons.verdict import METADATA_KEY
@@ -25,15 +25,33 @@ GITHUB = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"
     (base64.b64encode(f"token={GITHUB}".encode()).decode(), "GitHub Token"),
     ("-".join(f"{b:02x}" for b in AWS.encode()), "AWS Access Key"),                 # hex with delimiters
     ("Authorization: Bearer xoxb-1234-5678-abcdefghijkl", "Slack Token"),
+    ('{"card": "4111 1111 1111 1111"}', "Payment card number"),
+    ("iban=GB82WEST12345698765432", "IBAN"),
+    ("X-Api-Key: SG.not-a-vendor-shape-but-named", "credential named x-api-key"),
+    ("Cookie: session=abc123; token=abcdefgh12345678", "credential named token"),
+    ("database:\n  password: SuperSecret123", "credential named password"),
 ])
 def test_credentials_are_found_as_they_are_and_as_they_decode(text, kind):
     assert kind in kinds(findings(text))
 
 
 @pytest.mark.parametrize("text", ["https://api.github.com/repos/golang/go/issues?state=open&page=2",
-                                  "Authorization: Bearer mF_9.B5f-4.1JqM", '{"text": "hello", "n": 12}'])
+                                  "Authorization: Bearer mF_9.B5f-4.1JqM", '{"text": "hello", "n": 12}',
+                                  "Cookie: session_id=abcdef123456789", '{"card": "4111 1111 1111 1112"}'])
 def test_ordinary_traffic_has_no_finding(text):
     assert findings(text) == []
+
+
+@pytest.mark.parametrize("url, found", [
+    ("https://7365637265745f6170695f6b6579.exfil.evil.test/ping", True),
+    ("https://JBSWY3DPEHPK3PXP.exfil.evil.test/", True),
+    ("https://a1b2c3d4.e5f6a7b8.c9d0e1f2.a3b4c5d6.exfil.evil.test/", True),
+    ("https://evil.test/api/x7Kp2mQ9vR4sL8nW1bY6cT3fA0jH5dE/status", True),
+    ("https://cdnjs.cloudflare.com/ajax/libs/lodash.js/4.17.21/lodash.min.js", False),
+    ("https://api.github.com/resources/550e8400-e29b-41d4-a716-446655440000/details", False),
+])
+def test_data_in_the_shape_of_a_url(url, found):
+    assert bool(url_findings(url)) is found
 
 
 def test_the_environments_own_secret_is_found_by_name():
