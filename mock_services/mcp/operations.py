@@ -66,8 +66,15 @@ class Rest:
     rename: Mapping[str, str] = field(default_factory=dict)  # tool argument -> API parameter
     omit: tuple[str, ...] = ()                               # the tool's own arguments (a mode, a field list)
     prepare: Callable[[Arguments], Arguments] | None = None  # where a value is spelled otherwise
+    succeeded: Callable[[Any], bool] | None = None  # where a 200 may be a failure (Slack's `"ok": false`)
 
     async def run(self, caller: Caller, arguments: Arguments) -> Answer:
+        answer = await self.send(caller, arguments)
+        if answer.ok and self.succeeded and not self.succeeded(answer.body):
+            return Answer(400, answer.body)
+        return answer
+
+    async def send(self, caller: Caller, arguments: Arguments) -> Answer:
         given = {k: _as_int(v) for k, v in arguments.items() if v is not None and k not in self.omit}
         given = self.prepare(given) if self.prepare else given
         named = {name for _, name, _, _ in Formatter().parse(self.path) if name}

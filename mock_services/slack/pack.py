@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from detour_core.pack import ServicePack
+from detour_core.pack import McpSurface, ServicePack
 
 PACK = ServicePack(
     name="slack",
@@ -16,6 +16,9 @@ PACK = ServicePack(
     coverage="mock_services.slack.catalogue:coverage",
     events="mock_services.slack.events:EVENTS",
     act="mock_services.slack.router:act",
+    mcp=McpSurface(hosts=("mcp.slack.com/mcp",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
+                   operations="mock_services.slack.mcp_tools:OPERATIONS",
+                   source="Slack's hosted MCP server's tool names (docs.slack.dev/ai/slack-mcp-server)"),
     signature_tables=("messages", "channels"),
     primary_keys={
         "teams": ("team_id",),

@@ -88,6 +88,14 @@ def own_venv(live_stack):
     return NamespaceSandbox(live_stack.state, runtime=host_runtime(python=Path(sys.executable)))
 
 
+def run_agent(live_stack, template: str, agent: str, sandbox=None):
+    """`agent` in a namespace sandbox, in a new environment of `template`: what it printed (JSON),
+    and the run."""
+    result = live_stack.run(live_stack.env(template), agent, ".py", backend="namespace", sandbox=sandbox)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout), result
+
+
 @needs_namespaces
 @pytest.mark.parametrize("sdk", ["1", "2"])
 def test_githubs_hosted_mcp_server_over_the_replicas_state(live_stack, api_client, sdk, request):
@@ -195,10 +203,7 @@ asyncio.run(main())
 def test_langchains_remote_mcp_client_reaches_linears_server(live_stack, own_venv):
     """LangChain's MCP adapters (langchain-mcp-adapters) as an agent framework loads a hosted
     server's tools: detour's venv has it, so the sandbox runs that Python."""
-    env = live_stack.env("linear_default")
-    result = live_stack.run(env, LANGCHAIN_AGENT, ".py", backend="namespace", sandbox=own_venv)
-    assert result.exit_code == 0, result.stderr
-    out = json.loads(result.stdout)
+    out, result = run_agent(live_stack, "linear_default", LANGCHAIN_AGENT, own_venv)
     assert out["tools"] == 18
     assert "ENG-" in out["made"] and "Made by a LangChain agent" in out["found"]
     assert [r["title"] for r in result.diff.inserts if r["__table__"] == "issues"] == ["Made by a LangChain agent"]
@@ -253,32 +258,38 @@ def test_an_mcp_clients_own_oauth_flow_gets_the_acting_persons_token(live_stack,
     """The SDK's OAuthClientProvider: a 401 names the metadata, the client registers itself,
     `/authorize` redirects at once with a code (no browser), `/token` gives the acting person's
     token, and the issue it makes is theirs."""
-    env = live_stack.env("linear_default")
-    result = live_stack.run(env, OAUTH_AGENT, ".py", backend="namespace", sandbox=own_venv)
-    assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout) == {"registered": True, "token_is_the_persons": True, "made": "Made after OAuth"}
+    out, result = run_agent(live_stack, "linear_default", OAUTH_AGENT, own_venv)
+    assert out == {"registered": True, "token_is_the_persons": True, "made": "Made after OAuth"}
     made = next(r for r in result.diff.inserts if r["__table__"] == "issues")
-    assert made["creatorId"] == live_stack.store.get(env).acting_user
+    assert made["creatorId"] == live_stack.store.get(result.env_id).acting_user
     paths = [r.path.split("?")[0] for r in result.requests]
     assert {"/.well-known/oauth-authorization-server", "/register", "/authorize", "/token"} <= set(paths)
 
 
-JIRA_AGENT = r'''
+CONNECT = r'''
 import asyncio, json, os
+from contextlib import asynccontextmanager
 import httpx
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+
+@asynccontextmanager
+async def connected(url, token):
+    """An initialized session with a hosted MCP server, the token as a bearer token."""
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http, \
+            streamable_http_client(url, http_client=http) as streams, ClientSession(*streams[:2]) as session:
+        await session.initialize()
+        yield session
+'''
+
+JIRA_AGENT = CONNECT + r'''
 SITE = os.environ["JIRA_URL"]
 rest = httpx.Client(base_url=SITE + "/rest/api/3", auth=(os.environ["JIRA_EMAIL"], os.environ["JIRA_API_TOKEN"]))
 
 
 async def main():
-    headers = {"Authorization": f"Bearer {os.environ['JIRA_API_TOKEN']}"}
-    async with httpx.AsyncClient(headers=headers) as http, \
-            streamable_http_client("https://mcp.atlassian.com/v1/mcp", http_client=http) as streams, \
-            ClientSession(*streams[:2]) as mcp:
-        await mcp.initialize()
+    async with connected("https://mcp.atlassian.com/v1/mcp", os.environ["JIRA_API_TOKEN"]) as mcp:
         call = lambda name, **args: mcp.call_tool(name, {"cloudId": SITE, **args})
         made = json.loads((await call("createJiraIssue", projectKey="ACME", issueTypeName="Bug",
                                       summary="Made over MCP")).content[0].text)
@@ -297,12 +308,39 @@ asyncio.run(main())
 
 @needs_namespaces
 def test_atlassians_hosted_mcp_server_over_the_jira_replica(live_stack):
-    env = live_stack.env("jira_default")
-    result = live_stack.run(env, JIRA_AGENT, ".py", backend="namespace")
-    assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout) == {
+    out, result = run_agent(live_stack, "jira_default", JIRA_AGENT)
+    assert out == {
         "rest_sees": "Made over MCP", "mcp_sees": "Made over REST", "self": True,
         "lacking": "tool getConfluenceSpaces is not available: detour's jira replica does not back it"}
     assert sorted(r["fields"]["summary"] for r in result.diff.inserts if r["__table__"] == "jira_issue") == [
         "Made over MCP", "Made over REST"]
     assert [r["body"] for r in result.diff.inserts if r["__table__"] == "jira_issue_comment"] == ["Seen over MCP"]
+
+
+SLACK_AGENT = CONNECT + r'''
+from slack_sdk import WebClient
+
+slack = WebClient(token=os.environ["SLACK_TOKEN"])
+
+
+async def main():
+    async with connected("https://mcp.slack.com/mcp", os.environ["SLACK_TOKEN"]) as mcp:
+        call = lambda name, **args: mcp.call_tool(name, args)
+        sent = json.loads((await call("slack_send_message", channel_id="C01ABCD1234", message="Sent over MCP")).content[0].text)
+        slack.chat_postMessage(channel="C01ABCD1234", text="Posted with slack_sdk", thread_ts=sent["ts"])
+        thread = json.loads((await call("slack_read_thread", channel_id="C01ABCD1234", message_ts=sent["ts"])).content[0].text)
+        failed = await call("slack_read_channel", channel_id="C0NOSUCHONE")
+        print(json.dumps({"rest_sees": slack.conversations_history(channel="C01ABCD1234", limit=1)["messages"][0]["text"],
+                          "mcp_sees": [m["text"] for m in thread["messages"]], "failed": failed.content[0].text}))
+
+asyncio.run(main())
+'''
+
+
+@needs_namespaces
+def test_slacks_hosted_mcp_server_over_the_slack_replica(live_stack):
+    out, result = run_agent(live_stack, "slack_default", SLACK_AGENT)
+    assert out == {"rest_sees": "Sent over MCP", "mcp_sees": ["Sent over MCP", "Posted with slack_sdk"],
+                                         "failed": '{"ok": false, "error": "channel_not_found"}'}
+    assert sorted(r["message_text"] for r in result.diff.inserts if r["__table__"] == "messages") == [
+        "Posted with slack_sdk", "Sent over MCP"]
