@@ -13,6 +13,7 @@ its answer the method's response schema (204 where it has none); the schemas are
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,11 +56,15 @@ def methods(resource: dict) -> Iterator[dict]:
 
 
 def _operation(method: dict) -> dict:
+    """The method at its flat path, whose placeholders name its path parameters (People's
+    `v1/{+resourceName}` is `v1/people/{peopleId}`)."""
+    placeholders = re.findall(r"\{([^}]+)\}", method.get("flatPath", method["path"]))
     answer = ({"200": {"description": "ok", "content": {"application/json": {"schema": schema(method["response"])}}}}
               if "response" in method else {"204": {"description": "done"}})
     operation: dict[str, Any] = {
         "operationId": method["id"],
-        "parameters": [_parameter(n, p) for n, p in method.get("parameters", {}).items()],
+        "parameters": [*({"name": n, "in": "path", "required": True, "schema": {"type": "string"}} for n in placeholders),
+                       *(_parameter(n, p) for n, p in method.get("parameters", {}).items() if p["location"] != "path")],
         "responses": {**answer, "default": {"description": "an error", "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/GoogleError"}}}}}}
     if "request" in method:

@@ -56,7 +56,7 @@ def _list_field(document: dict, node: dict, named: str = "") -> tuple[str | None
     if resolved.get("type") == "array":
         return "", resolved.get("items")
     arrays = [(n, p) for n, p in resolved.get("properties", {}).items() if _schema(document, p).get("type") == "array"]
-    found = [a for a in arrays if a[0] in LIST_FIELDS or a[0] == named][:1]
+    found = [a for a in arrays if a[0] in LIST_FIELDS or a[0] == named or snake(a[0]) == named][:1]  # People's contactGroups
     return (found[0][0], _schema(document, found[0][1]).get("items")) if found else (None, None)
 
 
