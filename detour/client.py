@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from mock_services.assertions import AssertionResult, evaluate_environment, load_spec, parse_spec
 from detour.compare import Comparison, compare
 from detour.replay import Replay, read_records, replay
+from detour_client.rollouts import agent_argv
 from detour_core.audit import AuditLog
 from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
@@ -239,7 +240,7 @@ class Client:
                   stop: threading.Event | None = None) -> SuiteReport:
         """Every test once, `workers` at once, reported in the suite's order; the tests' environments
         are deleted once scored, unless `keep`. `stop` (set): no more tests start, running agents stop."""
-        argv = _agent_argv(agent)
+        argv = agent_argv(agent)
         return run_suite(self.state, self.stack, self.sandbox(backend, tuple(argv)), Path(suite), argv,
                          mode=mode, only=test, limits=limits, progress=progress or (lambda _: None), workers=workers,
                          keep=keep, stop=stop)
@@ -250,7 +251,7 @@ class Client:
         """Each test of the suite `n` times, `workers` at once, each outcome yielded as it
         finishes (its `score` is the reward). Each rollout gets its own environment, sandbox and
         credentials; its environment is deleted once scored, unless `keep`."""
-        argv = _agent_argv(agent)
+        argv = agent_argv(agent)
         return stream_suite(self.state, self.stack, self.sandbox(backend, tuple(argv)), Path(suite), argv, n=n,
                             workers=workers, mode=mode, only=test, limits=limits, keep=keep)
 
@@ -269,11 +270,6 @@ class Client:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _agent_argv(agent: list[str]) -> list[str]:
-    """Words naming files made absolute: runs start in a fresh folder."""
-    return [os.path.abspath(word) if os.path.isfile(word) else word for word in agent]
 
 
 @contextlib.contextmanager

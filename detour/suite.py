@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from itertools import takewhile
 from pathlib import Path
 
 from pydantic import BaseModel, Field, computed_field
@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field, computed_field
 from mock_services.assertions import (AssertionResult, InvalidAssertions, Suite, SuiteTest, check_entities,
                                       evaluate_environment, load_suite)
 from detour_core.audit import AuditRecord
+from detour_client.rollouts import stream
 from detour_core.paths import StatePaths
 from detour.runner import run_in_environment
 from detour.stack import StackInfo
@@ -122,24 +123,9 @@ def stream_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Pa
     if n < 1 or workers < 1:
         raise InvalidAssertions(f"rollouts need n >= 1 and workers >= 1, not n={n}, workers={workers}")
     suite, tests = prepare_suite(state, path, only)
-    jobs = iter([(test, rollout) for rollout in range(n) for test in tests])
-    with ThreadPoolExecutor(workers, thread_name_prefix="detour-rollout") as pool:
-        running: set[Future[TestOutcome]] = set()
-        try:
-            while True:
-                for test, rollout in ([] if stop and stop.is_set() else jobs):
-                    running.add(pool.submit(run_test, state, stack, sandbox, path, suite, test, agent, mode, limits,
-                                            rollout, keep, stop))
-                    if len(running) >= workers:
-                        break
-                if not running:
-                    return
-                done, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield future.result()
-        finally:
-            for future in running:
-                future.cancel()
+    jobs = takewhile(lambda _: not (stop and stop.is_set()), [(test, r) for r in range(n) for test in tests])
+    return stream(jobs, lambda job: run_test(state, stack, sandbox, path, suite, job[0], agent, mode, limits, job[1],
+                                             keep, stop), workers)
 
 
 def run_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path, agent: list[str],

@@ -6,6 +6,9 @@ may point down or sideways, never up; and no set of files, or of packages, may i
 other in a circle. Every import counts, wherever it stands in a file (a lazy import inside a
 function is still a dependency). The registry's `PACK_MODULES` names descriptors by string;
 those count as imports too, so the registry cannot hide an upward edge.
+
+Beside the floors stands the client (detour_client): it talks to stacks over HTTP and imports
+nothing of theirs, so that it installs where the stack cannot; the faces may use it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("parts", ("certs", "sandbox", "mock_services", "proxy_addons")),
     ("faces", ("detour",)),
 ]
+STANDALONE = ("detour_client",)  # imports none of the project's other packages
 SKIPPED_DIRS = {"node_modules", "venv", ".venv", "__pycache__", "preludes"}
 REGISTRY_CONSTANT = "PACK_MODULES"
 
@@ -174,9 +178,15 @@ def circles(found: list[Edge], unit=lambda m: m) -> list[str]:
     return problems
 
 
+def reaches_out(found: list[Edge]) -> list[str]:
+    """A standalone package's imports of any other of the project's packages."""
+    return [f"{e.where()}: {e.source} (standalone) imports {e.target}" for e in found
+            if e.source.split(".")[0] in STANDALONE and e.target.split(".")[0] != e.source.split(".")[0]]
+
+
 def check(root: Path, packages: list[str] | None = None) -> list[str]:
-    """Every climb, every circle of files, and every circle of packages."""
-    packages = packages or sorted({p for _, patterns in FLOORS for p in patterns if "*" not in p})
-    modules = source_files(root, packages)
+    """Every climb, every circle of files, every circle of packages, and every import out of a standalone one."""
+    packages = packages or sorted({p for _, patterns in FLOORS for p in patterns if "*" not in p} | set(STANDALONE))
+    modules = source_files(root, [p for p in packages if (root / p).is_dir()])
     found = edges(root, modules)
-    return climbs(found) + circles(found) + circles(found, package_of)
+    return climbs(found) + circles(found) + circles(found, package_of) + reaches_out(found)

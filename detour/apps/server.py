@@ -1,6 +1,6 @@
 """The stack's server: the replica app (mock_services.app) with the faces mounted beside it:
-the platform API, AgentDiff's API, the live view and the run API (which needs the stack's
-proxy, and so sits on top).
+the platform API, AgentDiff's API, the live view, the run API and the rollouts API (which need the
+stack's proxy, and so sit on top).
 
 `detour serve` runs `uvicorn detour.apps.server:create_stack_app --factory`; the stack passes
 its own description in the environment, so that runs go through its proxy.
@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from detour.apps import platform, run_api
+from detour.apps import platform, rollout_api, run_api
 from detour.apps.agentdiff.router import router as agentdiff_router
 from detour.apps.auth import ApiKeyDep
 from detour.apps.live_view import router as live_view
@@ -60,6 +60,7 @@ def create_app(state: StatePaths | None = None, api_auth: bool | None = None,
     app.include_router(live_view.page_router)
     app.include_router(live_view.router, dependencies=[ApiKeyDep])
     app.include_router(run_api.router, dependencies=[ApiKeyDep])
+    app.include_router(rollout_api.router, dependencies=[ApiKeyDep])
     return app
 
 

@@ -70,3 +70,11 @@ def test_the_registry_names_count_as_imports(tmp_path):
         "mock_services/notes/router.py": "from detour_core.errors import DetourError\n"})
     assert check(tree)[0] == ("detour_core/registry.py:1: detour_core.registry (facts) imports "
                               "mock_services.notes.router (parts), a floor above")
+
+
+def test_the_client_imports_nothing_of_the_stack(tmp_path):
+    tree = plant(tmp_path, CLEAN | {"detour_client/__init__.py": "", "detour_client/http.py": "import httpx\n",
+                                    "detour_client/ray.py": "from detour_client.http import x\n"})
+    assert check(tree) == []
+    tree = plant(tmp_path, {"detour_client/http.py": "import httpx\nfrom detour_core.errors import DetourError\n"})
+    assert check(tree) == ["detour_client/http.py:2: detour_client.http (standalone) imports detour_core.errors"]

@@ -1,0 +1,52 @@
+"""`POST /api/platform/rollouts`: one rollout of a suite's test, scored. The unit that
+detour_client's drivers (a thread pool over one stack, or Ray over a stack per node) ask a
+stack for: the client sends the suite as data and reads the outcome back, over HTTP alone.
+
+On the replica server of a whole stack (`detour serve`), as the run API: it needs the proxy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from pydantic import Field
+
+from detour import background
+from detour.apps.run_api import get_client
+from detour.client import Client
+from detour.suite import TestOutcome, run_test
+from detour_client.rollouts import agent_argv
+from detour_core.strict import Strict
+from mock_services.assertions import suite_of
+from sandbox.backends import Backend
+from sandbox.base import Limits, Mode
+
+router = APIRouter(prefix="/api/platform", tags=["rollouts"])
+
+
+class RolloutRequest(Strict):
+    suite: dict[str, Any] = Field(description="The suite itself (AgentDiff's shape); its tests start from the "
+                                              "stack's templates.")
+    test: str = Field(description="The id of the test to play.")
+    agent: list[str] = Field(min_length=1, description="The agent's command line; files it names are on the "
+                                                       "stack's machine.")
+    rollout: int = Field(0, ge=0, description="Which of the test's rollouts this is, echoed in the outcome.")
+    backend: Backend = "auto"
+    mode: Mode = "proxy"
+    limits: Limits = Limits()
+    keep: bool = Field(False, description="Keep the environment once scored (default: deleted).")
+
+
+@router.post("/rollouts")
+def rollout(body: RolloutRequest, client: Annotated[Client, Depends(get_client)]) -> TestOutcome:
+    """Blocking, as `run`: the outcome once the rollout is scored and (unless `keep`) its environment gone."""
+    background.touch(client.state)  # a use: a background stack's idle time starts again
+    suite = suite_of(body.suite, Path(str(body.suite.get("name") or "the posted suite")))
+    argv = agent_argv(body.agent)
+    # A posted suite has no seeds folder beside it: run_test looks for one where none is.
+    nowhere = client.state.home / "posted-suite" / "suite.json"
+    return run_test(client.state, client.stack, client.sandbox(body.backend, tuple(argv)), nowhere, suite,
+                    suite.test(body.test), argv, mode=body.mode, limits=body.limits, rollout=body.rollout,
+                    keep=body.keep)
