@@ -8,6 +8,7 @@ own 429, and a recorded run replays to the same answers without a model."""
 
 import json
 import os
+import re
 import secrets
 import subprocess
 from pathlib import Path
@@ -19,7 +20,7 @@ from fastapi import FastAPI, Request
 from detour.stack import Stack
 from detour.suite import prepare_suite, run_test
 from detour_core.paths import StatePaths
-from detour_core.policy import Policy, policy_file, save_policy
+from detour_core.policy import InvalidPolicy, Policy, load_policy, policy_file, save_policy
 from detour_core.secrets import SecretRules, SecretStore
 from mock_services.assertions import evaluate_environment, parse_spec
 from mock_services.store import EnvironmentStore
@@ -191,18 +192,25 @@ def test_a_spent_budget_answers_each_vendors_own_quota_error(models):
 
 
 def test_a_bad_model_route_is_one_clear_line(models, tmp_path: Path):
+    """The command line refuses one with exit 2 and one line, and leaves the policy as it was; the
+    policy file's reader (which the command line, the platform API and the proxy share) says why
+    for each kind."""
     stack = models[0]
     env = stack.env()
     bad = tmp_path / "policy.json"
-    for route, says in (({"host": "api.openai.com"}, "give one target"),
-                        ({"host": "api.openai.com", "base_url": "ftp://x.test/v1"}, "is not an http(s) URL"),
+    bad.write_text(json.dumps({"models": [{"host": "api.openai.com"}]}))
+    done = subprocess.run([DETOUR, "env", "policy", env, "--policy", str(bad)], capture_output=True, text=True,
+                          env=os.environ | {"DETOUR_HOME": str(stack.state.home)})
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "give one target: base_url, vendor or replay" in done.stderr and not policy_file(stack.state, env).exists()
+    for route, says in (({"host": "api.openai.com", "base_url": "ftp://x.test/v1"}, "is not an http(s) URL"),
                         ({"host": "slack.com", "vendor": True}, "which detour's replicas serve"),
                         ({"host": "api.anthropic.com", "base_url": "http://127.0.0.1:1", "protocol": "openai"},
-                         "speaks anthropic")):
+                         "speaks anthropic"),
+                        ({"host": "api.openai.com", "vendor": True, "replay": "env-1"}, "give one target")):
         bad.write_text(json.dumps({"models": [route]}))
-        done = subprocess.run([DETOUR, "env", "policy", env, "--policy", str(bad)], capture_output=True, text=True,
-                              env=os.environ | {"DETOUR_HOME": str(stack.state.home)})
-        assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        with pytest.raises(InvalidPolicy, match=re.escape(says)):
+            load_policy(bad)
 
 
 ROLLOUT = r"""
