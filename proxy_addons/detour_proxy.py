@@ -11,8 +11,8 @@ the limits look at what routing let through, a model call goes to its target (or
 or a recording's answer) and what goes out to an allowed host is scanned for credentials before secrets go into what may carry them and
 no answer from their hosts brings a value back (a model answer is metered as it passes); faults
 hit what those let through;
-a routed request is answered in this process when the replicas live here, and the audit log
-records what the others decided.
+a routed request is answered in this process when the replicas live here, events due are
+delivered into sandboxes, and the audit log records what the others decided.
 """
 
 from proxy_addons.answer_scrubbing import AnswerScrubber
@@ -20,6 +20,7 @@ from proxy_addons.answered_bodies import AnsweredBodies
 from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.egress_watch import EgressWatch
 from proxy_addons.env_auth import EnvAuth
+from proxy_addons.event_delivery import EventDelivery
 from proxy_addons.faults import Faults
 from proxy_addons.mcp_calls import McpCalls
 from proxy_addons.held_services import HeldServices
@@ -37,4 +38,4 @@ from proxy_addons.upstream_guard import UpstreamGuard
 
 addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), HeldServices(), Router(), RequestLimits(), RateLimits(),
           ModelRoutes(), ModelBudgets(), ModelReplay(), EgressWatch(), SecretInjector(), AnswerScrubber(), ModelMeter(), McpCalls(),
-          Faults(), InProcessReplicas(), UpstreamGuard(), AuditRecorder()]
+          Faults(), InProcessReplicas(), EventDelivery(), UpstreamGuard(), AuditRecorder()]

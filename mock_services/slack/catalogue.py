@@ -44,7 +44,7 @@ apps.event.authorizations.list          {"authorizations": [], "response_metadat
 apps.manifest.create                    unsupported
 apps.manifest.delete                    unsupported
 apps.manifest.export                    unsupported
-apps.manifest.update                    unsupported
+apps.manifest.update                    state
 apps.manifest.validate                  unsupported
 apps.uninstall                          unsupported
 apps.user.connection.bulkUpdate         unsupported

@@ -11,7 +11,8 @@ from __future__ import annotations
 from mock_services import clock
 from mock_services.events import outbox
 from mock_services.events.rules import EventRule, Events, Row
-from mock_services.slack.ids import new_id, ts_string
+from mock_services.slack import events_api
+from mock_services.slack.ids import app_id, new_id, ts_string
 from mock_services.slack.serializers import workspace_team_id
 from mock_services.store import EnvState
 
@@ -20,11 +21,6 @@ APPS_KEY = "slack_socket_apps"  # the users whose apps turned Socket Mode on (ap
 
 def queue(user_id: str) -> str:
     return f"slack.socket:{user_id}"
-
-
-def app_id(user_id: str) -> str:
-    """The app's id: Slack's A… beside its user's U…."""
-    return "A" + user_id[1:]
 
 
 def channel_type(state: EnvState, channel_id: str | None) -> str:
@@ -122,10 +118,17 @@ def envelope(kind: str, payload: Row) -> tuple[str, Row]:
 
 
 def deliver(state: EnvState, rule: EventRule, event: Row) -> None:
-    for user_id in state.meta(APPS_KEY) or []:
+    """To each app that listens, on Socket Mode or at a Request URL, whose user may see it."""
+    on_socket = state.meta(APPS_KEY) or []
+    at_url = events_api.listening(state)
+    for user_id in dict.fromkeys([*on_socket, *at_url]):
         if rule.audience is None or rule.audience(state, event, user_id):
-            envelope_id, body = envelope("events_api", callback(state, event, user_id))
-            outbox.enqueue(state, queue(user_id), envelope_id, body)
+            payload = callback(state, event, user_id)
+            if user_id in on_socket:
+                envelope_id, body = envelope("events_api", payload)
+                outbox.enqueue(state, queue(user_id), envelope_id, body)
+            if user_id in at_url:
+                events_api.send(state, user_id, at_url[user_id], payload)
 
 
 EVENTS = Events(rules=RULES, deliver=deliver)

@@ -27,5 +27,10 @@ def new_ts(state: EnvState) -> str:
     return ts_string(micros)
 
 
+def app_id(user_id: str) -> str:
+    """An app's id: Slack's A… beside its user's U…."""
+    return "A" + user_id[1:]
+
+
 def now() -> int:
     return int(clock.now())

@@ -13,8 +13,8 @@ from mock_services import clock
 from mock_services.events import outbox
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
-from mock_services.slack.events import APPS_KEY, app_id, envelope, queue
-from mock_services.slack.ids import new_id, ts_string
+from mock_services.slack.events import APPS_KEY, envelope, queue
+from mock_services.slack.ids import app_id, new_id, ts_string
 from mock_services.slack.serializers import message_json, workspace_domain, workspace_team_id
 
 RESPONSE_URL = "https://hooks.slack.com/{kind}/{team}/{id}/{secret}"

@@ -25,7 +25,8 @@ from mock_services.deps import run_call
 from mock_services.events import outbox
 from mock_services.slack.call import SlackCall
 from mock_services.slack.errors import SlackError
-from mock_services.slack.events import APPS_KEY, app_id, queue
+from mock_services.slack.events import APPS_KEY, queue
+from mock_services.slack.ids import app_id
 from mock_services.slack.tokens import is_app_token
 from mock_services.store import EnvironmentStore
 from mock_services.timelines.run import fire_due

@@ -8,6 +8,9 @@ or an admin with a user token, deletes one).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 from mock_services.issued_tokens import SALT_KEY, Credentials, holder, issue
 from mock_services.slack.errors import SlackError
 from mock_services.store import EnvState, Row
@@ -23,6 +26,12 @@ def token_for(state: EnvState, user: Row) -> str | None:
 def app_token_for(state: EnvState, user_id: str) -> str | None:
     """The app-level token of the app whose user `user_id` is (the acting user's app)."""
     return issue(state.meta(SALT_KEY), APP_PREFIX, user_id)
+
+
+def signing_secret(state: EnvState, user_id: str) -> str:
+    """The signing secret of the app whose user `user_id` is (Events API requests are signed with
+    it): derived from the environment's own salt, as its tokens are."""
+    return hmac.new(str(state.meta(SALT_KEY)).encode(), f"signing:{user_id}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def is_app_token(token: str | None) -> bool:
@@ -43,7 +52,7 @@ def identify(state: EnvState, token: str | None) -> str:
 def credentials(state: EnvState) -> Credentials:
     """Every user's token; a sandbox gets the acting user's as SLACK_TOKEN and as SLACK_BOT_TOKEN
     (a bot user) or SLACK_USER_TOKEN (a person), and its app's app-level token as SLACK_APP_TOKEN
-    (Socket Mode)."""
+    (Socket Mode) and signing secret as SLACK_SIGNING_SECRET (the Events API over HTTP)."""
     tokens = {u["user_id"]: t for u in state.rows("users") if (t := token_for(state, u))}
     acting = state.first("users", user_id=state.info.acting_user)
     own = tokens.get(state.info.acting_user)
@@ -51,4 +60,5 @@ def credentials(state: EnvState) -> Credentials:
         return Credentials(tokens, {})
     kind = "SLACK_BOT_TOKEN" if acting.get("is_bot") else "SLACK_USER_TOKEN"
     app = app_token_for(state, state.info.acting_user) or ""
-    return Credentials(tokens, {"SLACK_TOKEN": own, kind: own, "SLACK_APP_TOKEN": app})
+    return Credentials(tokens, {"SLACK_TOKEN": own, kind: own, "SLACK_APP_TOKEN": app,
+                                "SLACK_SIGNING_SECRET": signing_secret(state, state.info.acting_user)})

@@ -37,7 +37,8 @@ def test_every_user_gets_a_token_of_their_kind_and_the_sandbox_the_acting_users(
     tokens = workspace.tokens["default"]
     assert tokens[AGENT].startswith("xoxb-") and tokens[JOHN].startswith("xoxp-")
     assert workspace.variables == {"SLACK_TOKEN": tokens[AGENT], "SLACK_BOT_TOKEN": tokens[AGENT],
-                                   "SLACK_APP_TOKEN": workspace.variables["SLACK_APP_TOKEN"]}
+                                   "SLACK_APP_TOKEN": workspace.variables["SLACK_APP_TOKEN"],
+                                   "SLACK_SIGNING_SECRET": workspace.variables["SLACK_SIGNING_SECRET"]}
     assert workspace.variables["SLACK_APP_TOKEN"].startswith("xapp-1-" + AGENT)
     assert tokens != workspace.tokens["strict"], "an environment's tokens are its own"
 

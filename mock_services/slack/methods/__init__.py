@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mock_services.slack import socket_mode
+from mock_services.slack import events_api, socket_mode
 from mock_services.slack.call import SlackCall
 from mock_services.slack.methods import (auth, bookmarks, channel_admin, chat, conversations, files, membership,
                                          pins, presence, profile, reactions, reminders, remote_files, scheduled,
@@ -33,4 +33,5 @@ METHODS: dict[str, Handler] = {
     **usergroups.METHODS,
     **users.METHODS,
     **socket_mode.METHODS,
+    **events_api.METHODS,
 }
