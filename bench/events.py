@@ -1,12 +1,15 @@
-"""The events row of `make bench`: from the write that causes an event to the agent's handler,
-for Slack's Socket Mode (goal: p50 at most 50 ms, p99 at most 200 ms). A colleague posts in
-#engineering through the proxy with their own token; the app is slack_sdk's SocketModeClient
-through the same proxy, and the time is taken when its listener is called with the message."""
+"""The events rows of `make bench`: from the write that causes an event to the agent's handler
+(goal: p50 at most 50 ms, p99 at most 200 ms), for Slack's Socket Mode and for the Events API
+POSTed into a sandbox. For Socket Mode a colleague posts in #engineering through the proxy with
+their own token, the app is slack_sdk's SocketModeClient through the same proxy, and the time is
+taken when its listener is called; over HTTP the colleague's post goes through the replica
+itself (as a timeline's step does) and the listener in the sandbox notes each arrival."""
 
 from __future__ import annotations
 
 import ssl
 import statistics
+import sys
 import threading
 import time
 
@@ -14,14 +17,20 @@ from slack_sdk import WebClient
 from slack_sdk.socket_mode import SocketModeClient
 from slack_sdk.socket_mode.response import SocketModeResponse
 
+from bench.common import program_file
 from bench.stats import percentile
 from certs.authority import CertificateAuthority
+from detour.runner import run_in_environment
 from detour.stack import StackInfo
 from detour_core.credentials import secret_for
 from detour_core.paths import StatePaths
+from mock_services.events import outbox
+from mock_services.slack import events_api
+from mock_services.slack.router import act
 from mock_services.store import EnvironmentStore
+from sandbox.namespace import NamespaceSandbox
 
-ENGINEERING, JOHN = "C03IJKL9012", "U02JOHNDOE1"
+ENGINEERING, JOHN, AGENT = "C03IJKL9012", "U02JOHNDOE1", "U01AGENBOT9"
 
 
 class Arrivals:
@@ -68,3 +77,79 @@ def bench_socket_mode(state: StatePaths, info: StackInfo, store: EnvironmentStor
         socket.close()
     print(f"  Slack Socket Mode, write -> handler ({label:<22}) median {statistics.median(latencies):6.1f} ms   "
           f"p99 {percentile(latencies, 99):6.1f} ms   (n={count}; goal: p50 <= 50 ms, p99 <= 200 ms)")
+
+
+LISTENER = """
+import json, os, sys, threading, time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from slack_sdk import WebClient
+
+COUNT, seen = int(sys.argv[1]), []
+
+class Events(BaseHTTPRequestHandler):
+    def do_POST(self):
+        arrived = time.time()
+        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        answer = payload.get("challenge", "").encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+        event = payload.get("event", {})
+        if event.get("type") == "message" and event.get("text", "").startswith("ping "):
+            seen.append(f"{event['text']} {arrived}")
+            if len(seen) == COUNT:
+                print("\\n".join(seen), flush=True)
+                os._exit(0)
+
+    def log_message(self, *args):
+        pass
+
+server = HTTPServer(("127.0.0.1", 3000), Events)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+WebClient(token=os.environ["SLACK_BOT_TOKEN"]).apps_manifest_update(app_id="A01AGENBOT9", manifest={
+    "settings": {"event_subscriptions": {"request_url": "http://localhost:3000/slack/events"}}})
+threading.Event().wait()
+"""
+
+
+def _delivered(store: EnvironmentStore, env_id: str, queue: str) -> bool:
+    with store.open(env_id) as state:
+        return not outbox.waiting(state, queue)
+
+
+def bench_http_delivery(state: StatePaths, info: StackInfo, store: EnvironmentStore, count: int = 40) -> None:
+    """The same write, delivered by POST to a listener in a namespace sandbox (its own loopback);
+    the listener notes when each arrives, the host when it wrote (one machine, one clock)."""
+    env_id = store.create("slack_bench_v2").env_id
+    john = store.credentials(env_id).tokens[JOHN]
+    program = program_file("events_listener.py", LISTENER)
+    outcome: dict[str, object] = {}
+    runner = threading.Thread(target=lambda: outcome.update(result=run_in_environment(
+        state, info, env_id, NamespaceSandbox(state), [sys.executable, str(program), str(count)], program=program)))
+    runner.start()
+    http_queue = events_api.queue(AGENT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (_registered(store, env_id) and _delivered(store, env_id, http_queue)):
+        time.sleep(0.02)
+    written = {}
+    for n in range(count):
+        written[f"ping {n}"] = time.time()
+        act(store, env_id, john, "chat.postMessage", {"channel": ENGINEERING, "text": f"ping {n}"})
+        while runner.is_alive() and not _delivered(store, env_id, http_queue):
+            time.sleep(0.005)
+    runner.join(60)
+    result = outcome.get("result")
+    arrived = dict(line.rsplit(" ", 1) for line in (result.stdout if result else "").splitlines() if line.startswith("ping "))
+    latencies = [(float(arrived[text]) - at) * 1000 for text, at in written.items() if text in arrived]
+    if len(latencies) < count:
+        print(f"  Slack Events API over HTTP: {len(latencies)} of {count} delivered "
+              f"({result.stderr[-300:] if result else 'no run'})")
+        return
+    print(f"  Slack Events API, write -> handler (POST into a namespace sandbox) median {statistics.median(latencies):6.1f} ms"
+          f"   p99 {percentile(latencies, 99):6.1f} ms   (n={count}; goal: p50 <= 50 ms, p99 <= 200 ms)")
+
+
+def _registered(store: EnvironmentStore, env_id: str) -> bool:
+    with store.open(env_id) as state:
+        return AGENT in events_api.listening(state)

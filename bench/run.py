@@ -34,7 +34,7 @@ from bench.box import bench_box_transfer
 from bench.github import bench_github_git
 from bench.mcp import bench_mcp_tool_call
 from bench.drive import bench_drive_transfer
-from bench.events import bench_socket_mode
+from bench.events import bench_http_delivery, bench_socket_mode
 from bench.gmail import bench_gmail_search
 from bench.models import bench_model_stream
 from bench.rollout_breakdown import bench_rollout_breakdown
@@ -94,6 +94,7 @@ def main() -> None:
             bench_socket_mode(state, info, store, "replica server")
             with Stack(state, parts=EMBEDDED) as embedded:
                 bench_socket_mode(state, embedded, store, "in the proxy process")
+            bench_http_delivery(state, info, store)
             section("the stack's CPU per replica call (auth.test through the proxy, HTTPS)")
             bench_stack_cpu_per_call(state, stack, info, env_id)
             section("detour run wall time")
