@@ -12,7 +12,7 @@ TEST_NODE_STAMP := $(TEST_NODE)/node_modules/.installed
 RUNTIME := sandbox/runtime
 RUNTIME_STAMP := $(RUNTIME)/venv/.installed
 
-.PHONY: demo test fidelity bench security images provision docs clean
+.PHONY: demo test fidelity bench security fuzz images provision docs clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "detour needs Python >= 3.12, but $(PYTHON) is " + sys.version.split()[0] + ": install 3.12 (pyenv reads .python-version) or run make PYTHON=python3.12")'
@@ -66,6 +66,10 @@ images: $(STAMP) $(NODE_STAMP)
 
 bench: $(RUNTIME_STAMP) provision $(NODE_STAMP)
 	$(BIN)/python -m bench.run
+
+# The proxy's parsers and decisions fuzzed (the properties make test runs briefly), each for 20,000 examples.
+fuzz: $(STAMP)
+	DETOUR_FUZZ=1 $(BIN)/pytest tests/unit/test_proxy_fuzz.py tests/unit/test_hosts.py
 
 # The public egress corpus (a clone's cases/ in AEB_CASES) through the proxy: containment and false positives.
 security: $(STAMP)

@@ -107,8 +107,11 @@ def url_findings(url: str) -> list[tuple[str, str]]:
     """Data carried in the shape of a URL rather than in its text: a host name below its domain
     made of encoded labels (hex or base32/64 runs, or four or more 8-character chunks), and a
     path segment of random-looking letters and digits."""
-    parts = urlsplit(url)
-    labels = (parts.hostname or "").split(".")[:-2]
+    try:
+        parts = urlsplit(url)
+        labels = (parts.hostname or "").split(".")[:-2]
+    except ValueError:  # no URL parser reads it (`https://[`): its text was scanned all the same
+        return []
     found = [("data in a host name", label) for label in labels if ENCODED_LABEL.fullmatch(label)]
     if len([label for label in labels if len(label) >= 8]) >= 4:
         found.append(("data in a host name", ".".join(labels)))

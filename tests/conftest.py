@@ -17,8 +17,12 @@ from hypothesis import settings
 # The fuzz tests explore new inputs on every local run; CI replays one fixed seed, so that a
 # red CI always means a change broke something, never that the fuzzer got lucky that day.
 settings.register_profile("ci", derandomize=True)
+# `make fuzz`: the same properties, each for far more examples (DETOUR_FUZZ_EXAMPLES, 20,000).
+settings.register_profile("fuzz", max_examples=int(os.environ.get("DETOUR_FUZZ_EXAMPLES", "20000")), deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+if os.environ.get("DETOUR_FUZZ"):
+    settings.load_profile("fuzz")
 
 # Each test starts and stops its own stacks: no command of the suite leaves a background
 # stack behind (tests/e2e/test_background_stack.py turns it on, and stops what it starts).
