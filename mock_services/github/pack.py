@@ -15,6 +15,7 @@ PACK = ServicePack(
     faults="mock_services.github.errors:fault_answer",
     coverage="mock_services.github.router:API.coverage",
     credentials="mock_services.github.access:credentials",
+    events="mock_services.github.events:EVENTS",
     templates=Path(__file__).parent / "templates",
     signature_tables=("github_repositories", "github_refs", "github_pulls"),
     users_table="github_users",

@@ -1,12 +1,13 @@
 """A repository's settings and people: update (name, description, visibility, default branch,
 archived), delete, topics, collaborators and their permissions, forks (the same objects under a
-new owner), stars, webhooks (kept, never delivered) and languages."""
+new owner), stars, webhooks (their events delivered: github/events.py) and languages."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mock_services.github import access, errors, shapes
+from mock_services.github.events import hook_made
 from mock_services.github.git.history import flatten
 from mock_services.github.handlers.common import acting, git, next_id, now, target
 from mock_services.github.handlers.paging import page
@@ -203,6 +204,7 @@ def create_hook(call: Call) -> dict[str, Any]:
                                     "config": {k: v for k, v in config.items() if k != "secret"} |
                                     ({"secret": "********"} if config.get("secret") else {}),
                                     "created_at": stamp, "updated_at": stamp})
+    hook_made(call.state, row, config.get("secret"))
     call.status = 201
     return _hook(call, repository, row)
 
