@@ -42,6 +42,7 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services/docs/spec/pack.json",
     "mock_services/sheets/spec/pack.json",
     "mock_services/people/spec/pack.json",
+    "mock_services/chat/spec/pack.json",
     "mock_services.github.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"

@@ -35,7 +35,10 @@ def readback(client: TestClient, model: dict, base: str) -> Callable:
         if resource is None or not resource["item"] or not 200 <= response.status_code < 300:
             return None
         answer = response.json()
-        made = answer.get(resource.get("envelope"), answer)[resource.get("id_field", "id")]  # Zendesk's {"ticket": {...}}
+        made = answer.get(resource.get("envelope"), answer)  # Zendesk's {"ticket": {...}}
+        # Google names a resource by its path (`spaces/AAQA1/messages/x`): its last segment is the id
+        made = made[resource.get("id_field", "id")] if resource.get("id_field", "id") in made else \
+            made["name"].rpartition("/")[2]
         path = resource["item"].replace("{" + resource["key"] + "}", str(made))
         for name, value in (case.path_parameters or {}).items():
             path = path.replace("{" + name + "}", str(value))

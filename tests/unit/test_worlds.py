@@ -27,7 +27,7 @@ def test_the_shipped_acme_is_what_its_data_builds():
 
 
 ACME = ["slack", "linear", "calendar", "box", "gmail", "drive", "github", "jira", "hubspot", "stripe", "twilio", "zendesk",
-        "notion", "tasks", "docs", "sheets", "people"]
+        "notion", "tasks", "docs", "sheets", "people", "chat"]
 
 
 def test_acme_holds_its_services_whose_people_are_the_same(store):

@@ -57,6 +57,7 @@ def _list_field(document: dict, node: dict, named: str = "") -> tuple[str | None
         return "", resolved.get("items")
     arrays = [(n, p) for n, p in resolved.get("properties", {}).items() if _schema(document, p).get("type") == "array"]
     found = [a for a in arrays if a[0] in LIST_FIELDS or a[0] == named or snake(a[0]) == named][:1]  # People's contactGroups
+    found = found or (arrays if named and len(arrays) == 1 else [])  # the answer's one list (Chat's members: memberships)
     return (found[0][0], _schema(document, found[0][1]).get("items")) if found else (None, None)
 
 
