@@ -1,12 +1,14 @@
-"""Events POSTed into the sandbox: an app with a Request URL on its own loopback (a listener in
-its sandbox, which has no inbound route) gets Slack's url_verification and then a colleague's
-mention from a timeline, each signed as Slack signs them (slack_sdk's SignatureVerifier checks
-them in the sandbox), and answers in the thread."""
+"""Events POSTed into the sandbox, to listeners on its own loopback (it has no inbound route):
+Slack's url_verification and then a colleague's mention from a timeline, signed as Slack signs
+them (slack_sdk's SignatureVerifier checks them in the sandbox), answered in the thread; and a
+GitHub repository hook's ping, push and merged pull request, whose X-Hub-Signature-256 a Python
+listener checks with hmac and a Node one with @octokit/webhooks' verify."""
 
 import json
 
+import detour
 from mock_services.timelines.model import Step
-from tests.conftest import needs_namespaces
+from tests.conftest import NODE_CLIENTS, needs_namespaces
 
 AGENT, JOHN = "U01AGENBOT9", "U02JOHNDOE1"
 
@@ -96,3 +98,46 @@ def test_a_repository_hook_gets_the_ping_the_push_and_the_merged_pull_request_si
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == [["ping", "", True], ["push", "refs/heads/main", True],
                                          ["pull_request", "closed", True]]
+
+
+NODE_HOOK_LISTENER = """
+import http from "node:http";
+import {Webhooks} from "@octokit/webhooks";
+
+const secret = "it-is-a-secret", got = [];
+const webhooks = new Webhooks({secret});
+const api = (method, path, body) => fetch("https://api.github.com" + path, {method, body: JSON.stringify(body),
+  headers: {authorization: "token " + process.env.GITHUB_TOKEN, "content-type": "application/json"}});
+
+http.createServer(async (request, response) => {
+  let body = "";
+  for await (const chunk of request) body += chunk;
+  const good = await webhooks.verify(body, request.headers["x-hub-signature-256"]);
+  response.writeHead(good ? 200 : 401).end();
+  const event = request.headers["x-github-event"], payload = JSON.parse(body);
+  got.push([event, good]);
+  if (event === "pull_request" && payload.pull_request.merged) {
+    console.log(JSON.stringify(got));
+    process.exit(0);
+  }
+}).listen(3000, "127.0.0.1", async () => {
+  const made = await api("POST", "/repos/acme/api/hooks", {events: ["push", "pull_request"],
+    config: {url: "http://localhost:3000/hooks", content_type: "json", secret}});
+  if (!made.ok) throw new Error("hook: " + made.status);
+  const merged = await api("PUT", "/repos/acme/api/pulls/4/merge", {merge_method: "merge"});
+  if (!merged.ok) throw new Error("merge: " + merged.status);
+});
+"""
+
+
+@needs_namespaces
+def test_a_node_listener_verifies_them_with_octokits_webhooks(live_stack, tmp_path):
+    """Node's own http server and @octokit/webhooks' verify (tests/node_clients)."""
+    env_id = live_stack.store.create("github_default", acting_user="2").env_id
+    program = tmp_path / "hooks.mjs"
+    program.write_text(NODE_HOOK_LISTENER)
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
+                       node_modules=NODE_CLIENTS) as client:
+        result = client.run(program, env=env_id)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == [["ping", True], ["push", True], ["pull_request", True]]
