@@ -84,8 +84,9 @@ def mcp_routes() -> list[BaseRoute]:
             continue
         endpoint = McpEndpoint(pack)
         for entry in pack.mcp.hosts:
-            path = "/" + entry.partition("/")[2].strip("/")
-            routes.append(Route(f"/api/env/{{env_id}}/services/{pack.name}{path}{{rest:path}}", endpoint,
+            path = entry.partition("/")[2].strip("/")  # at a host's root (Stripe's), that path alone
+            below = f"/{path}{{rest:path}}" if path else "/"
+            routes.append(Route(f"/api/env/{{env_id}}/services/{pack.name}{below}", endpoint,
                                 methods=["GET", "POST", "DELETE"]))
         if pack.mcp.oauth:
             routes.extend(oauth_router(pack).routes)

@@ -42,9 +42,10 @@ class Caller:
     prefix: str          # /api/env/{env}/services/{service}
     headers: Mapping[str, str]
 
-    async def send(self, method: str, path: str, query: Arguments | None = None, body: Any = None) -> Answer:
+    async def send(self, method: str, path: str, query: Arguments | None = None, body: Any = None,
+                   form: bool = False) -> Answer:
         sent = await self.client.request(method, self.prefix + path, params=query or None, headers=dict(self.headers),
-                                         json=body)
+                                         **({"data": body} if form else {"json": body}))
         try:
             return Answer(sent.status_code, sent.json())
         except ValueError:
@@ -67,6 +68,7 @@ class Rest:
     omit: tuple[str, ...] = ()                               # the tool's own arguments (a mode, a field list)
     prepare: Callable[[Arguments], Arguments] | None = None  # where a value is spelled otherwise
     succeeded: Callable[[Any], bool] | None = None  # where a 200 may be a failure (Slack's `"ok": false`)
+    form: bool = False  # the body form-encoded (Stripe's), not JSON
 
     async def run(self, caller: Caller, arguments: Arguments) -> Answer:
         answer = await self.send(caller, arguments)
@@ -86,7 +88,7 @@ class Rest:
         if self.method in ("GET", "DELETE"):
             query = {k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in rest.items()}
             return await caller.send(self.method, path, query=query)
-        return await caller.send(self.method, path, body=rest)
+        return await caller.send(self.method, path, body=rest, form=self.form)
 
 
 def _at(value: Any, dotted: str) -> Any:

@@ -344,3 +344,31 @@ def test_slacks_hosted_mcp_server_over_the_slack_replica(live_stack):
                                          "failed": '{"ok": false, "error": "channel_not_found"}'}
     assert sorted(r["message_text"] for r in result.diff.inserts if r["__table__"] == "messages") == [
         "Posted with slack_sdk", "Sent over MCP"]
+
+
+STRIPE_AGENT = CONNECT + r'''
+import stripe
+
+stripe.api_key = os.environ["STRIPE_API_KEY"]
+
+
+async def main():
+    async with connected("https://mcp.stripe.com", os.environ["STRIPE_API_KEY"]) as mcp:
+        made = json.loads((await mcp.call_tool("create_customer", {"name": "Ada Lovelace", "email": "ada@example.com"}))
+                          .content[0].text)
+        stripe.Product.create(name="Made with stripe-python")
+        products = json.loads((await mcp.call_tool("list_products", {"limit": 100})).content[0].text)["data"]
+        print(json.dumps({"rest_sees": stripe.Customer.retrieve(made["id"]).name,
+                          "mcp_sees": "Made with stripe-python" in [p["name"] for p in products]}))
+
+asyncio.run(main())
+'''
+
+
+@needs_namespaces
+def test_stripes_hosted_mcp_server_at_the_hosts_root(live_stack):
+    out, result = run_agent(live_stack, "stripe_default", STRIPE_AGENT)
+    assert out == {"rest_sees": "Ada Lovelace", "mcp_sees": True}
+    assert sorted((r["__table__"], r["name"]) for r in result.diff.inserts) == [
+        ("stripe_customers", "Ada Lovelace"), ("stripe_products", "Made with stripe-python")]
+    assert {(r.host, r.path) for r in result.requests if r.host == "mcp.stripe.com"} == {("mcp.stripe.com", "/")}
