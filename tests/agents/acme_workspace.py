@@ -1,6 +1,6 @@
 """A scripted agent for examples/suites/acme_workspace.json: what a careful person at Acme would
 do for each task, with the vendors' clients (slack_sdk, Linear's GraphQL over httpx,
-google-api-python-client for Docs, Tasks and Calendar) and the tokens the run gives."""
+google-api-python-client for Docs, Tasks, Sheets, Chat and Calendar) and the tokens the run gives."""
 
 import os
 
@@ -66,7 +66,16 @@ def triage_notes():
         "endOfSegmentLocation": {}, "text": f"Triage meeting: {meeting['start']['dateTime']}\n"}}]}).execute()
 
 
+def review_owner():
+    sheets = build("sheets", "v4", credentials=google).spreadsheets().values()
+    rows = sheets.get(spreadsheetId="1Acme0Launch0Tracker000000000000000000000000", range="Tasks!A:C").execute()["values"]
+    owner = next(row[1] for row in rows if row[0] == "Launch review")
+    chat = build("chat", "v1", credentials=google).spaces()
+    space = next(s["name"] for s in chat.list().execute()["spaces"] if s["displayName"] == "Checkout v2 launch")
+    chat.messages().create(parent=space, body={"text": f"{owner} owns the launch review."}).execute()
+
+
 TASKS = {"workspace_1": announce, "workspace_2": task_for_issue, "workspace_3": move_launch,
-         "workspace_4": triage_notes}
+         "workspace_4": triage_notes, "workspace_5": review_owner}
 
 TASKS[os.environ["DETOUR_TEST_ID"]]()
