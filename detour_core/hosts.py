@@ -25,14 +25,18 @@ _NUMBER = re.compile(r"[0-9]+|0x[0-9a-f]*")
 
 
 def _bare(host: str) -> str:
-    """Lower case, non-ASCII names in their IDNA form (UTS #46 maps full-width digits and dots
-    too, so it comes before any address check), then brackets and trailing dots off."""
-    text = host.lower()
+    """Lower case, brackets and trailing dots off, and a non-ASCII name in its IDNA form (UTS #46
+    maps full-width digits and dots too, so it comes before any address check), trimmed again."""
+    text = _trimmed(host.lower())
     if not text.isascii():
         try:
-            text = idna.encode(text, uts46=True).decode()
+            text = _trimmed(idna.encode(text, uts46=True).decode())
         except idna.IDNAError:
             pass
+    return text
+
+
+def _trimmed(text: str) -> str:
     while (trimmed := text.strip("[]").rstrip(".")) != text:
         text = trimmed
     return text
