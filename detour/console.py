@@ -136,7 +136,8 @@ def followed(answer: http.client.HTTPResponse, stop: threading.Event, server: St
             return item
         if stop.is_set() and not server.stopped:
             server.stop()
-    return {"error": "the stack ended the run's answer early"}
+    return {"error": "the stack went away during the run (the output so far is above); the next command "
+                     "starts one again"}
 
 
 def main() -> None:

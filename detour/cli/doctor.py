@@ -16,6 +16,9 @@ from sandbox import namespace, netns
 def docker_leftovers(fix: bool) -> list[str]:
     """Say whether the docker backend can run; list (and remove) sandbox containers whose
     detour is gone."""
+    import docker
+    import requests
+
     from sandbox import docker as docker_backend
     from sandbox.images.build import missing_images
     try:
@@ -25,10 +28,15 @@ def docker_leftovers(fix: bool) -> list[str]:
         typer.echo(f"docker backend: unavailable: no Docker engine answers at {where} (to use it: install docker.io "
                    "and start dockerd, or set DOCKER_HOST to an engine; the other backends do not need one)")
         return []
-    missing = missing_images(client)
+    try:
+        missing = missing_images(client)
+        stale = docker_backend.leftovers(client)
+    except (docker.errors.DockerException, requests.RequestException) as e:  # a busy engine: a timeout
+        typer.echo(f"docker backend: the engine did not answer ({type(e).__name__}): its containers are not "
+                   "checked; run `detour doctor` again")
+        return []
     typer.echo("docker backend: " + (f"images missing: {', '.join(missing)} (run `detour images build`)"
                                      if missing else "available"))
-    stale = docker_backend.leftovers(client)
     for name in stale:
         if fix:
             docker_backend.remove(client, name)

@@ -142,3 +142,34 @@ def test_a_stopped_compare_stops_both_runs_and_keeps_their_environments(home):
     assert agents_left() == []
     store = EnvironmentStore(StatePaths(home))
     assert store.get(result["proxy"]["env_id"]) and store.get(result["rewrite"]["env_id"])
+
+
+def test_a_stack_killed_mid_run_ends_it_with_a_clear_error_and_a_sound_audit_chain(home):
+    """Last in the module: it kills the stack. The run ends in one line, the agent is gone, every
+    message it said it posted is stored (at most the one in flight besides), the audit chain
+    verifies, and doctor finds nothing left."""
+    proc = start(home, "run", "--backend", "process", "forever_agent.py")
+    seen = ""
+    while "posted 2" not in seen:
+        seen += proc.stdout.readline()
+    serve = psutil.Process(json.loads(StatePaths(home).stack_file.read_text())["pid"])
+    for part in [serve, *serve.children()]:  # the stack's own processes: the sandbox below them is sent nothing
+        part.kill()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1].startswith("detour: the stack went away during the run")
+    posted = [line for line in (seen + out).splitlines() if line.startswith("posted ")]
+    agents = [psutil.Process(p.pid) for p in psutil.process_iter(["cmdline"])
+              if any(w.endswith("forever_agent.py") for w in p.info["cmdline"] or [])]
+    assert psutil.wait_procs(agents, timeout=60)[1] == [], "the agent outlived its stack"
+    store = EnvironmentStore(StatePaths(home))
+    env = store.list()[-1]  # the newest: this run's
+    texts = {r["message_text"] for r in store.diff(env.env_id).inserts if r.get("message_text", "").startswith("tick")}
+    assert {f"tick {n}" for n in range(len(posted))} <= texts and len(texts) <= len(posted) + 1
+    detour_env = os.environ | {"DETOUR_HOME": str(home)}
+    verified = subprocess.run([DETOUR, "logs", "--verify", "--env", env.env_id], env=detour_env,
+                              capture_output=True, text=True, timeout=120)
+    assert verified.returncode == 0 and "chain intact" in verified.stdout, verified.stdout + verified.stderr
+    doctor = subprocess.run([DETOUR, "doctor", "--check"], capture_output=True, text=True, timeout=120,
+                            env=detour_env | {"DOCKER_HOST": f"unix://{home}/no-engine.sock"})  # no container ran
+    assert "no leftovers" in doctor.stdout, doctor.stdout + doctor.stderr
