@@ -20,14 +20,16 @@ from contextlib import contextmanager
 from collections.abc import Iterator
 from pathlib import Path
 
-from detour.stack import (DEFAULT_PROXY_PORT, DEFAULT_REPLICA_PORT, PROXY_PORT_VARIABLE, REPLICA_PORT_VARIABLE,
-                          StackError, StackInfo, port_free, running_stack)
+from detour.stack import (DEFAULT_PROXY_PORT, DEFAULT_REPLICA_PORT, PROXY_PORT_VARIABLE, READY_TIMEOUT_S,
+                          REPLICA_PORT_VARIABLE, StackError, StackInfo, port_free, running_stack)
 from detour_core.paths import StatePaths
 
 BACKGROUND_VARIABLE = "DETOUR_BACKGROUND"
 IDLE_VARIABLE = "DETOUR_STACK_IDLE_S"
 DEFAULT_IDLE_S = 600.0
-START_TIMEOUT_S = 60.0
+# Past the stack's own start bound (READY_TIMEOUT_S): a serve that cannot start exits by itself,
+# and says why, before this is reached; a slow start on busy cores is waited for.
+START_TIMEOUT_S = READY_TIMEOUT_S + 30.0
 
 
 def enabled() -> bool:
