@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sandbox.base import KilledReason, Limits, LimitsVia
@@ -102,6 +103,10 @@ class CgroupLimits:
 
     def breach(self) -> KilledReason | None:
         return limit_breach(self.dirs, self.via) or ("cpu" if self.cpu_used_ns() > self.cpu_ns else None)
+
+    def cpu_counter(self) -> Callable[[], int] | None:
+        """cpu_used_ns, where the group counts its CPU."""
+        return self.cpu_used_ns if "cpu" in self.dirs else None
 
     def cpu_used_ns(self) -> int:
         folder = self.dirs.get("cpu")

@@ -279,4 +279,5 @@ class NamespaceSandbox(Sandbox):
             return supervise(argv, env=env, cwd=folder,
                              limits=spec.limits, stdin=spec.stdin, live=spec.stdio, control=spec.control,
                              limits_via=limits.via if limits else "rlimit+watchdog", preexec=preexec,
-                             extra_breach=limits.breach if limits else lambda: None)
+                             extra_breach=limits.breach if limits else lambda: None,
+                             spent=limits.cpu_counter() if limits else None)

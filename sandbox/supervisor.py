@@ -23,6 +23,7 @@ import psutil
 from sandbox.base import Execution, KilledReason, Limits, LimitsVia, RunControl
 
 POLL_S = 0.02
+IDLE_POLL_S = 0.5  # the longest wait between two looks at a sandbox that spends no CPU
 MB = 1024 * 1024
 
 
@@ -141,8 +142,11 @@ class Watchdog:
         self.seen.update((p.pid, p) for p in children)
         return [self.root, *children]
 
+    def overdue(self) -> KilledReason | None:
+        return "timeout" if time.monotonic() > self.deadline else None
+
     def breach(self) -> KilledReason | None:
-        if time.monotonic() > self.deadline:
+        if self.overdue():
             return "timeout"
         tree = self.tree()
         if len(tree) > self.limits.processes:
@@ -166,6 +170,28 @@ class Watchdog:
                 proc.kill()
             except psutil.Error:
                 continue
+
+
+class Pace:
+    """Whether to look at a sandbox's limits, and how long to wait before asking again: only a
+    program that runs can break a limit, so a look only when its group spent CPU since the last
+    ask, and waits of POLL_S while it does, doubling up to IDLE_POLL_S while it spends none (an
+    agent waiting for its model). 50 looks a second cost ~17 ms of CPU a second per sandbox:
+    more than two cores for 256 idle ones. Without a count of the group's CPU (`spent`), a look
+    every POLL_S."""
+
+    def __init__(self, spent: Callable[[], int] | None) -> None:
+        self.spent = spent
+        self.last = -1
+        self.wait = POLL_S
+
+    def busy(self) -> bool:
+        if self.spent is None:
+            return True
+        now = self.spent()
+        busy, self.last = now != self.last, now
+        self.wait = POLL_S if busy else min(self.wait * 2, IDLE_POLL_S)
+        return busy
 
 
 @contextlib.contextmanager
@@ -200,10 +226,11 @@ def exit_code(returncode: int) -> int:
 def supervise(argv: list[str], *, env: dict[str, str], cwd: Path, limits: Limits, stdin: bytes,
               limits_via: LimitsVia, preexec: Callable[[], None],
               extra_breach: Callable[[], KilledReason | None] = lambda: None, live: bool = False,
-              control: RunControl | None = None) -> Execution:
+              control: RunControl | None = None, spent: Callable[[], int] | None = None) -> Execution:
     """`live`: the program reads this process's own stdin and its stdout is written to ours as it
     comes (kept as well): a stdio server, such as an MCP server, talks to whoever started detour.
-    `control`: where its output goes as it comes, and the stop that ends it early."""
+    `control`: where its output goes as it comes, and the stop that ends it early. `spent`: the
+    CPU its whole group has used (ns), which paces the looks (Pace)."""
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=None if live else subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
@@ -214,12 +241,13 @@ def supervise(argv: list[str], *, env: dict[str, str], cwd: Path, limits: Limits
     if not live:
         _feed(proc, stdin)
     killed: KilledReason | None = None
+    pace = Pace(spent)
     with exit_wait(proc) as wait:
         while proc.poll() is None and killed is None:
             killed = ("interrupted" if stopped(control) else "output" if capture.exceeded.is_set()
-                      else (extra_breach() or watchdog.breach()))
-            if killed is None:
-                wait(POLL_S)  # returns as soon as the program exits
+                      else (extra_breach() or watchdog.breach()) if pace.busy() else watchdog.overdue())
+            if killed is None:  # returns as soon as the program exits; never past the deadline
+                wait(min(pace.wait, max(watchdog.deadline - time.monotonic(), 0.0)))
     watchdog.kill_all()
     returncode = proc.wait()
     stdout, stderr = capture.finish()
