@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends
 from pydantic import Field
 
 from detour import background
+from detour.apps.live_runs import in_thread
 from detour.apps.run_api import get_client
 from detour.client import Client
 from detour.suite import TestOutcome, run_test
@@ -40,8 +41,13 @@ class RolloutRequest(Strict):
 
 
 @router.post("/rollouts")
-def rollout(body: RolloutRequest, client: Annotated[Client, Depends(get_client)]) -> TestOutcome:
-    """Blocking, as `run`: the outcome once the rollout is scored and (unless `keep`) its environment gone."""
+async def rollout(body: RolloutRequest, client: Annotated[Client, Depends(get_client)]) -> TestOutcome:
+    """The outcome once the rollout is scored and (unless `keep`) its environment gone; played in
+    a worker thread of its own, as `run`: no fixed pool caps how many are live at once."""
+    return await in_thread(lambda: _play(body, client))
+
+
+def _play(body: RolloutRequest, client: Client) -> TestOutcome:
     background.touch(client.state)  # a use: a background stack's idle time starts again
     suite = suite_of(body.suite, Path(str(body.suite.get("name") or "the posted suite")))
     argv = agent_argv(body.agent)

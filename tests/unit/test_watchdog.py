@@ -7,7 +7,7 @@ import sys
 import psutil
 import pytest
 
-from sandbox.supervisor import descendants, exit_wait
+from sandbox.supervisor import IDLE_POLL_S, POLL_S, Pace, descendants, exit_wait
 
 TREE = """
 import subprocess, sys, time
@@ -41,3 +41,16 @@ def test_a_tree_with_no_children_is_empty_and_a_gone_one_is_no_process():
         assert proc.poll() == 0
     with pytest.raises(psutil.NoSuchProcess):
         descendants(proc.pid)
+
+
+def test_the_pace_looks_only_after_cpu_was_spent_and_waits_longer_while_none_is():
+    """An idle sandbox is looked at less and less often (to IDLE_POLL_S); any CPU it spends
+    brings a look at once and the short wait back. Without a CPU count, a look every POLL_S."""
+    spent = iter([5, 5, 5, 5, 5, 5, 5, 6, 6])
+    pace = Pace(lambda: next(spent))
+    looks = [(pace.busy(), pace.wait) for _ in range(9)]
+    assert looks == [(True, POLL_S), (False, POLL_S * 2), (False, POLL_S * 4), (False, POLL_S * 8),
+                     (False, POLL_S * 16), (False, IDLE_POLL_S), (False, IDLE_POLL_S), (True, POLL_S),
+                     (False, POLL_S * 2)]
+    blind = Pace(None)
+    assert [(blind.busy(), blind.wait) for _ in range(3)] == [(True, POLL_S)] * 3
