@@ -19,6 +19,7 @@ import pytest
 
 from detour_core.paths import StatePaths
 from mock_services.store import EnvironmentStore
+from tests.conftest import needs_docker
 from tests.e2e.test_cli import DETOUR, Server
 from tests.waiting import until
 
@@ -76,10 +77,12 @@ def agents_left() -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path, number", [("quick", signal.SIGINT), ("full", signal.SIGTERM)])
-def test_a_stopped_run_stops_its_agent_and_says_what_it_did(home, path, number):
+@pytest.mark.parametrize("path, number, backend", [
+    ("quick", signal.SIGINT, "process"), ("full", signal.SIGTERM, "process"),
+    pytest.param("full", signal.SIGINT, "docker", marks=needs_docker)])
+def test_a_stopped_run_stops_its_agent_and_says_what_it_did(home, path, number, backend):
     extra = ["--timeout", "300"] if path == "full" else []
-    proc = start(home, "run", *extra, "--backend", "process", "forever_agent.py")
+    proc = start(home, "run", *extra, "--backend", backend, "forever_agent.py")
     out, err = interrupted(proc, number, "posted 2")
     assert proc.returncode == 130, err
     assert "Traceback" not in err
@@ -89,6 +92,9 @@ def test_a_stopped_run_stops_its_agent_and_says_what_it_did(home, path, number):
     posted = [line for line in out.splitlines() if line.startswith("posted ")]
     assert posted == [f"posted {n}" for n in range(len(posted))] and len(posted) >= 3  # the output so far, kept
     assert agents_left() == []
+    if backend == "docker":
+        from sandbox.docker import OWNER_LABEL, connect_engine  # this run's containers, not another test's
+        assert connect_engine().containers.list(all=True, filters={"label": f"{OWNER_LABEL}={proc.pid}"}) == []
     store = EnvironmentStore(StatePaths(home))
     texts = {row["message_text"] for row in store.diff(env).inserts if row.get("message_text", "").startswith("tick")}
     # Every message it said it posted is there (a last one may have landed as the signal came).
