@@ -32,6 +32,15 @@ from googleapiclient.discovery import build
 from googleapiclient.errors import HttpError
 
 
+def refused(call):
+    """[status, Google's reason] of a call that must fail."""
+    try:
+        call.execute()
+    except HttpError as e:
+        return [e.resp.status, e.error_details[0]["reason"]]
+    raise SystemExit(f"{call.uri} answered")
+
+
 def tasks():
     service = build("tasks", "v1", credentials=Credentials(token="ya29.detour"))
     lists = service.tasklists().list().execute()["items"]
@@ -49,12 +58,8 @@ def tasks():
     out = {"lists": sorted(l["title"] for l in lists), "paged": titles,
            "made": [made["kind"], made["status"]], "again": [again["title"], again["status"]],
            "list": [hiring["kind"], hiring["title"]]}
-    for name, call in (("missing", service.tasks().get(tasklist=launch, task="missing")),
-                       ("clear", service.tasks().clear(tasklist=launch))):
-        try:
-            call.execute()
-        except HttpError as e:
-            out[name] = [e.resp.status, e.error_details[0]["reason"]]
+    out["missing"] = refused(service.tasks().get(tasklist=launch, task="missing"))
+    out["clear"] = refused(service.tasks().clear(tasklist=launch))
     return out
 
 
@@ -74,13 +79,9 @@ def docs():
     again = docs.documents().get(documentId=made["documentId"]).execute()
     out = {"plan": text(plan).splitlines()[1], "title": again["title"], "text": text(again),
            "replaced": answer["replies"][1]["replaceAllText"]["occurrencesChanged"]}
-    for name, call in (("missing", docs.documents().get(documentId="nope")),
-                       ("table", docs.documents().batchUpdate(documentId=made["documentId"], body={
-                           "requests": [{"insertTable": {"rows": 1, "columns": 1, "endOfSegmentLocation": {}}}]}))):
-        try:
-            call.execute()
-        except HttpError as e:
-            out[name] = [e.resp.status, e.error_details[0]["reason"]]
+    out["missing"] = refused(docs.documents().get(documentId="nope"))
+    out["table"] = refused(docs.documents().batchUpdate(documentId=made["documentId"], body={
+        "requests": [{"insertTable": {"rows": 1, "columns": 1, "endOfSegmentLocation": {}}}]}))
     return out
 
 
@@ -101,12 +102,8 @@ def sheets():
            "appended": [added["tableRange"], added["updates"]["updatedRange"]], "both": [r["values"] for r in both],
            "made": [made["properties"]["title"], [s["properties"]["title"] for s in made["sheets"]]],
            "sheet": [sheet["title"], sheet["index"]]}
-    for name, call in (("unknown", values.values().get(spreadsheetId=TRACKER, range="Nope!A1")),
-                       ("merge", values.batchUpdate(spreadsheetId=TRACKER, body={"requests": [{"mergeCells": {}}]}))):
-        try:
-            call.execute()
-        except HttpError as e:
-            out[name] = e.resp.status
+    out["unknown"] = refused(values.values().get(spreadsheetId=TRACKER, range="Nope!A1"))
+    out["merge"] = refused(values.batchUpdate(spreadsheetId=TRACKER, body={"requests": [{"mergeCells": {}}]}))
     return out
 
 
@@ -130,12 +127,8 @@ def people():
            "found": [r["person"]["emailAddresses"][0]["value"] for r in found],
            "changed": [changed["phoneNumbers"][0]["value"], changed["etag"] != made["etag"]],
            "kept": kept["resourceName"][:8]}
-    for name, call in (("no_mask", people.get(resourceName=kept["resourceName"])),
-                       ("deleted", people.get(resourceName=made["resourceName"], personFields="names"))):
-        try:
-            call.execute()
-        except HttpError as e:
-            out[name] = [e.resp.status, e.error_details[0]["reason"]]
+    out["no_mask"] = refused(people.get(resourceName=kept["resourceName"]))
+    out["deleted"] = refused(people.get(resourceName=made["resourceName"], personFields="names"))
     return out
 
 
@@ -156,10 +149,7 @@ def chat():
     out = {"spaces": sorted(s["displayName"] for s in listed), "texts": texts, "members": len(members),
            "sent": [sent["sender"]["name"], sent["space"]["name"] == launch], "edited": edited["text"],
            "made": [made["name"].startswith("spaces/"), made["displayName"]]}
-    try:
-        spaces.messages().get(name=launch + "/messages/missing").execute()
-    except HttpError as e:
-        out["missing"] = [e.resp.status, e.error_details[0]["reason"]]
+    out["missing"] = refused(spaces.messages().get(name=launch + "/messages/missing"))
     return out
 
 
@@ -185,8 +175,8 @@ EXPECTED = {"tasks": {"lists": ["Checkout v2 launch", "My Tasks"],
             "both": [[["Write launch notes", "Priya", "Not started"]], [[1200], [950]]],
             "made": ["Hiring plan", ["Sheet1"]],
             "sheet": ["Q1", 1],
-            "unknown": 400,
-            "merge": 501},
+            "unknown": [400, "invalid"],
+            "merge": [501, "notImplemented"]},
  "people": {"names": ["John Doe", "Dana Lee", "Priya Patel", "Sarah Smith", "Robert Smith", "Yuki Tanaka"],
             "made": "Ola Berg",
             "found": ["ola@fjord.example"],
