@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import takewhile
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -135,11 +136,25 @@ def run_suite(state: StatePaths, stack: StackInfo, sandbox: Sandbox, path: Path,
     """The whole suite once, reported in the suite's order whatever order the tests finish in;
     each test's environment is deleted once scored, unless `keep`. After `stop`, the tests
     that ran (those it stopped among them)."""
+    return report_of(path, stream_suite(state, stack, sandbox, path, agent, workers=workers, mode=mode, only=only,
+                                        limits=limits, keep=keep, stop=stop), progress)
+
+
+def ray_suite(path: Path, agent: list[str], address: str, only: str | None = None, workers: int = 1,
+              progress: Callable[[TestOutcome], None] = lambda _: None, **options: Any) -> SuiteReport:
+    """The whole suite once over a Ray cluster, a stack per node (detour_client.ray), `workers`
+    tests at once per node; reported as `run_suite` reports."""
+    from detour_client import Client  # Ray only for those who ask for it
+    played = Client().rollouts(path, agent, workers=workers, test=only, ray_address=address, **options)
+    return report_of(path, (TestOutcome.model_validate(outcome.data) for outcome in played), progress)
+
+
+def report_of(path: Path, outcomes: Iterable[TestOutcome], progress: Callable[[TestOutcome], None]) -> SuiteReport:
+    """The outcomes as they come (each to `progress`), then in the suite's order."""
     suite = load_suite(path)
     order = {str(test.id): index for index, test in enumerate(suite.tests)}
-    outcomes = []
-    for outcome in stream_suite(state, stack, sandbox, path, agent, workers=workers, mode=mode, only=only,
-                                limits=limits, keep=keep, stop=stop):
+    done = []
+    for outcome in outcomes:
         progress(outcome)
-        outcomes.append(outcome)
-    return SuiteReport(suite=suite.name or path.stem, tests=sorted(outcomes, key=lambda o: order[o.id]))
+        done.append(outcome)
+    return SuiteReport(suite=suite.name or path.stem, tests=sorted(done, key=lambda o: order[o.id]))

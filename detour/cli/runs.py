@@ -18,7 +18,7 @@ from detour.compare import Comparison
 from detour.interrupts import INTERRUPTED_EXIT, stopping_on_signals, to_terminal
 from detour.run_options import DEFAULT_TEMPLATE, RUN_OPTIONS
 from detour.run_summary import interrupted, report
-from detour.suite import NOT_STARTED, SuiteReport, TestOutcome, load_suite
+from detour.suite import NOT_STARTED, SuiteReport, TestOutcome, load_suite, ray_suite
 from sandbox.backends import Backend
 from sandbox.base import Limits, Mode, RunControl
 
@@ -190,6 +190,9 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
               python: PythonOpt = None, node_modules: NodeModulesOpt = None, image: ImageOpt = None,
               keep: Annotated[bool, typer.Option("--keep", help="Keep each test's environment (default: deleted "
                                                                "once its assertions are read).")] = False,
+              ray: Annotated[Optional[str], typer.Option("--ray", metavar="ADDRESS", help="A Ray cluster's head "
+                             "(HOST:PORT, or auto): a stack on each node, the tests spread over them, --workers "
+                             "at once on each.")] = None,
               as_json: JsonOpt = False) -> None:
     """For each test: a fresh environment from its seed, the agent with DETOUR_PROMPT, its assertions.
     Exit code 1 unless every test passes."""
@@ -201,14 +204,21 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("[green]{task.fields[passed]} passed"), TimeElapsedColumn())
     stop = threading.Event()
-    with (client(backend, python, node_modules, image) as dt, Progress(*columns, transient=True, disable=quiet) as bar,
-          stopping_on_signals(stop)):
-        warn_if_not_isolated(dt, backend, tuple(argv))
-        task = bar.add_task(f"running {suite.name}", total=total, passed=0)
-        result = dt.run_suite(suite, argv, mode=mode, test=test, limits=checked_limits(timeout_s=timeout), workers=workers,
-                              keep=keep, stop=stop,
-                              progress=lambda done: bar.update(task, advance=1,
-                                                               passed=bar.tasks[0].fields["passed"] + done.passed))
+    limits = checked_limits(timeout_s=timeout)
+    if ray is not None:  # no local stack: each node's own runs the tests
+        with Progress(*columns, transient=True, disable=quiet) as bar:
+            task = bar.add_task(f"running {suite.name} on Ray", total=total, passed=0)
+            result = ray_suite(suite, argv, ray, only=test, workers=workers, backend=backend, mode=mode,
+                               limits=limits.model_dump(), keep=keep, progress=lambda done: bar.update(
+                                   task, advance=1, passed=bar.tasks[0].fields["passed"] + done.passed))
+    else:
+        with (client(backend, python, node_modules, image) as dt,
+              Progress(*columns, transient=True, disable=quiet) as bar, stopping_on_signals(stop)):
+            warn_if_not_isolated(dt, backend, tuple(argv))
+            task = bar.add_task(f"running {suite.name}", total=total, passed=0)
+            result = dt.run_suite(suite, argv, mode=mode, test=test, limits=limits, workers=workers, keep=keep,
+                                  stop=stop, progress=lambda done: bar.update(
+                                      task, advance=1, passed=bar.tasks[0].fields["passed"] + done.passed))
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:

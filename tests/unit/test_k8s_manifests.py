@@ -97,3 +97,40 @@ def referenced(doc: dict, kind: str) -> set[str]:
 def test_every_secret_and_config_map_read_is_one_the_kustomization_makes(kind):
     read = set().union(*(referenced(doc, kind) for doc in documents()))
     assert read and read <= set(named(kind)), read - set(named(kind))
+
+
+KUBERAY = Path(__file__).parents[2] / "deploy" / "kuberay" / "raycluster.yaml"
+
+
+def ray_pod_templates(cluster: dict) -> list[dict]:
+    spec = cluster["spec"]
+    return [spec["headGroupSpec"]["template"], *(group["template"] for group in spec["workerGroupSpecs"])]
+
+
+def test_the_kuberay_cluster_holds_valid_pods_that_can_run_stacks():
+    """KubeRay's resource is checked by its own rules (what its operator reads), and each pod it
+    makes against Kubernetes' schemas, as a PodTemplate; each can run a stack's sandboxes."""
+    [cluster] = yaml.safe_load_all(KUBERAY.read_text())
+    assert (cluster["apiVersion"], cluster["kind"]) == ("ray.io/v1", "RayCluster")
+    assert cluster["spec"]["rayVersion"].split(".")[0] == "2"
+    groups = cluster["spec"]["workerGroupSpecs"]
+    assert len({g["groupName"] for g in groups}) == len(groups)
+    for group in groups:
+        assert group["minReplicas"] <= group["replicas"] <= group["maxReplicas"]
+    for params in [cluster["spec"]["headGroupSpec"]["rayStartParams"], *(g["rayStartParams"] for g in groups)]:
+        assert all(isinstance(value, str) for value in params.values())  # KubeRay reads a map of strings
+    for template in ray_pod_templates(cluster):
+        kubernetes_validate.validate({"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "ray"},
+                                      "template": template}, KUBERNETES, strict=True)
+        [container] = template["spec"]["containers"]
+        assert container["securityContext"] == {"privileged": True}  # namespaces, nftables, cgroups
+        assert {"name": "RAY_USAGE_STATS_ENABLED", "value": "0"} in container["env"]
+
+
+def test_a_broken_ray_pod_is_caught():
+    [cluster] = yaml.safe_load_all(KUBERAY.read_text())
+    template = ray_pod_templates(cluster)[1]
+    broken = {**template, "spec": {"containers": [{**template["spec"]["containers"][0], "ports": "6379"}]}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate({"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "ray"},
+                                      "template": broken}, KUBERNETES, strict=True)

@@ -1,0 +1,76 @@
+"""detour on a Ray cluster: three nodes on loopback (a head and two workers, each started with
+`ray start` as Ray's own multi-node tests do), a stack per node owned by a Ray actor, and the
+acme suite's rollouts spread over them from a driver. They run on more than one node and score as
+the same rollouts on one local stack; when a worker dies mid-run its rollouts run again on the
+others, each reported once, and no node that remains keeps a sandbox, namespace or environment.
+
+Exclusive: it counts every sandbox on the machine. Small on purpose (2 cores shared, and make
+test's time): one cluster for both tests, one CPU per node, two rollouts at once per node, the
+suite once (15 rollouts) in each test instead of 100."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from detour_client import Client
+from sandbox import netns
+from tests.conftest import needs_namespaces
+from tests.ray_cluster import BIN, Cluster, cluster as ray_cluster
+from tests.waiting import until
+
+pytestmark = [needs_namespaces, pytest.mark.exclusive]
+
+ROOT = Path(__file__).parents[2]
+SUITE = ROOT / "examples" / "suites" / "acme.json"
+AGENT = ["python3", str(ROOT / "tests" / "agents" / "acme_suite.py")]
+TESTS = 15
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """One cluster for the file (its start is most of a test's time); the test that stops a worker goes last."""
+    with ray_cluster(3) as made:
+        yield made
+
+
+def test_rollouts_spread_over_three_nodes_and_score_as_on_one_stack(cluster, api_client):
+    before = netns.known_sandboxes()
+    spread = list(Client().rollouts(SUITE, AGENT, n=1, workers=2, ray_address=cluster.address,
+                                    stack_command=[str(BIN / "detour")], backend="namespace"))
+    assert sorted(o.id for o in spread) == sorted(f"acme_{i}" for i in range(1, TESTS + 1))  # each once
+    assert len({o.node for o in spread}) >= 2, {o.node for o in spread}
+    assert cluster.homes() == [] and netns.known_sandboxes() == before  # every stack stopped, its home gone
+    local = list(api_client.rollouts(SUITE, AGENT, n=1, workers=2, backend="namespace"))
+    assert {o.id: [a["passed"] for a in o.data["assertions"]] for o in spread} == {
+        o.id: [a.passed for a in o.assertions] for o in local}
+    assert all(o.score == 1.0 for o in spread), [(o.id, o.data["stderr_tail"][-300:]) for o in spread if o.score < 1]
+
+
+def test_suite_run_takes_the_cluster_on_the_command_line(cluster, tmp_path):
+    done = subprocess.run([BIN / "detour", "suite", "run", SUITE, "--agent", " ".join(AGENT), "--test", "acme_2",
+                           "--backend", "namespace", "--ray", cluster.address, "--json"], capture_output=True,
+                          text=True, env=cluster.env | {"DETOUR_HOME": str(tmp_path / "home")})
+    report = json.loads(done.stdout or "{}")
+    assert done.returncode == 0 and [(t["id"], t["passed"]) for t in report["tests"]] == [("acme_2", True)], done.stderr
+    assert cluster.homes() == []
+
+
+def test_a_worker_that_dies_mid_run_has_its_rollouts_run_again_elsewhere(cluster):
+    before = netns.known_sandboxes()
+    stream = Client().rollouts(SUITE, AGENT, n=1, workers=2, ray_address=cluster.address,
+                               stack_command=[str(BIN / "detour")], backend="namespace")
+    first = next(stream)  # every node has rollouts under way now
+    nodes = set(cluster.alive_nodes())
+    cluster.stop(cluster.nodes[2])
+    alive = until(lambda: len(found := cluster.alive_nodes()) == 2 and found, cluster.nodes[0], "the node's end")
+    [victim] = nodes - set(alive)
+    outcomes = [first, *stream]
+    assert sorted(o.id for o in outcomes) == sorted(f"acme_{i}" for i in range(1, TESTS + 1))  # each once
+    assert all(o.score == 1.0 for o in outcomes), [(o.id, o.data["stderr_tail"][-300:]) for o in outcomes]
+    assert all(home.startswith(f"detour-ray-{victim[:12]}") for home in cluster.homes())  # the others' stopped
+    assert netns.known_sandboxes() == before  # the dead node's stack stopped its sandboxes too
