@@ -73,6 +73,17 @@ def get_person(resources: Resources, call: Call) -> Any:
     return shown(_contact(call), _mask(call))
 
 
+def get_batch(resources: Resources, call: Call) -> Any:
+    """Each name asked for, found or not, as Google answers a batch (a 404 inside for a missing one)."""
+    fields, answers = _mask(call), []
+    for name in call.params.get("resourceNames") or []:
+        row = call.state.first(TABLE, resourceName=name)
+        answers.append({"requestedResourceName": name, "httpStatusCode": 200, "person": shown(row, fields)} if row else
+                       {"requestedResourceName": name, "httpStatusCode": 404,
+                        "status": {"code": 5, "message": "Requested entity was not found."}})
+    return {"responses": answers}
+
+
 def connections(resources: Resources, call: Call) -> Any:
     if call.params["peopleId"] != "me":
         raise RestError(403, "forbidden", "The caller does not have permission")
@@ -116,6 +127,7 @@ def delete_contact(resources: Resources, call: Call) -> Any:
 
 
 HANDLERS = {"people.people.createContact": create_contact, "people.people.get": get_person,
+            "people.people.getBatchGet": get_batch,
             "people.people.connections.list": connections, "people.people.searchContacts": search,
             "people.people.updateContact": update_contact, "people.people.deleteContact": delete_contact}
 

@@ -11,7 +11,7 @@ program per backend (each sandbox run is the expensive part; one covers all five
 - Sheets: A1 reads, an append after the table, a cell updated as entered (text that reads as a
   number is one), batchGet unformatted, create and addSheet; 400 for an unknown sheet, 501.
 - Contacts (People): connections with `list_next`, create, search, update by etag and field
-  mask, delete; 400 without the field mask Google requires, 404 once deleted.
+  mask, a batch get (one found, one not), delete; 400 without the field mask Google requires, 404 once deleted.
 - Chat: spaces, paged messages, members, a message posted as the acting person and edited by
   its update mask, a space made; 404.
 
@@ -122,11 +122,12 @@ def people():
                                    personFields="names,phoneNumbers",
                                    body={"etag": made["etag"], "phoneNumbers": [{"value": "+47 5550 1234"}]}).execute()
     kept = people.createContact(body={"names": [{"givenName": "Kari", "familyName": "Nordmann"}]}).execute()
+    batch = people.getBatchGet(resourceNames=[kept["resourceName"], "people/c1"], personFields="names").execute()
     people.deleteContact(resourceName=made["resourceName"]).execute()
     out = {"names": names, "made": made["names"][0]["displayName"],
            "found": [r["person"]["emailAddresses"][0]["value"] for r in found],
            "changed": [changed["phoneNumbers"][0]["value"], changed["etag"] != made["etag"]],
-           "kept": kept["resourceName"][:8]}
+           "kept": kept["resourceName"][:8], "batch": [r["httpStatusCode"] for r in batch["responses"]]}
     out["no_mask"] = refused(people.get(resourceName=kept["resourceName"]))
     out["deleted"] = refused(people.get(resourceName=made["resourceName"], personFields="names"))
     return out
@@ -182,6 +183,7 @@ EXPECTED = {"tasks": {"lists": ["Checkout v2 launch", "My Tasks"],
             "found": ["ola@fjord.example"],
             "changed": ["+47 5550 1234", True],
             "kept": "people/c",
+            "batch": [200, 404],
             "no_mask": [400, "invalid"],
             "deleted": [404, "notFound"]},
  "chat": {"spaces": ["Checkout v2 launch", "Engineering"],
