@@ -55,13 +55,19 @@ def start(home: Path, *args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def interrupted(proc: subprocess.Popen, number: int, after: str) -> tuple[str, str]:
-    """Once `after` shows in its stdout (read as it streams), the signal; then all it printed."""
+def read_until(proc: subprocess.Popen, after: str) -> str:
+    """Its stdout, read as it streams, until `after` shows in it."""
     seen = ""
     while after not in seen:
         line = proc.stdout.readline()
         assert line, f"the run ended before printing {after!r}: {seen!r} {proc.communicate()[1]}"
         seen += line
+    return seen
+
+
+def interrupted(proc: subprocess.Popen, number: int, after: str) -> tuple[str, str]:
+    """Once `after` shows in its stdout, the signal; then all it printed."""
+    seen = read_until(proc, after)
     proc.send_signal(number)
     out, err = proc.communicate(timeout=120)
     return seen + out, err
@@ -155,9 +161,7 @@ def test_a_stack_killed_mid_run_ends_it_with_a_clear_error_and_a_sound_audit_cha
     message it said it posted is stored (at most the one in flight besides), the audit chain
     verifies, and doctor finds nothing left."""
     proc = start(home, "run", "--backend", "process", "forever_agent.py")
-    seen = ""
-    while "posted 2" not in seen:
-        seen += proc.stdout.readline()
+    seen = read_until(proc, "posted 2")
     serve = psutil.Process(json.loads(StatePaths(home).stack_file.read_text())["pid"])
     for part in [serve, *serve.children()]:  # the stack's own processes: the sandbox below them is sent nothing
         part.kill()
