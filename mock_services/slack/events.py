@@ -65,9 +65,9 @@ MEMBERSHIP = {"user": "user_id", "channel": "channel_id", "team": team,
 
 EDIT = {"subtype": lambda s, r: "message_changed", "hidden": lambda s, r: True, "channel": "channel_id",
         "ts": event_ts, "event_ts": event_ts, "channel_type": lambda s, r: channel_type(s, r["channel_id"]),
-        "message": lambda s, r: {"type": "message", "user": r["user_id"], "text": r.get("message_text"),
+        "message": lambda s, r: {"type": "message", "user": r.get("user_id"), "text": r.get("message_text"),
                                  "ts": r["message_id"], "thread_ts": r.get("parent_id"),
-                                 "edited": {"user": r["user_id"], "ts": event_ts(s, r)}}}
+                                 "edited": {"user": r.get("user_id"), "ts": event_ts(s, r)}}}
 DELETION = {"subtype": lambda s, r: "message_deleted", "hidden": lambda s, r: True, "channel": "channel_id",
             "ts": event_ts, "deleted_ts": "message_id", "event_ts": event_ts,
             "channel_type": lambda s, r: channel_type(s, r["channel_id"])}
