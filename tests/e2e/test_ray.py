@@ -2,11 +2,14 @@
 `ray start` as Ray's own multi-node tests do), a stack per node owned by a Ray actor, and the
 acme suite's rollouts spread over them from a driver. They run on more than one node and score as
 the same rollouts on one local stack; when a worker dies mid-run its rollouts run again on the
-others, each reported once, and no node that remains keeps a sandbox, namespace or environment.
+others, each reported once, and no node that remains keeps a sandbox, namespace or environment
+(the dead node's own sandboxes stay on this machine, as they would not on a real one: at most its
+two under way, removed by the test).
 
-Exclusive: it counts every sandbox on the machine. Small on purpose (2 cores shared, and make
-test's time): one cluster for both tests, one CPU per node, two rollouts at once per node, the
-suite once (15 rollouts) in each test instead of 100."""
+Exclusive: it reads every sandbox on the machine (one left behind is one whose owner is gone:
+netns.leftovers). Small on purpose (2 cores shared, and make test's time): one cluster for the
+file, one CPU per node, two rollouts at once per node, the suite once (15 rollouts) in a test
+instead of 100."""
 
 from __future__ import annotations
 
@@ -39,12 +42,12 @@ def cluster() -> Iterator[Cluster]:
 
 
 def test_rollouts_spread_over_three_nodes_and_score_as_on_one_stack(cluster, api_client):
-    before = netns.known_sandboxes()
+    before = set(netns.leftovers())
     spread = list(Client().rollouts(SUITE, AGENT, n=1, workers=2, ray_address=cluster.address,
                                     stack_command=[str(BIN / "detour")], backend="namespace"))
     assert sorted(o.id for o in spread) == sorted(f"acme_{i}" for i in range(1, TESTS + 1))  # each once
     assert len({o.node for o in spread}) >= 2, {o.node for o in spread}
-    assert cluster.homes() == [] and netns.known_sandboxes() == before  # every stack stopped, its home gone
+    assert cluster.homes() == [] and set(netns.leftovers()) <= before  # every stack stopped, its home gone
     local = list(api_client.rollouts(SUITE, AGENT, n=1, workers=2, backend="namespace"))
     assert {o.id: [a["passed"] for a in o.data["assertions"]] for o in spread} == {
         o.id: [a.passed for a in o.assertions] for o in local}
@@ -61,7 +64,7 @@ def test_suite_run_takes_the_cluster_on_the_command_line(cluster, tmp_path):
 
 
 def test_a_worker_that_dies_mid_run_has_its_rollouts_run_again_elsewhere(cluster):
-    before = netns.known_sandboxes()
+    before = set(netns.leftovers())
     stream = Client().rollouts(SUITE, AGENT, n=1, workers=2, ray_address=cluster.address,
                                stack_command=[str(BIN / "detour")], backend="namespace")
     first = next(stream)  # every node has rollouts under way now
@@ -73,4 +76,9 @@ def test_a_worker_that_dies_mid_run_has_its_rollouts_run_again_elsewhere(cluster
     assert sorted(o.id for o in outcomes) == sorted(f"acme_{i}" for i in range(1, TESTS + 1))  # each once
     assert all(o.score == 1.0 for o in outcomes), [(o.id, o.data["stderr_tail"][-300:]) for o in outcomes]
     assert all(home.startswith(f"detour-ray-{victim[:12]}") for home in cluster.homes())  # the others' stopped
-    assert netns.known_sandboxes() == before  # the dead node's stack stopped its sandboxes too
+    # What the dead node was running when it died stays on this one machine (a real dead node takes
+    # it along): at most its two rollouts' sandboxes, whose owner died with it; removed here.
+    orphans = set(netns.leftovers()) - before
+    for sid in orphans:
+        netns.teardown(sid)
+    assert len(orphans) <= 2, orphans
