@@ -158,8 +158,9 @@ def test_a_stopped_compare_stops_both_runs_and_keeps_their_environments(home):
 
 def test_a_stack_killed_mid_run_ends_it_with_a_clear_error_and_a_sound_audit_chain(home):
     """Last in the module: it kills the stack. The run ends in one line, the agent is gone, every
-    message it said it posted is stored (at most the one in flight besides), the audit chain
-    verifies, and doctor finds nothing left."""
+    message it said it posted is stored (at most the one in flight besides), and the audit chain
+    verifies. (`detour doctor` looks at every sandbox on the machine: not here, outside the
+    exclusive group.)"""
     proc = start(home, "run", "--backend", "process", "forever_agent.py")
     seen = read_until(proc, "posted 2")
     serve = psutil.Process(json.loads(StatePaths(home).stack_file.read_text())["pid"])
@@ -169,7 +170,7 @@ def test_a_stack_killed_mid_run_ends_it_with_a_clear_error_and_a_sound_audit_cha
     assert proc.returncode == 2 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1].startswith("detour: the stack went away during the run")
     posted = [line for line in (seen + out).splitlines() if line.startswith("posted ")]
-    agents = [psutil.Process(p.pid) for p in psutil.process_iter(["cmdline"])
+    agents = [p for p in psutil.process_iter(["cmdline"])
               if any(w.endswith("forever_agent.py") for w in p.info["cmdline"] or [])]
     assert psutil.wait_procs(agents, timeout=60)[1] == [], "the agent outlived its stack"
     store = EnvironmentStore(StatePaths(home))
@@ -180,6 +181,3 @@ def test_a_stack_killed_mid_run_ends_it_with_a_clear_error_and_a_sound_audit_cha
     verified = subprocess.run([DETOUR, "logs", "--verify", "--env", env.env_id], env=detour_env,
                               capture_output=True, text=True, timeout=120)
     assert verified.returncode == 0 and "chain intact" in verified.stdout, verified.stdout + verified.stderr
-    doctor = subprocess.run([DETOUR, "doctor", "--check"], capture_output=True, text=True, timeout=120,
-                            env=detour_env | {"DOCKER_HOST": f"unix://{home}/no-engine.sock"})  # no container ran
-    assert "no leftovers" in doctor.stdout, doctor.stdout + doctor.stderr
