@@ -9,10 +9,12 @@ sandbox id and recorded under /run/detour, so `teardown(sid)` can remove it afte
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,14 +29,23 @@ OWNERS = RUNTIME_DIR / "sandboxes"
 SUBNETS = RUNTIME_DIR / "subnets"
 NETNS_PREFIX = "detour-"
 TABLE_PREFIX = "detour_"
+# nft commands of this process at once. Each reads the ruleset, and restarts its read when another
+# commits meanwhile: 256 sandboxes set up at once kept ~140 nft processes spinning for minutes.
+NFT_TURNS = threading.BoundedSemaphore(os.cpu_count() or 2)
 
 
 class NetworkError(RuntimeError):
     pass
 
 
+def _turn(argv: list[str]) -> contextlib.AbstractContextManager:
+    """An nft command waits for one of NFT_TURNS; others run at once."""
+    return NFT_TURNS if argv[0] == "nft" else contextlib.nullcontext()
+
+
 def _run(argv: list[str], script: str | None = None) -> None:
-    done = subprocess.run(argv, input=script, capture_output=True, text=True)
+    with _turn(argv):
+        done = subprocess.run(argv, input=script, capture_output=True, text=True)
     if done.returncode != 0:
         raise NetworkError(f"{' '.join(argv[:3])} failed: {done.stderr.strip()}")
 
@@ -43,7 +54,8 @@ def _quiet(argv: list[str], script: str | None = None) -> str:
     """The command's output; nothing where it fails or is not installed (`nft` off PATH: then it
     made nothing either, and a check or a cleanup goes on with what it can see)."""
     try:
-        return subprocess.run(argv, input=script, capture_output=True, text=True).stdout
+        with _turn(argv):
+            return subprocess.run(argv, input=script, capture_output=True, text=True).stdout
     except OSError:
         return ""
 
