@@ -36,6 +36,7 @@ from bench.mcp import bench_mcp_tool_call
 from bench.drive import bench_drive_transfer
 from bench.events import bench_http_delivery, bench_socket_mode
 from bench.gmail import bench_gmail_search
+from bench.live import bench_live_rollouts
 from bench.models import bench_model_stream
 from bench.rollout_breakdown import bench_rollout_breakdown
 from bench.rollouts import bench_rollouts
@@ -121,6 +122,8 @@ def main() -> None:
             bench_modes(state, info)
             section("rollouts: environment, sandbox, a 20-call agent, the diff, deletion")
             bench_rollouts(state, info)
+            section("256 rollouts live at once through the run API, each idle between two calls (bench/live.py)")
+            bench_live_rollouts(state, stack, info)
             section("where one rollout's time goes (docs/benchmarks/rollout-breakdown.md)")
             bench_rollout_breakdown(state, stack)
             state.stack_file.unlink()

@@ -1,0 +1,118 @@
+"""Hundreds of rollouts live at once (#52 item 4), as an RL trainer keeps them while each waits
+for its model: LIVE runs posted together to the run API, each its own environment and sandbox,
+each making a call, idle, then a second call. Printed: how many were live at once, their total
+memory while they were, and the p99 of the calls made while all were live (goals: at most
+8 GiB, at most 50 ms).
+
+Each program idles until a moment the bench names (`at`), makes its second call at a random
+point of the window after it, and stays until the window ends: so if every program had made
+its first call before `at` (each says when), all were live through the window, which the bench
+checks rather than assumes; it also counts them from /proc halfway through."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import psutil
+import requests
+
+from bench.common import MB
+from bench.stats import percentile
+from detour.stack import Stack, StackInfo
+from detour_core.credentials import api_key
+from detour_core.paths import StatePaths
+from sandbox.cgroups import ROOT
+
+LIVE = 256
+START_S = 0.75  # the time one more sandbox adds to the ramp (set-up, interpreter, first call) on two busy cores
+WINDOW_S = 20.0
+GIB = 1024 * MB
+PROGRAM = """
+import json, random, time, urllib.request
+def call():
+    started = time.perf_counter()
+    request = urllib.request.Request("https://slack.com/api/auth.test", data=b"", headers={"Authorization": "Bearer xoxb-1"})
+    assert json.load(urllib.request.urlopen(request))["ok"]
+    return (time.perf_counter() - started) * 1000
+first = call()
+live = time.time()
+time.sleep(max(0.0, %(at)r - time.time()) + random.uniform(0, %(window)r))  # idle: waiting for its model
+second = call()
+time.sleep(max(0.0, %(at)r + %(window)r - time.time()))
+print(json.dumps({"live": live, "second": second}))
+"""
+
+
+def sandboxes(marker: str) -> tuple[int, int]:
+    """How many programs named `marker` run (bwrap's two processes name it too), and their
+    sandboxes' memory: their cgroups' where they have one (with the tmpfs pages written), else
+    the programs' RSS."""
+    programs = [p for p in psutil.process_iter(["name", "cmdline"])
+                if p.info["name"] not in ("bwrap", "nsenter") and any(marker in w for w in p.info["cmdline"] or ())]
+    groups, rss = set(), 0
+    for program in programs:
+        group = _cgroup(program.pid)
+        if group is not None:
+            groups.add(group)
+        else:
+            rss += _rss(program)
+    return len(programs), rss + sum(int((group / "memory.current").read_text()) for group in groups)
+
+
+def _cgroup(pid: int) -> Path | None:
+    """A process's cgroup (v2) folder, if it counts memory."""
+    try:
+        line = Path(f"/proc/{pid}/cgroup").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    group = ROOT / line.split("::", 1)[-1].lstrip("/")
+    return group if line.startswith("0::") and (group / "memory.current").exists() else None
+
+
+def _rss(process: psutil.Process) -> int:
+    try:
+        return process.memory_info().rss
+    except psutil.Error:
+        return 0
+
+
+def stack_rss(stack: Stack) -> int:
+    """The stack's processes' resident memory (the run API's threads are in the replica server's)."""
+    return sum(psutil.Process(process.pid).memory_info().rss for process in stack.processes.values())
+
+
+def bench_live_rollouts(state: StatePaths, stack: Stack, info: StackInfo, live: int = LIVE) -> None:
+    """`live` runs posted at once; all must be live before `at`, the window's start."""
+    marker = f"live-{uuid.uuid4().hex[:8]}.py"
+    at = time.time() + live * START_S
+    code = PROGRAM % {"at": at, "window": WINDOW_S}
+    key, stack_before = api_key(state), stack_rss(stack)
+
+    def post(_: int) -> dict:
+        return requests.post(f"{info.replica_url}/api/platform/run", headers={"X-API-Key": key}, timeout=900,
+                             json={"code": code, "filename": marker, "limits": {"timeout_s": 600}}).json()
+
+    with ThreadPoolExecutor(live) as callers:
+        answers = callers.map(post, range(live))
+        time.sleep(max(0.0, at + WINDOW_S / 2 - time.time()))
+        counted, memory = sandboxes(marker)
+        memory += stack_rss(stack) - stack_before
+        results = list(answers)
+    report(live, at, counted, memory, results)
+
+
+def report(live: int, at: float, counted: int, memory: int, results: list[dict]) -> None:
+    done = [json.loads(r["stdout"]) for r in results if r.get("exit_code") == 0]
+    late = sum(d["live"] > at for d in done)
+    calls = [d["second"] for d in done]
+    p99 = percentile(calls, 99) if calls else float("nan")
+    print(f"  {live} rollouts posted at once: {len(done)} ran whole, {counted} counted live halfway through the "
+          f"window, {late} live only after it began{'' if late or len(done) < live else ' (so all were live through it)'}")
+    print(f"  memory while live: {memory / GIB:5.2f} GiB ({memory / max(counted, 1) / MB:5.1f} MB a rollout; "
+          f"goal at most 8 GiB: {'met' if memory <= 8 * GIB else 'NOT MET'})   "
+          f"p99 of a call while all were live: {p99:6.1f} ms (n={len(calls)}; goal at most 50 ms: "
+          f"{'met' if p99 <= 50 else 'NOT MET'})")
