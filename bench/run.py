@@ -39,6 +39,7 @@ from bench.gmail import bench_gmail_search
 from bench.live import bench_live_rollouts
 from bench.models import bench_model_stream
 from bench.rollout_breakdown import bench_rollout_breakdown
+from bench.ray import bench_ray
 from bench.rollouts import bench_rollouts
 from bench.secrets import bench_answer_scrubbing
 from bench.sandboxes import (
@@ -126,6 +127,8 @@ def main() -> None:
             bench_live_rollouts(state, stack, info)
             section("where one rollout's time goes (docs/benchmarks/rollout-breakdown.md)")
             bench_rollout_breakdown(state, stack)
+            section("rollouts through Ray: one, two and three nodes beside a local stack (bench/ray.py)")
+            bench_ray(state, info)
             state.stack_file.unlink()
         if "--replicas-only" not in sys.argv:
             section("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
