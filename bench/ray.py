@@ -17,7 +17,7 @@ from detour.client import Client as LocalClient
 from detour.stack import StackInfo
 from detour_client import Client
 from detour_core.paths import StatePaths
-from tests.ray_cluster import BIN, cluster
+from tests.ray_cluster import BIN, cluster, held_out
 
 ROOT = Path(__file__).parents[1]
 SUITE = ROOT / "examples" / "suites" / "acme.json"
@@ -35,6 +35,9 @@ def seconds_per_rollout(outcomes: Iterator) -> tuple[float, int, int]:
 
 
 def bench_ray(state: StatePaths, info: StackInfo) -> None:
+    if reason := held_out():
+        print(f"  not run: {reason}")
+        return
     with LocalClient(home=state.home, stack=info, backend="namespace") as local:
         base, count, _ = seconds_per_rollout(local.rollouts(SUITE, AGENT, n=1, workers=PER_NODE))
     print(f"  local stack, {PER_NODE} at once: {1 / base:.2f} rollouts/s ({base:.2f} s a rollout, {count} rollouts)")

@@ -23,10 +23,10 @@ import pytest
 from detour_client import Client
 from sandbox import netns
 from tests.conftest import needs_namespaces
-from tests.ray_cluster import BIN, Cluster, cluster as ray_cluster
+from tests.ray_cluster import BIN, Cluster, cluster as ray_cluster, held_out
 from tests.waiting import until
 
-pytestmark = [needs_namespaces, pytest.mark.exclusive]
+pytestmark = [needs_namespaces, pytest.mark.exclusive, pytest.mark.skipif(held_out() is not None, reason=str(held_out()))]
 
 ROOT = Path(__file__).parents[2]
 SUITE = ROOT / "examples" / "suites" / "acme.json"
