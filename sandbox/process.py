@@ -12,6 +12,7 @@ import contextlib
 import os
 import resource
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -29,6 +30,21 @@ def apply_rlimits(limits: Limits) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 2))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * MB,) * 2)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _copies_for_the_uid(files: list[Path], folder: Path) -> dict[str, str]:
+    """The named files a run's uid could not open where they are (not readable by others, or in
+    a folder others may not enter: the reveal reopens the folders on the way, not the file's own),
+    copied into the run's folder: path -> copy, for the command to name the copy."""
+    copies = {}
+    for index, file in enumerate(files):
+        if file.stat().st_mode & stat.S_IROTH and file.parent.stat().st_mode & stat.S_IXOTH:
+            continue
+        copy = folder / "files" / str(index) / file.name
+        copy.parent.mkdir(parents=True)
+        shutil.copy2(file, copy)
+        copies[str(file)] = str(copy)
+    return copies
 
 
 class ProcessSandbox(Sandbox):
@@ -69,8 +85,11 @@ class ProcessSandbox(Sandbox):
             env = sandbox_environment(spec, trust, self.runtime)
             argv = [*clock_command(spec), *spec.argv]
             if uid is not None:
+                copies = _copies_for_the_uid(spec.files, folder)
+                argv = [copies.get(word, word) for word in argv]
                 hand_over(folder, uid)
-                needed = [*self.runtime.shows, *(f.parent for f in spec.files), *([spec.workspace] if spec.workspace else [])]
+                needed = [*self.runtime.shows, *(f.parent for f in spec.files if str(f) not in copies),
+                          *([spec.workspace] if spec.workspace else [])]
                 argv = hiding(argv, self.hide, uid, reveal_commands(needed, folder / "reveal"))
             elif self.hide:  # the environment's time only where /dev/shm is the program's own (libfaketime)
                 argv = hiding(argv, self.hide)
