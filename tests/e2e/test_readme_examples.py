@@ -42,6 +42,7 @@ SKIPPED = {
     "make demo": "runs the demo, minutes long",
     "make test": "runs the whole test suite",
     "pip install dist/detour-*.whl": "installs the package (tests/e2e/test_wheel.py does, in a venv of its own)",
+    "python -m build --wheel client/": "builds the client's wheel (tests/e2e/test_client_anywhere.py does)",
     "detour doctor --install": "installs Debian packages and removes leftovers of every sandbox on the machine",
     # a long-running server (the test's commands use the background stack instead)
     "detour serve": "runs in the foreground until interrupted",

@@ -55,6 +55,8 @@ print(json.dumps(answers))
 EXPECTED_ERRORS = {
     "files.completeUploadExternal: file_upload_not_complete": "the plan never POSTs bytes to the upload URL",
     "files.comments.delete: file_not_found": "Slack retired file comments; the file was deleted before",
+    "apps.connections.open: not_allowed_token_type": "Socket Mode takes an app-level (xapp-) token, not the plan's",
+    "apps.manifest.update: invalid_manifest": "the plan sends no manifest",
 }
 KNOWN_FIELDS_FLOOR = 0.97  # the share of answered fields the reference knows, when this was written
 
