@@ -43,6 +43,7 @@ SKIPPED = {
     "make test": "runs the whole test suite",
     "pip install dist/detour-*.whl": "installs the package (tests/e2e/test_wheel.py does, in a venv of its own)",
     "python -m build --wheel client/": "builds the client's wheel (tests/e2e/test_client_anywhere.py does)",
+    "pip install detour_client-*.whl": "installs the client (tests/e2e/test_client_anywhere.py does, in a venv of its own)",
     "detour doctor --install": "installs Debian packages and removes leftovers of every sandbox on the machine",
     # a long-running server (the test's commands use the background stack instead)
     "detour serve": "runs in the foreground until interrupted",
