@@ -19,7 +19,6 @@ from typing import Any
 
 from detour_core.credentials import validate_env_id
 from mock_services.databases.base import Connection, Database, Row
-from mock_services.databases.sqlite_connections import KEPT
 from detour_core.errors import EnvironmentNotFound
 
 SCHEMA = """
@@ -116,37 +115,27 @@ class SqliteDatabase(Database):
 
     @contextmanager
     def connect(self, env_id: str, write: bool) -> Iterator[Connection]:
-        """A kept connection of this process (sqlite_connections.py), given back after the
-        call unless the call failed in SQLite itself (then it is closed, not trusted again)."""
         path = self._path(env_id)
-        try:
-            conn, identity = KEPT.take(path)
-        except FileNotFoundError:
-            raise EnvironmentNotFound(f"no environment {env_id!r}") from None
-        healthy = False
+        if not path.exists():
+            raise EnvironmentNotFound(f"no environment {env_id!r}")
+        conn = sqlite3.connect(path, isolation_level=None, timeout=30)
         try:
             if not write:
                 yield SqliteConnection(conn)
-            else:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield SqliteConnection(conn)
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
-            healthy = True
-        except BaseException as error:
-            # The call's own error, rolled back, leaves a sound connection; SQLite's own may not.
-            healthy = not isinstance(error, sqlite3.Error) and not conn.in_transaction
-            if isinstance(error, sqlite3.OperationalError) and not path.exists():
+                return
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield SqliteConnection(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError:
+            if not path.exists():
                 raise EnvironmentNotFound(f"no environment {env_id!r}") from None
             raise
         finally:
-            if healthy:
-                KEPT.give_back(path, conn, identity)
-            else:
-                conn.close()
+            conn.close()
 
     def fork(self, source: str, env_id: str, meta: dict[str, str]) -> None:
         """SQLite's online backup copies the pages as one consistent read, whatever writes go on;
@@ -172,6 +161,5 @@ class SqliteDatabase(Database):
 
     def remove(self, env_id: str) -> None:
         path = self._path(env_id)
-        KEPT.forget(path)
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
