@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from detour_core.pack import resolve
 from detour_core.registry import pack
-from mock_services.timelines.run import observe
+from mock_services.timelines.run import awaits, observe
 
 Change = Literal["insert", "update", "delete"]
 Row = dict[str, Any]
@@ -39,6 +39,9 @@ class Events:
     rules: tuple[EventRule, ...]
     # (state, rule, payload) -> None: puts the event in the pack's outboxes (its surfaces send them)
     deliver: Callable[[Any, EventRule, Row], None]
+    # (state) -> whether anyone in the environment takes the pack's events now (a Socket Mode app,
+    # a Request URL, a hook): asked before a payload is made, so a write nobody hears costs nothing
+    listening: Callable[[Any], bool]
 
 
 def render(rule: EventRule, state: Any, row: Row) -> Row:
@@ -65,13 +68,20 @@ def rules_by_change(service: str) -> dict[tuple[str, str], list[EventRule]] | No
 
 
 def emit(state: Any, service: str, table: str, change: Change, row: Row) -> None:
-    """Called by the store for each change a replica makes (`state` as that service sees it)."""
+    """Called by the store for each change a replica makes (`state` as that service sees it).
+    Nothing is rendered unless someone takes the event: a subscriber of the pack's, or a
+    timeline step that waits for the agent's event."""
     keyed = rules_by_change(service)
     if not keyed or (table, change) not in keyed:
         return
-    deliver = resolve(pack(service).events).deliver
+    events: Events = resolve(pack(service).events)
+    listening, awaited = events.listening(state), awaits(state, service)
+    if not (listening or awaited):
+        return
     for rule in keyed[(table, change)]:
         if rule.when is None or rule.when(row):
             event = render(rule, state, row)
-            deliver(state, rule, event)
-            observe(state, service, event)  # a timeline's step may wait for it
+            if listening:
+                events.deliver(state, rule, event)
+            if awaited:
+                observe(state, service, event)

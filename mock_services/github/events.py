@@ -86,4 +86,9 @@ def signed(state: EnvState, key: str, payload: dict[str, Any], body: bytes,
     return headers, None
 
 
-EVENTS = Events(rules=RULES, deliver=deliver)
+def listening(state: EnvState) -> bool:
+    """A hook anywhere in the environment."""
+    return state.first(HOOKS) is not None
+
+
+EVENTS = Events(rules=RULES, deliver=deliver, listening=listening)

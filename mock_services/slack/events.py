@@ -131,4 +131,9 @@ def deliver(state: EnvState, rule: EventRule, event: Row) -> None:
                 events_api.send(state, user_id, at_url[user_id], payload)
 
 
-EVENTS = Events(rules=RULES, deliver=deliver)
+def listening(state: EnvState) -> bool:
+    """An app on Socket Mode or at a Request URL."""
+    return bool(state.meta(APPS_KEY) or events_api.listening(state))
+
+
+EVENTS = Events(rules=RULES, deliver=deliver, listening=listening)

@@ -25,15 +25,26 @@ def _progress(state: Any) -> Progress | None:
     return Progress(**raw) if raw else None
 
 
+def _waiting(progress: Progress, service: str) -> list[int]:
+    """The steps that still wait for an event of `service` (not in line, not fired)."""
+    done = {p.step for p in progress.pending} | set(progress.fired)
+    return [index for index, step in enumerate(progress.steps)
+            if step.when is not None and step.service == service and index not in done]
+
+
+def awaits(state: Any, service: str) -> bool:
+    """Whether a step of the environment's timeline still waits for an event of `service`."""
+    progress = _progress(state)
+    return progress is not None and bool(_waiting(progress, service))
+
+
 def observe(state: Any, service: str, event: dict[str, Any]) -> None:
     """Called by the events engine in the transaction of the change that emitted `event`: a
     step waiting for this event of the agent's is put in line, once."""
     progress = _progress(state)
     if progress is None or event.get("user") != state.info.acting_user:
         return
-    waiting = {p.step for p in progress.pending} | set(progress.fired)
-    answered = [index for index, step in enumerate(progress.steps)
-                if index not in waiting and step.service == service and answers(progress, step, event)]
+    answered = [index for index in _waiting(progress, service) if answers(progress, progress.steps[index], event)]
     for index in answered:
         progress.pending.append(Pending(step=index, due=clock.now() + progress.steps[index].when.after, event=event))
     if answered:
