@@ -26,7 +26,7 @@ from detour_core.pack import resolve
 from detour_core.registry import pack
 from mock_services.clock import Clock, bound
 from mock_services.databases import Connection, database_for
-from mock_services.events.rules import Change, emit
+from mock_services.events.rules import Change, asks_before, emit
 from mock_services.timelines.model import TIMELINE_KEY, Step, check_references
 from mock_services.timelines.run import started
 from detour_core.errors import EnvironmentExists, EnvironmentNotFound, InvalidFork, InvalidTemplate, InvalidTtl
@@ -152,19 +152,26 @@ class EnvState:
         return row
 
     def update(self, table: str, row: Row) -> Row:
+        before = self._stored(table, row) if asks_before(self.scope or self.service, table) else None
         self.db.execute("UPDATE rows SET data = ? WHERE tbl = ? AND pk = ?",
                         (json.dumps(row), self._tbl(table), self._pk(table, row)))
-        self._changed(table, "update", row)
+        self._changed(table, "update", row, before)
         return row
+
+    def _stored(self, table: str, row: Row) -> Row | None:
+        """The row as stored now (an event rule asks what an update changed)."""
+        found = self.db.execute("SELECT data FROM rows WHERE tbl = ? AND pk = ?",
+                                (self._tbl(table), self._pk(table, row)))
+        return json.loads(found[0][0]) if found else None
 
     def delete(self, table: str, row: Row) -> None:
         self.db.execute("DELETE FROM rows WHERE tbl = ? AND pk = ?", (self._tbl(table), self._pk(table, row)))
         self._changed(table, "delete", row)
 
-    def _changed(self, table: str, change: Change, row: Row) -> None:
+    def _changed(self, table: str, change: Change, row: Row, before: Row | None = None) -> None:
         """The events the change emits, in this transaction (a world seen whole is no pack's)."""
         if self.scope or not self.info.is_world:
-            emit(self, self.scope or self.service, table, change, row)
+            emit(self, self.scope or self.service, table, change, row, before)
 
     def meta(self, key: str) -> Any:
         found = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,))

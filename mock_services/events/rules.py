@@ -27,6 +27,8 @@ class EventRule:
     event: str                                   # the vendor's event type
     fields: Mapping[str, Field]                  # payload field -> where its value comes from
     when: Callable[[Row], bool] | None = None    # only rows this holds for
+    changed: str | None = None                   # an update only where this field's value changed
+                                                 # (an invoice paid once, not each later edit of it)
     # Whether a subscriber (a user id in the pack's terms) may receive it: Slack delivers a
     # channel's messages only to apps in the channel, and an app_mention only to the one named.
     audience: Callable[[Any, Row, str], bool] | None = None
@@ -67,10 +69,23 @@ def rules_by_change(service: str) -> dict[tuple[str, str], list[EventRule]] | No
     return keyed
 
 
-def emit(state: Any, service: str, table: str, change: Change, row: Row) -> None:
+def asks_before(service: str, table: str) -> bool:
+    """Whether an update of `table` must say what the row was (a rule of it names `changed`)."""
+    keyed = rules_by_change(service) or {}
+    return any(rule.changed for rule in keyed.get((table, "update"), ()))
+
+
+def _fires(rule: EventRule, row: Row, before: Row | None) -> bool:
+    if rule.when is not None and not rule.when(row):
+        return False
+    return rule.changed is None or before is None or before.get(rule.changed) != row.get(rule.changed)
+
+
+def emit(state: Any, service: str, table: str, change: Change, row: Row, before: Row | None = None) -> None:
     """Called by the store for each change a replica makes (`state` as that service sees it).
     Nothing is rendered unless someone takes the event: a subscriber of the pack's, or a
-    timeline step that waits for the agent's event."""
+    timeline step that waits for the agent's event. `before`: the row before an update, where
+    `asks_before` said a rule needs it."""
     keyed = rules_by_change(service)
     if not keyed or (table, change) not in keyed:
         return
@@ -79,7 +94,7 @@ def emit(state: Any, service: str, table: str, change: Change, row: Row) -> None
     if not (listening or awaited):
         return
     for rule in keyed[(table, change)]:
-        if rule.when is None or rule.when(row):
+        if _fires(rule, row, before):
             event = render(rule, state, row)
             if listening:
                 events.deliver(state, rule, event)

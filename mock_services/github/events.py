@@ -45,7 +45,8 @@ PULL = {"action": lambda s, r: "closed", "number": "number", "repository": repos
 RULES = (
     EventRule("github_refs", "update", "push", PUSH),
     EventRule("github_refs", "insert", "push", {**PUSH, "created": lambda s, r: True}),
-    EventRule("github_pulls", "update", "pull_request", PULL, when=lambda row: bool(row.get("merged_at"))),
+    EventRule("github_pulls", "update", "pull_request", PULL, when=lambda row: bool(row.get("merged_at")),
+              changed="merged_at"),
 )
 
 
