@@ -16,7 +16,7 @@ from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
 from detour_core.secrets import SecretStore
-from detour.stack import StackInfo
+from detour.stack import StackInfo, deaths_since
 from mock_services.clock import Clock
 from mock_services.store import EnvironmentStore, StateDiff
 from pydantic import computed_field
@@ -63,6 +63,16 @@ def proxy_hints(backend: str, stderr: str) -> list[str]:
                 "the proxy: it reads proxy variables only with PySocks installed (pip install PySocks in the "
                 "program's Python); the namespace and docker backends capture it either way"]
     return []
+
+
+def stack_warnings(state: StatePaths, since: float) -> list[str]:
+    """One line if a process of the stack died while the program ran: requests it carried then
+    failed (the program saw a reset or a refused connection), whatever the program made of it."""
+    deaths = deaths_since(state, since)
+    if not deaths:
+        return []
+    return [f"detour: the stack lost {', '.join(d.text() for d in deaths)} during the run and started "
+            f"{'it' if len(deaths) == 1 else 'them'} again: requests under way there failed"]
 
 
 def sandbox_clock(ca: CertificateAuthority, clock: Clock) -> tuple[float | None, list[str]]:
@@ -121,6 +131,7 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
     start = audit.end(env_id)
     placeholders = SecretStore(state.secrets_dir).placeholders(env_id)
     credentials = store.credentials(env_id).variables
+    began = time.time()
     execution = sandbox.run(SandboxSpec(argv=argv, proxy=proxy, mode=mode, trust=trust,
                                         limits=limits or Limits(), program=program, stdin=stdin,
                                         task=task or {}, files=files, workspace=workspace,
@@ -128,6 +139,6 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
                                         stdio=stdio, control=control))
     requests, _ = audit.read(env_id, start)
     warnings = [*execution.warnings, *clock_warnings, *trust_warnings(requests),
-                *proxy_hints(sandbox.name, execution.stderr)]
+                *proxy_hints(sandbox.name, execution.stderr), *stack_warnings(state, began)]
     return RunResult(**(execution.model_dump() | {"warnings": warnings}),
                      env_id=env_id, backend=sandbox.name, mode=mode, requests=requests, diff=store.diff(env_id))

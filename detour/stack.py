@@ -194,6 +194,33 @@ def _alive(record: Path) -> StackInfo | None:
     return info if _listened(info.proxy_port if "proxy" in info.parts else info.replica_port) else None
 
 
+class Death(BaseModel):
+    """A stack process that died while its stack ran (killed, crashed), and was started again."""
+
+    at: float
+    name: str
+    pid: int
+    returncode: int
+
+    def text(self) -> str:
+        how = f"signal {signal.Signals(-self.returncode).name}" if self.returncode < 0 else f"exit {self.returncode}"
+        return f"{self.name} (pid {self.pid}, {how})"
+
+
+def deaths_file(state: StatePaths) -> Path:
+    """Where a stack notes its processes' deaths, for the runs under way then to report."""
+    return state.home / "logs" / "deaths.jsonl"
+
+
+def deaths_since(state: StatePaths, since: float) -> list[Death]:
+    try:
+        lines = deaths_file(state).read_text().splitlines()
+    except OSError:
+        return []
+    deaths = [Death.model_validate_json(line) for line in lines if line.strip()]
+    return [death for death in deaths if death.at >= since]
+
+
 def running_stacks(state: StatePaths) -> list[StackInfo]:
     """Every server this home's records describe whose process is alive and listens."""
     records = [record_file(state, parts) for parts in (PARTS, EMBEDDED, ("replicas",))]
@@ -344,6 +371,21 @@ class Stack:
             self._spawn(name, self._argv(part))
         for name in names:
             self._ready(name)
+
+    def revive(self) -> list[Death]:
+        """Each of the stack's processes that died (a proxy worker killed, a replica server that
+        crashed) started again on its ports, and its death noted for the runs it touched: the
+        stack outlives the loss of any one of its processes."""
+        dead = [(name, proc) for name, proc in self.processes.items() if proc.poll() is not None]
+        deaths = [Death(at=time.time(), name=name, pid=proc.pid, returncode=proc.returncode) for name, proc in dead]
+        if deaths:
+            with open(deaths_file(self.state), "a") as notes:
+                notes.writelines(death.model_dump_json() + "\n" for death in deaths)
+        for name, _ in dead:
+            self._spawn(name, self._argv(name.split("-")[0]))  # type: ignore[arg-type]
+        for name, _ in dead:
+            self._ready(name)
+        return deaths
 
     def _check_ports_free(self) -> None:
         """Workers bind with SO_REUSEPORT, which would quietly share a port with another stack's

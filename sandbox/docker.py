@@ -257,6 +257,15 @@ class ContainerRun:
         return cgroups.limit_breach(self.groups, self.via) or (
             "cpu" if self.status == 128 + signal.SIGXCPU else None)
 
+    def killed_outside(self, since: float) -> str | None:
+        """The signal another program sent the container through the engine (docker kill, stop,
+        rm -f), from the engine's events: detour's own stop comes only after `watch` named why."""
+        events = self.api.events(since=since, until=time.time(), decode=True,
+                                 filters={"container": self.cid, "event": "kill"})
+        signals = [event.get("Actor", {}).get("Attributes", {}).get("signal") for event in events]
+        sent = next((s for s in signals if s), None)
+        return signal.Signals(int(sent)).name if sent and sent.isdigit() else sent  # the engine says "9"
+
     def stop(self) -> None:
         if not self.exited.is_set():
             try:
@@ -328,14 +337,20 @@ class DockerSandbox(Sandbox):
             run = ContainerRun(self.client, ready.cid, spec, self.limits_via,
                                payload(spec, shipped, ready.network.host_ip, self.runtime))
             cleanup.callback(run.close)
+            began = time.time()
             ready.network.build(spec.proxy, spec.mode, run.start(started=ready.started))
             killed = run.watch(started)
             run.stop()
             stdout, stderr = run.capture.finish()
             killed = killed or ("output" if run.capture.exceeded.is_set() else None) or run.breach()
+            duration_s = time.monotonic() - started
+            outside = None if killed else run.killed_outside(began)
             return Execution(exit_code=exit_code(run.status) if run.status is not None else None,
                              stdout=stdout, stderr=stderr, timed_out=killed == "timeout", killed_reason=killed,
-                             duration_ms=round((time.monotonic() - started) * 1000, 1), limits_via=self.limits_via)
+                             duration_ms=round(duration_s * 1000, 1), limits_via=self.limits_via,
+                             warnings=[f"detour: the sandbox's container was stopped from outside detour (signal "
+                                       f"{outside}: docker kill, stop or rm -f) after {duration_s:.1f} s; the "
+                                       "program did not finish"] if outside else [])
 
     def _waiting(self, limits: Limits, workspace: Path | None, trust: TrustFiles, start: bool) -> Waiting:
         """A container that waits in its entrypoint for its run and its network; `start`: started now."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Annotated, Literal, Optional
@@ -107,9 +108,12 @@ def refuse_a_second(paths: StatePaths, parts: tuple[str, ...]) -> None:
 def wait(paths: StatePaths, stack: Stack, record: Path, idle_exit: float | None) -> None:
     """Until a signal, or (a background stack) until no command has used it for `idle_exit` s.
     SIGHUP (`detour ca rotate` sends it) restarts the proxy with the home's new CA; the record
-    is written again once it listens, which is how the sender knows."""
+    is written again once it listens, which is how the sender knows. A part that dies (SIGCHLD
+    wakes the wait) is started again at once, and the runs under way then say so."""
     hangups: list[int] = []
-    signal.signal(signal.SIGHUP, lambda number, _: hangups.append(number))
+    woken = threading.Event()
+    signal.signal(signal.SIGHUP, lambda number, _: (hangups.append(number), woken.set()))
+    signal.signal(signal.SIGCHLD, lambda *_: woken.set())
     description = stack.info.model_copy(update={"idle_exit_s": idle_exit}).model_dump_json()
     record.write_text(description)  # only now: a SIGHUP before the handler would end the server
     started = time.time()
@@ -118,7 +122,10 @@ def wait(paths: StatePaths, stack: Stack, record: Path, idle_exit: float | None)
             hangups.clear()
             stack.restart("proxy")
             record.write_text(description)
-        time.sleep(1.0 if idle_exit is None else min(1.0, idle_exit / 4))
+        for death in stack.revive():
+            typer.echo(f"detour: {death.text()} died; started again", err=True)
+        woken.wait(1.0 if idle_exit is None else min(1.0, idle_exit / 4))
+        woken.clear()
 
 
 def choose_database(paths: StatePaths, url: str) -> None:
