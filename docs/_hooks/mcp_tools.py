@@ -13,11 +13,13 @@ MARKER = re.compile(r"<!-- mcp-tools:(\w+) -->")
 
 def _backing(operation) -> str:
     """The pack operation a tool calls, as the page shows it."""
-    from mock_services.mcp.operations import Choice, GraphQL, Rest
+    from mock_services.mcp.operations import Choice, Each, GraphQL, Rest
     if isinstance(operation, Rest):
         return f"`{operation.method} {operation.path}`"
     if isinstance(operation, GraphQL):
         return "GraphQL `" + re.search(r"\{\s*(\w+)", operation.document).group(1) + "`"
+    if isinstance(operation, Each):
+        return f"each of `{operation.argument}`: {_backing(operation.operation)}"
     assert isinstance(operation, Choice)
     return "<br>".join(f"`{operation.argument}: {value}`: {_backing(picked)}"
                        for value, picked in operation.operations.items())

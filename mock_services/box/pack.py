@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from detour_core.pack import ServicePack
+from detour_core.pack import McpSurface, ServicePack
 
 PACK = ServicePack(
     name="box",
@@ -21,4 +21,7 @@ PACK = ServicePack(
             "box_collaborations", "box_hubs", "box_hub_items", "box_metadata_templates", "box_metadata_instances",
             "box_webhooks"),
     spec="Box's official Python SDK (PyPI boxsdk, box_sdk_gen's managers and schemas; spec/box_sdk.json)",
+    mcp=McpSurface(hosts=("mcp.box.com",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
+                   operations="mock_services.box.mcp_tools:OPERATIONS",
+                   source="Box's hosted MCP server's tool names (developer.box.com's Box MCP server guide)"),
 )

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from detour_core.pack import ServicePack
+from detour_core.pack import McpSurface, ServicePack
 
 PACK = ServicePack(
     name="calendar",
@@ -20,4 +20,7 @@ PACK = ServicePack(
     tables=("calendar_users", "calendar_settings", "calendars", "calendar_list_entries", "calendar_events",
             "calendar_event_attendees", "calendar_acl_rules", "calendar_channels"),
     spec="Calendar v3's discovery document, as google-api-python-client ships it (spec/calendar_v3.json)",
+    mcp=McpSurface(hosts=("calendarmcp.googleapis.com/mcp/v1",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
+                   operations="mock_services.calendar.mcp_tools:OPERATIONS",
+                   source="Google's Calendar MCP server reference (developers.google.com/workspace/calendar/api/v3/reference/mcp)"),
 )

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from detour_core.pack import ServicePack
+from detour_core.pack import McpSurface, ServicePack
 
 PACK = ServicePack(
     name="drive",
@@ -20,4 +20,7 @@ PACK = ServicePack(
     tables=("drive_users", "drive_files", "drive_permissions", "drive_revisions", "drive_comments", "drive_replies",
             "drive_changes"),
     spec="Drive v3's discovery document, as google-api-python-client ships it (spec/drive_v3.json)",
+    mcp=McpSurface(hosts=("drivemcp.googleapis.com/mcp/v1",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
+                   operations="mock_services.drive.mcp_tools:OPERATIONS",
+                   source="Google's Drive MCP server reference (developers.google.com/workspace/drive/api/reference/mcp)"),
 )

@@ -3,7 +3,7 @@ is every Google pack's; the proxy sends it to the one the environment holds."""
 
 from pathlib import Path
 
-from detour_core.pack import ServicePack
+from detour_core.pack import McpSurface, ServicePack
 
 PACK = ServicePack(
     name="gmail",
@@ -22,4 +22,7 @@ PACK = ServicePack(
     tables=("gmail_users", "gmail_messages", "gmail_labels", "gmail_drafts", "gmail_history", "gmail_filters",
             "gmail_send_as", "gmail_settings"),
     spec="Gmail v1's discovery document, as google-api-python-client ships it (spec/gmail_v1.json)",
+    mcp=McpSurface(hosts=("gmailmcp.googleapis.com/mcp/v1",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
+                   operations="mock_services.gmail.mcp_tools:OPERATIONS",
+                   source="Google's Gmail MCP server reference (developers.google.com/workspace/gmail/api/reference/mcp)"),
 )

@@ -10,11 +10,11 @@ operation answers and how the tool's arguments become that operation's parameter
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from string import Formatter
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlsplit
 
 import httpx
 
@@ -27,6 +27,7 @@ class Answer:
 
     status: int
     body: Any
+    location: str | None = None  # a redirect's
 
     @property
     def ok(self) -> bool:
@@ -43,13 +44,15 @@ class Caller:
     headers: Mapping[str, str]
 
     async def send(self, method: str, path: str, query: Arguments | None = None, body: Any = None,
-                   form: bool = False) -> Answer:
-        sent = await self.client.request(method, self.prefix + path, params=query or None, headers=dict(self.headers),
+                   form: bool = False, headers: Mapping[str, str] | None = None) -> Answer:
+        sent = await self.client.request(method, self.prefix + path, params=query or None,
+                                         headers={**self.headers, **(headers or {})},
                                          **({"data": body} if form else {"json": body}))
         try:
-            return Answer(sent.status_code, sent.json())
+            body = sent.json()
         except ValueError:
-            return Answer(sent.status_code, sent.text)
+            body = sent.text
+        return Answer(sent.status_code, body, sent.headers.get("location"))
 
 
 def _as_int(value: Any) -> Any:
@@ -69,16 +72,25 @@ class Rest:
     prepare: Callable[[Arguments], Arguments] | None = None  # where a value is spelled otherwise
     succeeded: Callable[[Any], bool] | None = None  # where a 200 may be a failure (Slack's `"ok": false`)
     form: bool = False  # the body form-encoded (Stripe's), not JSON
+    # where the arguments become the API's only with what the pack answers first (a schema's types)
+    ask: Callable[[Caller, Arguments], Awaitable[Arguments]] | None = None
+    shape: Callable[[Any], Any] | None = None  # the answer as the vendor's tool gives it (Google's field names)
+    follow: bool = False  # a redirect to the pack's own host (a download's) followed, as the vendor's server does
+    headers: Mapping[str, str] = field(default_factory=dict)  # what the API wants besides (the version it speaks)
 
     async def run(self, caller: Caller, arguments: Arguments) -> Answer:
         answer = await self.send(caller, arguments)
+        if self.follow and answer.location and 300 <= answer.status < 400:
+            where = urlsplit(answer.location)
+            answer = await caller.send("GET", where.path, query=dict(parse_qsl(where.query)) or None)
         if answer.ok and self.succeeded and not self.succeeded(answer.body):
             return Answer(400, answer.body)
-        return answer
+        return Answer(answer.status, self.shape(answer.body)) if answer.ok and self.shape else answer
 
     async def send(self, caller: Caller, arguments: Arguments) -> Answer:
         given = {k: _as_int(v) for k, v in arguments.items() if v is not None and k not in self.omit}
         given = self.prepare(given) if self.prepare else given
+        given = await self.ask(caller, given) if self.ask else given
         named = {name for _, name, _, _ in Formatter().parse(self.path) if name}
         missing = named - given.keys()
         if missing:
@@ -87,8 +99,8 @@ class Rest:
         rest = {self.rename.get(k, k): v for k, v in given.items() if k not in named}
         if self.method in ("GET", "DELETE"):
             query = {k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in rest.items()}
-            return await caller.send(self.method, path, query=query)
-        return await caller.send(self.method, path, body=rest, form=self.form)
+            return await caller.send(self.method, path, query=query, headers=self.headers)
+        return await caller.send(self.method, path, body=rest, form=self.form, headers=self.headers)
 
 
 def _at(value: Any, dotted: str) -> Any:
@@ -173,7 +185,29 @@ class Choice:
         return await picked.run(caller, {k: v for k, v in arguments.items() if k != self.argument})
 
 
-Operation = Rest | GraphQL | Choice
+@dataclass(frozen=True)
+class Each:
+    """A tool that does one thing to each of a list (Notion's `notion-create-pages`): the
+    operation runs once per item of `argument`, each item's fields beside the tool's other
+    arguments, and the answer lists the answers (the first failure ends it)."""
+
+    argument: str
+    operation: Rest | GraphQL
+    result: str = "results"
+    item: str = ""  # the name a plain item (an id, not an object) is given as
+
+    async def run(self, caller: Caller, arguments: Arguments) -> Answer:
+        shared = {k: v for k, v in arguments.items() if k != self.argument}
+        answers = []
+        for item in arguments.get(self.argument) or []:
+            answer = await self.operation.run(caller, {**shared, **(item if isinstance(item, dict) else {self.item: item})})
+            if not answer.ok:
+                return answer
+            answers.append(answer.body)
+        return Answer(200, {self.result: answers})
+
+
+Operation = Rest | GraphQL | Choice | Each
 
 
 def text(value: Any) -> str:

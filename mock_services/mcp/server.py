@@ -23,7 +23,7 @@ from starlette.types import ASGIApp
 
 from detour_core.pack import ServicePack, resolve
 from mock_services.issued_tokens import Credentials
-from mock_services.mcp.operations import Caller, Operation, text
+from mock_services.mcp.operations import Answer, Caller, Operation, text
 
 FORWARDED = ("authorization",)  # what the tool's operation sees of the MCP request: who is calling
 
@@ -41,6 +41,15 @@ def failed(text: str) -> types.CallToolResult:
 def lacking(service: str, name: str) -> types.CallToolResult:
     """The vendor publishes the tool; the replica's state does not back it."""
     return failed(f"tool {name} is not available: detour's {service} replica does not back it")
+
+
+def result(answer: Answer, structured: bool) -> types.CallToolResult:
+    """The answer as JSON text; where the vendor declares the tool's output (its `outputSchema`),
+    also as `structuredContent`, as its server gives both."""
+    content = [types.TextContent(type="text", text=text(answer.body))]
+    if not answer.ok or not structured or not isinstance(answer.body, dict):
+        return types.CallToolResult(isError=not answer.ok, content=content)
+    return types.CallToolResult(content=content, structuredContent=answer.body)
 
 
 @cache
@@ -88,6 +97,7 @@ def build_server(pack: ServicePack) -> Server:
     """One server per pack, shared by its requests (each request is its own stateless session)."""
     assert pack.mcp is not None
     tools = published_tools(pack.mcp.tools)
+    declared = {tool.name for tool in tools if tool.outputSchema is not None}
     operations: Mapping[str, Operation] = resolve(pack.mcp.operations)
     # A version given: the SDK would otherwise read its own package's metadata on every request.
     server: Server = Server(f"detour-{pack.name}", version=version("mcp"))
@@ -107,7 +117,6 @@ def build_server(pack: ServicePack) -> Server:
         if operation is None:
             return lacking(pack.name, name)
         answer = await operation.run(caller_for(server.request_context.request, pack), arguments)
-        return types.CallToolResult(isError=not answer.ok,
-                                    content=[types.TextContent(type="text", text=text(answer.body))])
+        return result(answer, structured=name in declared)
 
     return server
