@@ -4,8 +4,9 @@ vendor's own answer fields, whole or streamed as server-sent events.
 
 A route sends a model vendor's host to a target: the vendor itself (its key held by detour's
 secrets, the sandbox holding a placeholder), a server the user runs that speaks the same
-protocol (vLLM, SGLang, Ollama, a trainer's policy server: OpenAI-compatible), or the answers an
-earlier run recorded (replay). The proxy's side is proxy_addons/model_routes.py.
+protocol (vLLM, SGLang, Ollama, a trainer's policy server: OpenAI-compatible) or the other one of
+the pairs in TRANSLATED (the call translated on its way, proxy_addons/model_translation.py), or
+the answers an earlier run recorded (replay). The proxy's side is proxy_addons/model_routes.py.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ VENDOR_HOSTS: dict[str, Protocol] = {
 # The part of a vendor's path that a same-protocol server's base URL stands for: the OpenAI
 # SDKs' base URL ends in /v1 (as vLLM's, SGLang's and Ollama's do); the others' is the root.
 BASE_PATH: dict[Protocol, str] = {"openai": "/v1", "azure": "", "anthropic": "", "gemini": ""}
+# (what the agent speaks, what the target speaks): the calls litellm translates on their way.
+TRANSLATED: frozenset[tuple[Protocol, Protocol]] = frozenset({("anthropic", "openai"), ("openai", "anthropic")})
 
 # Where each vendor's answer (or a streamed event of it) says what a call used; the last value
 # seen wins, since streamed counts are cumulative (Anthropic's message_delta, Gemini's chunks).
@@ -80,10 +83,15 @@ class ModelRoute(Strict):
             self.protocol = own
         if self.protocol != own and self.base_url is None:
             raise ValueError(f"model route for {self.host}: only a base_url may speak another protocol than the host")
-        if self.protocol != own:
+        if self.protocol != own and (own, self.protocol) not in TRANSLATED:
+            pairs = ", ".join(f"{a} to {b}" for a, b in sorted(TRANSLATED))
             raise ValueError(f"model route for {self.host}: {self.host} speaks {own} and the target {self.protocol}; "
-                             "detour passes a model call on in its own protocol only")
+                             f"detour translates {pairs} only")
         return self
+
+    def translated(self) -> bool:
+        """Whether a call on this route is translated into the target's protocol on its way."""
+        return self.protocol != self.host_protocol()
 
     def host_protocol(self) -> Protocol:
         host = normal_pattern(self.host)
@@ -113,8 +121,9 @@ class ModelCall(BaseModel):
     first byte came (ms after the request began) and where it went."""
 
     model: str | None = None
-    protocol: Protocol
+    protocol: Protocol = Field(description="What the agent's call speaks (its SDK reads answers in it).")
     target: str
+    translated_to: Protocol | None = Field(None, description="What the target spoke, where detour translated.")
     stream: bool = False
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -183,14 +192,18 @@ class EventReader:
 ERRORS: dict[str, tuple[int, dict[str, str]]] = {
     "budget": (429, {"openai": "insufficient_quota", "anthropic": "rate_limit_error", "gemini": "RESOURCE_EXHAUSTED"}),
     "unrecorded": (404, {"openai": "not_found", "anthropic": "not_found_error", "gemini": "NOT_FOUND"}),
+    "unserved": (404, {"openai": "not_found", "anthropic": "not_found_error", "gemini": "NOT_FOUND"}),
+    "invalid": (400, {"openai": "invalid_request_error", "anthropic": "invalid_request_error",
+                      "gemini": "INVALID_ARGUMENT"}),
+    "upstream": (502, {"openai": "api_error", "anthropic": "api_error", "gemini": "UNAVAILABLE"}),
 }
 
 
-def vendor_error(protocol: Protocol, kind: str, message: str) -> tuple[int, dict]:
-    """The status and body a vendor's SDK reads as its own error of that kind."""
-    status, types = ERRORS[kind]
+def vendor_error(protocol: Protocol, kind: str, message: str, status: int | None = None) -> tuple[int, dict]:
+    """The status (the kind's, unless given) and body a vendor's SDK reads as its own error."""
+    status = status or ERRORS[kind][0]
     family = "openai" if protocol == "azure" else protocol
-    kind_name = types[family]
+    kind_name = ERRORS[kind][1][family]
     if family == "anthropic":
         return status, {"type": "error", "error": {"type": kind_name, "message": message}}
     if family == "gemini":

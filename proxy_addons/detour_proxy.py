@@ -27,6 +27,7 @@ from proxy_addons.held_services import HeldServices
 from proxy_addons.model_budgets import ModelBudgets
 from proxy_addons.model_replay import ModelReplay
 from proxy_addons.model_routes import ModelMeter, ModelRoutes
+from proxy_addons.model_translator import ModelTranslator
 from proxy_addons.policies import Policies
 from proxy_addons.rate_limits import RateLimits
 from proxy_addons.replicas_in_process import InProcessReplicas
@@ -37,5 +38,5 @@ from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
 addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), HeldServices(), Router(), RequestLimits(), RateLimits(),
-          ModelRoutes(), ModelBudgets(), ModelReplay(), EgressWatch(), SecretInjector(), AnswerScrubber(), ModelMeter(), McpCalls(),
-          Faults(), InProcessReplicas(), EventDelivery(), UpstreamGuard(), AuditRecorder()]
+          ModelRoutes(), ModelBudgets(), ModelReplay(), ModelTranslator(), EgressWatch(), SecretInjector(), AnswerScrubber(),
+          ModelMeter(), McpCalls(), Faults(), InProcessReplicas(), EventDelivery(), UpstreamGuard(), AuditRecorder()]

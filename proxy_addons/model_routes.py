@@ -39,9 +39,11 @@ class ModelRoutes:
             return
         assert route.protocol is not None
         flow.metadata[ROUTE_KEY] = route
-        verdict.model_call = ModelCall(protocol=route.protocol, target=route.target())
+        translated = route.translated()
+        verdict.model_call = ModelCall(protocol=route.host_protocol(), target=route.target(),
+                                       translated_to=route.protocol if translated else None)
         flow.request.headers["accept-encoding"] = "identity"  # usage is read from the answer as it passes
-        if route.base_url:
+        if route.base_url and not translated:  # a translated call goes by way of ModelTranslator
             self.rebase(flow, route.base_url, route.rebased(flow.request.path))
 
     @staticmethod

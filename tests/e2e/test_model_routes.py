@@ -177,6 +177,49 @@ def test_the_sdks_reach_their_routed_models_streamed_and_metered_and_replay_with
         sorted((r.path, r.model_call.model, r.model_call.stream, r.model_call.output_tokens) for r in calls)
 
 
+UNTRANSLATED = r"""
+import anthropic
+try:
+    anthropic.Anthropic().models.list()
+except anthropic.NotFoundError as e:
+    print(e.body["error"]["type"], "|", e.body["error"]["message"])
+"""
+
+
+def test_each_sdk_is_answered_by_a_server_of_the_other_protocol_translated_as_it_streams(models):
+    """OpenAI's SDK answered by an Anthropic-shaped server and Anthropic's by an OpenAI-compatible
+    one (litellm translating in the proxy's translator): tool calls, tokens and streams as the
+    SDKs read them, the first words before the server wrote the rest; a path not translated is
+    the SDK's own 404."""
+    stack, base_url, own, _ = models
+    env, _, _ = routed_env(stack, base_url)  # its keys; the policy is this test's
+    save_policy(policy_file(stack.state, env), Policy.model_validate({"models": [
+        {"host": "api.openai.com", "base_url": base_url.removesuffix("/v1"), "protocol": "anthropic"},
+        {"host": "api.anthropic.com", "base_url": base_url, "protocol": "openai"}]}))
+    before = len(own.calls)
+    result = stack.run(env, AGENT, ".py", backend="namespace")
+    assert result.exit_code == 0, result.stderr
+    out, said = json.loads(result.stdout), "".join(WORDS) + " acked"
+    assert out["openai_tool"][:2] == out["anthropic_tool"][:2] == ["post_message", {"channel": "general"}]
+    assert out["openai_stream"] == [said, len(WORDS) + 1] and out["anthropic_stream"][0] == said
+    served = {(c["path"], c["body"]["model"]) for c in own.calls[before:]}
+    assert served == {("/v1/messages", "policy-7b"), ("/v1/messages", "ack"),  # OpenAI's calls, as Anthropic's
+                      ("/v1/chat/completions", "claude-test"), ("/v1/chat/completions", "ack")}
+    calls = [r for r in result.requests if r.model_call]
+    assert len(calls) == 6 and all(r.status == 200 and r.decision == "allowed" for r in calls)
+    for record in calls:
+        spoken = "openai" if record.host == "api.openai.com" else "anthropic"
+        assert (record.model_call.protocol, record.model_call.translated_to) == \
+            (spoken, {"openai": "anthropic", "anthropic": "openai"}[spoken])
+    by = {(r.host, r.model_call.model, r.model_call.stream): r for r in calls}
+    a_tool = by["api.anthropic.com", "claude-test", False].model_call
+    assert (a_tool.input_tokens, a_tool.output_tokens) == tuple(out["anthropic_tool"][2:])
+    assert by["api.openai.com", "policy-7b", True].model_call.output_tokens == len(WORDS) + 1
+
+    refused = stack.run(env, UNTRANSLATED, ".py", backend="namespace")
+    assert refused.stdout.startswith("not_found_error | detour: a translated model route serves only"), refused.stderr
+
+
 def test_a_spent_budget_answers_each_vendors_own_quota_error(models):
     stack, base_url, own, _ = models
     env, _, _ = routed_env(stack, base_url, model_budget={"calls": 5, "tokens": 10})
@@ -205,8 +248,8 @@ def test_a_bad_model_route_is_one_clear_line(models, tmp_path: Path):
     assert "give one target: base_url, vendor or replay" in done.stderr and not policy_file(stack.state, env).exists()
     for route, says in (({"host": "api.openai.com", "base_url": "ftp://x.test/v1"}, "is not an http(s) URL"),
                         ({"host": "slack.com", "vendor": True}, "which detour's replicas serve"),
-                        ({"host": "api.anthropic.com", "base_url": "http://127.0.0.1:1", "protocol": "openai"},
-                         "speaks anthropic"),
+                        ({"host": "generativelanguage.googleapis.com", "base_url": "http://127.0.0.1:1",
+                          "protocol": "openai"}, "detour translates anthropic to openai, openai to anthropic only"),
                         ({"host": "api.openai.com", "vendor": True, "replay": "env-1"}, "give one target")):
         bad.write_text(json.dumps({"models": [route]}))
         with pytest.raises(InvalidPolicy, match=re.escape(says)):
