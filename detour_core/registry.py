@@ -43,6 +43,9 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services/sheets/spec/pack.json",
     "mock_services/people/spec/pack.json",
     "mock_services/chat/spec/pack.json",
+    "mock_services/pagerduty/spec/pack.json",
+    "mock_services/sendgrid/spec/pack.json",
+    "mock_services/asana/spec/pack.json",
     "mock_services.github.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"

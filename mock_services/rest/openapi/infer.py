@@ -35,8 +35,16 @@ def _ref_name(node: Any) -> str | None:
 
 
 def _schema(document: dict, node: Any) -> dict:
-    name = _ref_name(node)
-    return document["components"]["schemas"].get(name, {}) if name else (node or {})
+    """A schema, its reference followed, its `allOf` parts' properties merged (PagerDuty's)."""
+    found, seen = node or {}, 0
+    while _ref_name(found) and seen < 20:  # a reference to a reference (Asana's UserBase)
+        found, seen = document["components"]["schemas"].get(_ref_name(found), {}), seen + 1
+    if not isinstance(found, dict) or "allOf" not in found:
+        return found
+    merged: dict = {"type": "object", **{k: v for k, v in found.items() if k != "allOf"}}
+    for part in (_schema(document, p) for p in found["allOf"]):
+        merged["properties"] = {**merged.get("properties", {}), **part.get("properties", {})}
+    return merged
 
 
 def _success(operation: dict) -> tuple[str | None, dict]:
@@ -203,7 +211,8 @@ def infer(pack: str, document: dict, examples: Any = None, described: dict | Non
             continue
         item_path = next((p for p in paths if _shape(p)[:-1] == _shape(path) and _is_placeholder(_segments(p)[-1])),
                          None)
-        named = snake(segments[-1]) if item_path else ""  # a list named for itself has items to read
+        # a list named for itself has items to read (where items can be read or made: PagerDuty's notes)
+        named = snake(segments[-1]) if item_path or "post" in operations else ""
         listed = "get" in operations and _list_field(document, _success(operations["get"])[1], named)[0] is not None
         if not (listed or (item_path and "post" in operations)):
             continue
@@ -226,13 +235,15 @@ def infer(pack: str, document: dict, examples: Any = None, described: dict | Non
         object_type = _object_type(shape)
         props = shape.get("properties", {})
         key = _segments(item_path)[-1][1:-1] if item_path else None
-        # Where the schema has no `id`: Twilio's `sid`, or the field the item path names (Docs' `documentId`)
-        id_field = next((f for f in ("sid", key) if f and f in props and "id" not in props), "id")
+        # Where the schema has no `id`: Twilio's `sid`, Asana's `gid`, or the field the item path names (Docs' `documentId`)
+        id_field = next((f for f in ("sid", "gid", key) if f and f in props and "id" not in props), "id")
         resources[table] = {
             "table": table, "collection": path, "item": item_path, "schema": schema,
             "key": key,
             "parent_key": placeholders[-1] if placeholders else None,
             "parent": parent["table"] if parent else None, "object": object_type,
+            # a parent placeholder named `id` (PagerDuty's `/incidents/{id}/notes`) is not the row's own id
+            **({"parent_field": f"{segments[-3]}_id"} if placeholders and placeholders[-1] == id_field else {}),
             "id_field": id_field, "id": id_style(example_ids.get(object_type or schema), props.get(id_field, {})),
             **({"envelope": envelope} if envelope else {})}
     for table, resource in list(resources.items()):  # a parent may come after its child in path order
@@ -276,7 +287,7 @@ def _list_details(document: dict, operation: dict, resource: dict) -> dict:
     fields = _schema(document, {"$ref": f"#/components/schemas/{resource['schema']}"}).get("properties", {})
     filters = {n: n if n in fields else snake(n) for n, p in sorted(names.items()) if n not in PAGE_WORDS
                and (n in fields or snake(n) in fields) and _schema(document, p["schema"]).get("type") in SCALARS}
-    named = snake(_segments(resource["collection"])[-1]) if resource["item"] else ""
+    named = snake(_segments(resource["collection"])[-1])
     return {"paging": style, "page_size": size, "items": _list_field(document, _success(operation)[1], named)[0],
             "filters": filters}
 

@@ -32,6 +32,18 @@ class Schemas:
             seen += 1
         return node if isinstance(node, dict) else {}
 
+    def flat(self, node: Any) -> dict:
+        """The schema with its `allOf` parts' properties and requirements merged into one object
+        (PagerDuty writes every object and list answer as an `allOf`)."""
+        schema = self.resolve(node)
+        if "allOf" not in schema:
+            return schema
+        merged: dict = {"type": "object", **{k: v for k, v in schema.items() if k != "allOf"}}
+        for part in map(self.flat, schema["allOf"]):
+            merged["properties"] = {**merged.get("properties", {}), **part.get("properties", {})}
+            merged["required"] = [*merged.get("required", []), *part.get("required", [])]
+        return merged
+
     def named(self, name: str | None) -> dict:
         return self.resolve({"$ref": f"#/components/schemas/{name}"}) if name else {}
 

@@ -56,7 +56,7 @@ class Resources:
         return 200, None
 
     def row_schema(self, resource: dict) -> dict:
-        return self.schemas.named(resource["schema"])
+        return self.schemas.flat(self.schemas.named(resource["schema"]))
 
     def not_found(self, resource: dict, key: Any) -> RestError:
         kind = resource["object"] or resource["schema"]
@@ -73,7 +73,7 @@ class Resources:
             row = call.state.first(resource["table"], id=int(key))
         if row is None and "key" in self.row_schema(resource).get("properties", {}):
             row = call.state.first(resource["table"], key=key)
-        if row is None or (resource.get("parent_key") and row.get(self.field(resource, resource["parent_key"]))
+        if row is None or (resource.get("parent_key") and row.get(self.parent_field(resource))
                            != self.parent_id(call, resource)):
             raise self.not_found(resource, key)
         return row
@@ -102,8 +102,8 @@ class Resources:
         """A stored row as the answer's schema has it (in its envelope, where the resource has
         one), with the fields `expand` names expanded."""
         envelope = self.envelope(call)
-        if envelope and envelope not in row and envelope in self.schemas.resolve(schema).get("properties", {}):
-            inner = self.schemas.resolve(schema)["properties"][envelope]
+        if envelope and envelope not in row and envelope in self.schemas.flat(schema).get("properties", {}):
+            inner = self.schemas.flat(schema)["properties"][envelope]
             return self.schemas.fill({envelope: self.present(call, row, inner)}, schema)
         expanded = {k: v for k, v in row.items() if k != "id" or "id" in self.schemas.resolve(schema).get(
             "properties", {"id": None})}  # the store's key, where the vendor names its ids otherwise (`sid`)
@@ -142,6 +142,11 @@ class Resources:
         props = self.row_schema(resource).get("properties", {})
         return name if name in props or snake(name) not in props else snake(name)
 
+    def parent_field(self, resource: dict) -> str:
+        """Where a nested row keeps its parent's id: the field the path's placeholder names, or,
+        where that is the row's own `id` (PagerDuty's `/incidents/{id}/notes`), the model's name."""
+        return resource.get("parent_field") or self.field(resource, resource["parent_key"])
+
     def links(self, call: Call, resource: dict, row: Row, props: dict) -> None:
         """Where the row reads back: `self` (absolute: Jira's), `uri` (from the root: Twilio's).
         Not `url`: a vendor's `url` may be anything (a Stripe product's web page)."""
@@ -169,7 +174,7 @@ class Resources:
         if resource["object"]:
             row["object"] = resource["object"]
         if resource.get("parent_key"):
-            row[self.field(resource, resource["parent_key"])] = self.parent_id(call, resource)
+            row[self.parent_field(resource)] = self.parent_id(call, resource)
         self.stamp(row, CREATED + UPDATED, schema)
         self.links(call, resource, row, props)
         row = self.schemas.fill(row, schema)
@@ -223,7 +228,7 @@ class Resources:
         equals = {stored: call.params[name] for name, stored in operation.get("filters", {}).items()
                   if call.params.get(name) is not None}
         if resource.get("parent_key"):
-            equals[self.field(resource, resource["parent_key"])] = self.parent_id(call, resource)
+            equals[self.parent_field(resource)] = self.parent_id(call, resource)
         rows = call.state.rows(resource["table"], **equals)
         if operation.get("paging") == "starting_after":
             rows.reverse()  # newest first, as Stripe lists
@@ -233,7 +238,7 @@ class Resources:
         chosen, beside, headers = styles.page(rows, operation, call.params, path)
         call.response_headers.update(headers)
         status, answer = self.response(call.operation.short_id)
-        answer_schema = self.schemas.resolve(answer)
+        answer_schema = self.schemas.flat(answer)
         field = operation.get("items") or ""
         item_schema = (answer_schema.get("items") if field == "" else
                        self.schemas.resolve(answer_schema.get("properties", {}).get(field, {})).get("items"))

@@ -50,7 +50,7 @@ def new_id(style: dict, taken: set[Any]) -> Any:
         elif kind == "key":
             found = str(len(taken) + 10000)  # a pack's override gives `PROJ-12` keys; a bare number here
         else:
-            alphabet = "0123456789abcdef" if style.get("alphabet") == "hex" else ALNUM
+            alphabet = {"hex": "0123456789abcdef", "upper": ALNUM[:36]}.get(style.get("alphabet", ""), ALNUM)
             found = style.get("prefix", "") + clock.choice(alphabet, style.get("length", 24))
         if found not in taken:
             return found
@@ -76,7 +76,7 @@ def page(rows: list[Row], operation: dict, params: dict[str, Any], path: str) ->
         start = max(0, int(params.get(name) or 0))
         chosen = rows[start:start + size]
         return chosen, {name: start, size_name or "limit": size, "total": len(rows),
-                        "isLast": start + size >= len(rows)}, {}
+                        "isLast": start + size >= len(rows), "more": start + size < len(rows)}, {}  # PagerDuty's
     if style in ("after", "cursor"):
         filters = {n: params[n] for n in operation.get("filters", {}) if params.get(n) is not None}
         cursor = params.get("after") or params.get("cursor") or params.get("start_cursor") or \

@@ -107,10 +107,34 @@ def _server(server: dict) -> dict:
     return {"url": server["url"], **({"variables": variables} if variables else {})}
 
 
+def _pointed(document: dict, ref: str) -> Any:
+    """What a JSON pointer below a component schema names (`#/components/schemas/Tag/allOf/0`)."""
+    node: Any = document
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+def _inline_deep_refs(document: dict, node: Any) -> Any:
+    """`node` with references into a component's inside (PagerDuty's `schemas/Tag/allOf/0`,
+    `responses/Conflict/content/application~1json/schema`) replaced by what they point to, so
+    every reference left names a whole component."""
+    if isinstance(node, list):
+        return [_inline_deep_refs(document, n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(REF) and ref[len(REF):].count("/") > 1:
+        return _inline_deep_refs(document, _pointed(document, ref))
+    return {k: _inline_deep_refs(document, v) for k, v in node.items()}
+
+
 def trim(document: dict, include: str | None = None, servers: list[str] | None = None) -> dict:
     """The trimmed description: paths matching `include` (a regex; all where None)."""
     if not str(document.get("openapi", "")).startswith("3."):
         raise ValueError(f"not an OpenAPI 3.x description (openapi: {document.get('openapi')!r})")
+    document = _inline_deep_refs(document, document)
     wanted = re.compile(include) if include else None
     paths = {}
     for path, item in sorted(document.get("paths", {}).items()):
