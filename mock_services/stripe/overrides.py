@@ -11,6 +11,7 @@ from mock_services.rest.errors import RestError
 from mock_services.rest.openapi.semantics import Resources
 from mock_services.rest.router import Call
 from mock_services.rest.openapi.credentials import issuer
+from mock_services.stripe import events
 
 DEFAULTS = {"stripe_products": {"active": True}, "stripe_prices": {"active": True},
             "stripe_customers": {"balance": 0, "delinquent": False, "invoice_prefix": None}}
@@ -104,6 +105,19 @@ def create_invoice(resources: Resources, call: Call) -> Any:
     return resources.create(call, {"status": "draft", "paid": False})
 
 
+def create_endpoint(resources: Resources, call: Call) -> Any:
+    """Enabled, and its signing secret answered this once (a later read has none, as Stripe's)."""
+    answer = resources.create(call, {"status": "enabled", "livemode": False})
+    return {**answer, "secret": events.endpoint_made(call.state, answer["id"])}
+
+
+def update_endpoint(resources: Resources, call: Call) -> Any:
+    """`disabled` stops its deliveries until it is enabled again."""
+    disabled = resources.body(call).get("disabled")
+    extra = {} if disabled is None else {"status": "disabled" if disabled in (True, "true") else "enabled"}
+    return resources.update(call, extra)
+
+
 HANDLERS = {
     "PostPaymentIntents": create_intent,
     "PostPaymentIntentsIntentConfirm": confirm_intent,
@@ -114,6 +128,8 @@ HANDLERS = {
     "PostInvoicesInvoiceFinalize": lambda r, c: _invoice(r, c, {"draft"}, "open", "finalized"),
     "PostInvoicesInvoicePay": lambda r, c: _invoice(r, c, {"open"}, "paid", "paid"),
     "PostInvoicesInvoiceVoid": lambda r, c: _invoice(r, c, {"open"}, "void", "voided"),
+    "PostWebhookEndpoints": create_endpoint,
+    "PostWebhookEndpointsWebhookEndpoint": update_endpoint,
 }
 
 # Credentials: Stripe's secret key, as Stripe's examples and CLI read it.

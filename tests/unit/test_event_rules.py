@@ -1,6 +1,11 @@
 """The events engine renders an event only when someone takes it: a write in an environment
 with no subscriber (no Socket Mode app, no Request URL, no hook or endpoint, no timeline step
-waiting) never calls a payload renderer; once an app listens, the same write reaches it."""
+waiting) never calls a payload renderer; once an app listens, the same write reaches it. A
+Stripe endpoint gets each change as Stripe's event once (an invoice paid, not again at a later
+edit), signed under the secret its creation answered."""
+
+import hashlib
+import hmac
 
 import pytest
 from fastapi.testclient import TestClient
@@ -8,6 +13,7 @@ from fastapi.testclient import TestClient
 from detour.apps.server import create_app
 from mock_services.events import outbox, rules
 from mock_services.slack.events import queue
+from mock_services.stripe import events as stripe_events
 from mock_services.store import EnvironmentStore
 
 ENGINEERING, AGENT, JOHN = "C03IJKL9012", "U01AGENBOT9", "U02JOHNDOE1"
@@ -45,3 +51,36 @@ def test_a_write_nobody_hears_renders_nothing_and_a_heard_one_is_delivered(slack
     with slack.store.open(slack.env) as state:
         waiting = [d.body["payload"]["event"]["type"] for d in outbox.waiting(state, queue(AGENT))]
     assert waiting == ["message", "app_mention"]
+
+
+def test_a_stripe_endpoint_gets_each_change_once_signed_with_the_secret_answered_at_its_creation(state):
+    client = TestClient(create_app(state), raise_server_exceptions=False)
+    store = EnvironmentStore(state)
+    env = store.create("stripe_default").env_id
+    auth = {"Authorization": "Bearer " + store.credentials(env).variables["STRIPE_API_KEY"]}
+    base = f"/api/env/{env}/services/stripe/v1"
+
+    def post(path, **data):
+        answer = client.post(base + path, data=data, headers=auth)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+    endpoint = post("/webhook_endpoints", url="http://localhost:4242/hooks", **{"enabled_events[]": ["*"]})
+    assert endpoint["secret"].startswith("whsec_") and endpoint["status"] == "enabled"
+    assert "secret" not in client.get(f"{base}/webhook_endpoints/{endpoint['id']}", headers=auth).json()
+    invoice = post("/invoices", customer=post("/customers", email="pat@acme.test")["id"])
+    post(f"/invoices/{invoice['id']}/finalize")
+    post(f"/invoices/{invoice['id']}/pay")
+    post(f"/invoices/{invoice['id']}", **{"metadata[order]": "42"})  # an edit of a paid invoice: not paid again
+    post(f"/webhook_endpoints/{endpoint['id']}", disabled="true")
+    post("/customers", email="sam@acme.test")  # the endpoint is disabled: not sent
+
+    with store.open(env) as env_state:
+        sent = outbox.waiting(env_state, stripe_events.queue(endpoint["id"]))
+        payload = sent[5].body["payload"]
+        headers, _ = stripe_events.signed(env_state, endpoint["id"], payload, b"{}", 0)
+    assert [d.body["payload"]["type"] for d in sent] == [
+        "customer.created", "invoice.created", "invoice.updated", "invoice.finalized", "invoice.updated",
+        "invoice.paid", "invoice.payment_succeeded", "invoice.updated"]
+    assert payload["object"] == "event" and payload["data"]["object"]["status"] == "paid"
+    timestamp, signature = (part.split("=", 1)[1] for part in headers["Stripe-Signature"].split(","))
+    assert signature == hmac.new(endpoint["secret"].encode(), f"{timestamp}.{{}}".encode(), hashlib.sha256).hexdigest()
