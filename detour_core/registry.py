@@ -46,6 +46,7 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services/pagerduty/spec/pack.json",
     "mock_services/sendgrid/spec/pack.json",
     "mock_services/asana/spec/pack.json",
+    "mock_services/intercom/spec/pack.json",
     "mock_services.github.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"

@@ -105,7 +105,7 @@ class Resources:
         if envelope and envelope not in row and envelope in self.schemas.flat(schema).get("properties", {}):
             inner = self.schemas.flat(schema)["properties"][envelope]
             return self.schemas.fill({envelope: self.present(call, row, inner)}, schema)
-        expanded = {k: v for k, v in row.items() if k != "id" or "id" in self.schemas.resolve(schema).get(
+        expanded = {k: v for k, v in row.items() if k != "id" or "id" in self.schemas.flat(schema).get(
             "properties", {"id": None})}  # the store's key, where the vendor names its ids otherwise (`sid`)
         for path in call.params.get("expand") or []:
             self._expand(call, expanded, str(path).split("."))
