@@ -2,7 +2,9 @@
 Slack's url_verification and then a colleague's mention from a timeline, signed as Slack signs
 them (slack_sdk's SignatureVerifier checks them in the sandbox), answered in the thread; and a
 GitHub repository hook's ping, push and merged pull request, whose X-Hub-Signature-256 a Python
-listener checks with hmac and a Node one with @octokit/webhooks' verify."""
+listener checks with hmac and a Node one with @octokit/webhooks' verify; a Stripe endpoint's
+customer and paid invoice, checked by stripe-python's construct_event and by stripe-node's
+constructEvent in an Express app."""
 
 import json
 
@@ -141,3 +143,92 @@ def test_a_node_listener_verifies_them_with_octokits_webhooks(live_stack, tmp_pa
         result = client.run(program, env=env_id)
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == [["ping", True], ["push", True], ["pull_request", True]]
+
+
+STRIPE_LISTENER = """
+import json, os, threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+import stripe
+
+stripe.api_key, got = os.environ["STRIPE_API_KEY"], []
+endpoint = stripe.WebhookEndpoint.create(url="http://localhost:4242/webhook",
+                                         enabled_events=["customer.created", "invoice.paid"])
+
+class Webhook(BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        try:
+            event = stripe.Webhook.construct_event(body, self.headers["Stripe-Signature"], endpoint.secret)
+        except stripe.SignatureVerificationError:
+            event = None
+        self.send_response(200 if event else 400)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        got.append([event.type, event.data.object.object] if event else "bad signature")
+        if event and event.type == "invoice.paid":
+            print(json.dumps(got), flush=True)
+            os._exit(0)
+
+server = HTTPServer(("127.0.0.1", 4242), Webhook)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+customer = stripe.Customer.create(email="pat@acme.test")
+invoice = stripe.Invoice.create(customer=customer.id)
+stripe.Invoice.finalize_invoice(invoice.id)
+stripe.Invoice.pay(invoice.id)
+threading.Event().wait()
+"""
+
+
+@needs_namespaces
+def test_a_stripe_endpoint_gets_the_paid_invoice_and_construct_event_verifies_it(live_stack):
+    """stripe-python's construct_event checks each Stripe-Signature; only the types the endpoint
+    enabled arrive (not invoice.created or .finalized)."""
+    env_id = live_stack.store.create("stripe_default").env_id
+    result = live_stack.run(env_id, STRIPE_LISTENER, ".py", backend="namespace")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == [["customer.created", "customer"], ["invoice.paid", "invoice"]]
+
+
+STRIPE_EXPRESS = """
+import express from "express";
+import Stripe from "stripe";
+
+const stripe = new Stripe(process.env.STRIPE_API_KEY), got = [];
+const endpoint = await stripe.webhookEndpoints.create({url: "http://localhost:4242/webhook", enabled_events: ["*"]});
+const app = express();
+app.post("/webhook", express.raw({type: "application/json"}), (request, response) => {
+  let event;
+  try {
+    event = stripe.webhooks.constructEvent(request.body, request.headers["stripe-signature"], endpoint.secret);
+  } catch (error) {
+    got.push("bad signature");
+    return response.status(400).end();
+  }
+  response.json({received: true});
+  got.push(event.type);
+  if (event.type === "invoice.paid") {
+    console.log(JSON.stringify(got));
+    process.exit(0);
+  }
+});
+app.listen(4242, "127.0.0.1", async () => {
+  const customer = await stripe.customers.create({email: "pat@acme.test"});
+  const invoice = await stripe.invoices.create({customer: customer.id});
+  await stripe.invoices.finalizeInvoice(invoice.id);
+  await stripe.invoices.pay(invoice.id);
+});
+"""
+
+
+@needs_namespaces
+def test_an_express_listener_verifies_them_with_stripe_nodes_construct_event(live_stack, tmp_path):
+    """Every type ("*"), in the order of the writes; invoice.paid after the invoice's own updates."""
+    env_id = live_stack.store.create("stripe_default").env_id
+    program = tmp_path / "stripe_hooks.mjs"
+    program.write_text(STRIPE_EXPRESS)
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
+                       node_modules=NODE_CLIENTS) as client:
+        result = client.run(program, env=env_id)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == ["customer.created", "invoice.created", "invoice.updated",
+                                         "invoice.finalized", "invoice.updated", "invoice.paid"]
