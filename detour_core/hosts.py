@@ -15,6 +15,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
+from functools import lru_cache
 
 import idna
 
@@ -86,3 +87,16 @@ def host_matches(host: str, pattern: str) -> bool:
     if pattern.startswith("*."):
         return host.endswith(pattern[1:]) and len(host) > len(pattern) - 1
     return host == pattern
+
+
+def path_matches(path: str, prefix: str) -> bool:
+    """Whether `path` starts with a route's path `prefix`, in which a `*` segment stands for any
+    one segment (Microsoft Graph's packs share graph.microsoft.com by `/v1.0/users/*/messages`)."""
+    if "*" not in prefix:
+        return path.startswith(prefix)
+    return _prefix_pattern(prefix).match(path) is not None
+
+
+@lru_cache(maxsize=256)
+def _prefix_pattern(prefix: str) -> re.Pattern[str]:
+    return re.compile("/".join("[^/]+" if part == "*" else re.escape(part) for part in prefix.split("/")))

@@ -111,15 +111,25 @@ def _user_email(model: dict, document: dict, users: str, chosen: str | None) -> 
 
 def renamed(model: dict, names: dict[str, str]) -> dict:
     """The model with tables named as given (`tasks_users__me_lists` as `tasks_tasklists`), where
-    the path's words name them poorly (Google's lists of a user live under `users/@me/lists`)."""
+    the path's words name them poorly (Google's lists of a user live under `users/@me/lists`). A
+    table named as one before it is the same rows reached by another path (Graph's messages of a
+    mail folder are the mailbox's messages): it keeps no table of its own, and its operations are
+    left to the pack's overrides."""
     unknown = sorted(set(names) - set(model["resources"]))
     if unknown:
         raise ValueError(f"--rename names no table of the model: {', '.join(unknown)} (it has "
                          f"{', '.join(model['resources'])})")
-    model["resources"] = {names.get(t, t): {**r, "table": names.get(t, t), "parent": names.get(r["parent"], r["parent"])}
-                          for t, r in model["resources"].items()}
-    for entry in model["operations"].values():
-        entry["resource"] = names.get(entry["resource"], entry["resource"])
+    kept: dict[str, dict] = {}
+    for table, resource in sorted(model["resources"].items(), key=lambda item: item[1]["collection"].count("/")):
+        kept.setdefault(names.get(table, table), {**resource, "table": names.get(table, table),
+                                                  "parent": names.get(resource["parent"], resource["parent"])})
+    merged = {t for t in model["resources"] if kept[names.get(t, t)]["collection"] != model["resources"][t]["collection"]}
+    model["resources"] = kept
+    for operation, entry in model["operations"].items():
+        if entry["resource"] in merged:
+            model["operations"][operation] = {"action": None, "resource": None}
+        else:
+            entry["resource"] = names.get(entry["resource"], entry["resource"])
     return model
 
 

@@ -8,6 +8,7 @@ A pack's overrides module (optional) may define:
     MISSING: {table: "text with {key}"}                   the vendor's 404 message for a row not there
     IDS: {table: id style}                                how ids look where the description has no example
     OPTIONAL: {schema: [field, ...]}                      fields it calls required that the API does not demand
+    OPTIONAL_HEADERS: {name, ...}                         headers it calls required that the API does not demand
     identify: (state, token, headers) -> user id          who acts (default: the environment's user)
     credentials: (state) -> Credentials                   tokens per user and a sandbox's variables
                                                           (credentials.issuer); where it issues
@@ -15,6 +16,9 @@ A pack's overrides module (optional) may define:
     ALIASES: {alias prefix: described prefix}             paths that answer as others (an older version's)
     ROUTES: {operationId: [path, ...]}                    paths newer than the description, answered by it
                                                           (matched before the described path)
+    prepare: (resources, call) -> None                    what every call's parameters stand for, read before
+                                                          its handler (Graph's `/me` and user names as user ids)
+    EXTRA_ROUTES: [(router, engine) -> None]              routes beside the description's (Graph's token endpoint)
     error_body: (RestError) -> body                       the vendor's error shape, where its description
                                                           gives none that its clients read
 """
@@ -24,7 +28,7 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Callable
-from functools import partial
+from functools import partial, wraps
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,7 +52,7 @@ def _parameter(schemas: Schemas, data: dict) -> Parameter:
     options = schema.get("anyOf") or schema.get("oneOf")
     if options:
         schema = schemas.resolve(options[0])
-    repeated = schema.get("type") == "array"
+    repeated = schema.get("type") == "array" or data["name"].endswith("[]")  # PagerDuty's `statuses[]`: a string each
     inner = schemas.resolve(schema.get("items", {})) if repeated else schema
     kind = inner.get("type", "string")
     enum = tuple(str(v) for v in inner.get("enum", ()) if isinstance(v, str))
@@ -61,7 +65,9 @@ def operation_table(pack: str, document: dict, aliases: dict[str, str] | None = 
                     routes: dict[str, list[str]] | None = None) -> Spec:
     """The engine's table from the trimmed description (the one source of the operations); an
     alias prefix answers as the prefix it names (Jira's `/rest/api/2/` as `/rest/api/3/`), and
-    `routes` give an operation paths the description predates (Jira's `/search/jql`)."""
+    `routes` give an operation paths the description predates (Jira's `/search/jql`). An alias
+    without a placeholder of the path it stands for (Graph's `/me` for `/users/{user_id}`) leaves
+    that parameter to the pack's `prepare`."""
     schemas = Schemas(document)
     prefix = urlsplit((document.get("servers") or [{"url": ""}])[0]["url"]).path.rstrip("/")
     operations = []
@@ -75,7 +81,7 @@ def operation_table(pack: str, document: dict, aliases: dict[str, str] | None = 
                 operations.append(Operation(
                     f"{pack}.{data['operationId']}", method.upper(), routed.lstrip("/"),
                     {p["name"]: _parameter(schemas, p) for p in data["parameters"]
-                     if p["in"] in ("path", "query", "header")},
+                     if p["in"] in ("query", "header") or (p["in"] == "path" and "{" + p["name"] + "}" in routed)},
                     "body" if content else None, None, next(iter(content), "application/json")))
     return Spec(pack, document.get("info", {}).get("version", ""), prefix, None, tuple(operations), {},
                 document["components"].get("schemas", {}))
@@ -103,6 +109,16 @@ def _generated(resources: Resources, operation_id: str) -> Callable[[Call], Any]
     return mark(answer, GENERATED)
 
 
+def _prepared(handler: Callable[..., Any], prepare: Callable[[Resources, Call], None],
+              resources: Resources) -> Callable[..., Any]:
+    """`handler` after the pack's `prepare` (its coverage mark kept)."""
+    @wraps(handler)
+    def run(call: Call) -> Any:
+        prepare(resources, call)
+        return handler(call)
+    return run
+
+
 def _overrides(module: str) -> Any:
     try:
         return importlib.import_module(module)
@@ -123,6 +139,10 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
     for name, fields in getattr(overrides, "OPTIONAL", {}).items():  # what the API does not demand after all
         schema = document["components"]["schemas"][name]
         schema["required"] = [f for f in schema.get("required", []) if f not in fields]
+    loose = {h.lower() for h in getattr(overrides, "OPTIONAL_HEADERS", ())}  # PagerDuty's Content-Type on a GET
+    for parameter in (p for ops in document["paths"].values() for o in ops.values() for p in o["parameters"]):
+        if parameter["in"] == "header" and parameter["name"].lower() in loose:
+            parameter["required"] = False
     resources = Resources(pack, document, model, getattr(overrides, "DEFAULTS", {}), getattr(overrides, "MISSING", {}))
     custom = getattr(overrides, "HANDLERS", {})
     unknown = sorted(set(custom) - set(model["operations"]))
@@ -141,6 +161,10 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
         else:
             handlers[operation_id] = not_modeled(pack, operation_id, method, path)
 
+    prepare = getattr(overrides, "prepare", None)
+    if prepare:
+        handlers = {operation_id: _prepared(handler, prepare, resources) for operation_id, handler in handlers.items()}
+
     def error_body(error: RestError) -> Any:
         return styles.error_body(model["error"], error)
     error_body = getattr(overrides, "error_body", error_body)
@@ -153,7 +177,7 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
                                                   getattr(overrides, "ROUTES", None)),
                   handlers=handlers, error_body=error_body,
                   identify=_identify(overrides), rate_limited=rate_limited,
-                  partial_responses=False,
+                  partial_responses=False, extra=list(getattr(overrides, "EXTRA_ROUTES", [])),
                   # The vendor has operations its trimmed description left out: say whose 404 it is.
                   unknown_path=f"Not Found: detour's {pack} replica has no operation at this path (it answers "
                                "those of its description; the service's page in detour's docs lists them)")
