@@ -26,10 +26,37 @@ def _as_postgres(argv: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
 
 
+class PostgresServer:
+    """One server process on a data folder; `restart` ends it as a crash would and starts it again."""
+
+    def __init__(self, data: Path, socket_dir: Path) -> None:
+        self.data, self.socket_dir = data, socket_dir
+        self.argv = _as_postgres([str(Path(BINARIES[-1]) / "postgres"), "-D", str(data), "-k", str(socket_dir),
+                                  "-c", "listen_addresses=", "-c", "fsync=off", "-c", "max_connections=200"])
+        self.proc = self._start()
+
+    def _start(self) -> subprocess.Popen:
+        proc = subprocess.Popen(self.argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        until(lambda: list(self.socket_dir.glob(".s.PGSQL.*")), proc, "postgres did not start")
+        return proc
+
+    def restart(self) -> None:
+        """An immediate shutdown (no checkpoint, clients cut off), recovered from its WAL at start."""
+        subprocess.run(_as_postgres([str(Path(BINARIES[-1]) / "pg_ctl"), "stop", "-D", str(self.data), "-m",
+                                     "immediate", "-w"]), check=True, capture_output=True)
+        self.proc.wait(timeout=60)
+        self.proc = self._start()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
 @contextmanager
-def postgres_server() -> Iterator[str]:
+def postgres_server(started: list[PostgresServer] | None = None) -> Iterator[str]:
     """The server's base URL (user postgres, over a socket in a folder of its own, which goes
-    with it: not under pytest's folders, which the postgres user could not enter)."""
+    with it: not under pytest's folders, which the postgres user could not enter). `started`
+    gets the server itself, for a test that restarts it."""
     bin_dir = Path(BINARIES[-1])
     folder = Path(tempfile.mkdtemp(prefix="detour-postgres-"))
     data, socket_dir = folder / "data", folder / "socket"
@@ -39,15 +66,15 @@ def postgres_server() -> Iterator[str]:
         shutil.chown(socket_dir, "postgres")
     subprocess.run(_as_postgres([str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
                                  "--no-sync", "-E", "UTF8"]), check=True, capture_output=True)
-    server = subprocess.Popen(_as_postgres([str(bin_dir / "postgres"), "-D", str(data), "-k", str(socket_dir),
-                                            "-c", "listen_addresses=", "-c", "fsync=off", "-c", "max_connections=200"]),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = None
     try:
-        until(lambda: list(socket_dir.glob(".s.PGSQL.*")), server, "postgres did not start")
+        server = PostgresServer(data, socket_dir)
+        if started is not None:
+            started.append(server)
         yield f"postgresql://postgres@/postgres?host={socket_dir}"
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        if server:
+            server.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
 

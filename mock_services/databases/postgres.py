@@ -105,7 +105,10 @@ class PostgresDatabase(Database):
 
     def __init__(self, url: str) -> None:
         prepare(url)
-        self.pool = ConnectionPool(url, min_size=1, max_size=POOL_SIZE, open=True)
+        # A connection is checked as it leaves the pool (one empty query): after the server
+        # restarted, a kept one is dead, and would fail the first call of each pooled connection.
+        self.pool = ConnectionPool(url, min_size=1, max_size=POOL_SIZE, open=True,
+                                   check=ConnectionPool.check_connection)
 
     @classmethod
     def shared(cls, url: str) -> PostgresDatabase:
