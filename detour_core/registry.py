@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 
 from detour_core.errors import DetourError
-from detour_core.hosts import host_matches, normal_host
+from detour_core.hosts import host_matches, normal_host, path_matches
 from detour_core.pack import McpSurface, ServicePack
 
 PACK_MODULES: tuple[str, ...] = (
@@ -47,6 +47,11 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services/sendgrid/spec/pack.json",
     "mock_services/asana/spec/pack.json",
     "mock_services/intercom/spec/pack.json",
+    "mock_services/sentry/spec/pack.json",
+    "mock_services/outlook_mail/spec/pack.json",
+    "mock_services/outlook_calendar/spec/pack.json",
+    "mock_services/teams/spec/pack.json",
+    "mock_services/onedrive/spec/pack.json",
     "mock_services.github.pack",
 )
 EXTRA_PACKS_VARIABLE = "DETOUR_SERVICE_PACKS"
@@ -186,7 +191,7 @@ def services_for(host: str, path: str = "/") -> list[str]:
     best: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
     for route_host, prefix, name in _routes_of(host):
         rank = (0 if route_host.startswith("*.") else 1, len(prefix))
-        if not path.startswith(prefix):
+        if not path_matches(path, prefix):  # a `*` segment is any one (Graph's `/v1.0/users/*/messages`)
             continue
         if rank > best[0]:
             best = (rank, [name])
