@@ -58,10 +58,21 @@ def watched() -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
 
+class Signed(NamedTuple):
+    """One attempt as the vendor sends it."""
+    body: bytes
+    headers: dict[str, str]
+    expect: str | None = None  # text the answer must hold (a verification challenge)
+
+
+def body_of(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload).encode()
+
+
 def enqueue(state: Any, queue: str, delivery_id: str, url: str, payload: dict[str, Any], signer: str,
             key: str) -> None:
-    """`signer(state, key, payload, body, attempt) -> (headers, expected text)` signs each attempt;
-    `key` says whose secret signs it."""
+    """`signer(state, key, payload, attempt) -> Signed` makes each attempt (a vendor may stamp its
+    body with the time it is sent: Linear's webhookTimestamp); `key` says whose secret signs it."""
     outbox.enqueue(state, queue, delivery_id, {"url": url, "payload": payload, "sign": signer, "key": key})
 
 
@@ -75,10 +86,10 @@ def claim(store: Any, env_id: str) -> list[Request]:
     with store.open(env_id, write=True) as state:
         for queue, schedule in queues.items():
             for delivery in outbox.claim_due(state, queue, tuple(schedule)):
-                body = json.dumps(delivery.body["payload"]).encode()
-                headers, expect = resolve(delivery.body["sign"])(state, delivery.body["key"], delivery.body["payload"],
-                                                                 body, delivery.attempt)
-                requests.append(Request(queue, delivery.id, delivery.body["url"], headers, body, expect))
+                signed = resolve(delivery.body["sign"])(state, delivery.body["key"], delivery.body["payload"],
+                                                        delivery.attempt)
+                requests.append(Request(queue, delivery.id, delivery.body["url"], signed.headers, signed.body,
+                                        signed.expect))
     return requests
 
 

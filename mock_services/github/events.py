@@ -76,15 +76,15 @@ def hook_made(state: EnvState, hook: Row, secret: str | None) -> None:
                                "repository": shapes.repository(state, found) if found else {}})
 
 
-def signed(state: EnvState, key: str, payload: dict[str, Any], body: bytes,
-           attempt: int) -> tuple[dict[str, str], str | None]:
+def signed(state: EnvState, key: str, payload: dict[str, Any], attempt: int) -> webhooks.Signed:
     hook_id, event, delivery = key.split("/")
+    body = webhooks.body_of(payload)
     headers = {"Content-Type": "application/json", "User-Agent": "GitHub-Hookshot/detour",
                "X-GitHub-Event": event, "X-GitHub-Delivery": delivery, "X-GitHub-Hook-ID": hook_id}
     secret = (state.meta(SECRETS_KEY) or {}).get(hook_id)
     if secret:
         headers["X-Hub-Signature-256"] = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-    return headers, None
+    return webhooks.Signed(body, headers)
 
 
 def listening(state: EnvState) -> bool:

@@ -35,6 +35,7 @@ TABLES: dict[str, str] = {
     "ProjectMilestone": "project_milestones",
     "Cycle": "cycles",
     "Favorite": "favorites",
+    "Webhook": "webhooks",
 }
 
 # (type, field) -> the column holding the related row's id, where it is not `<field>Id`.

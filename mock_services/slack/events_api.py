@@ -68,16 +68,16 @@ def send(state: EnvState, user_id: str, url: str, payload: dict[str, Any]) -> No
     webhooks.enqueue(state, queue(user_id), payload["event_id"], url, payload, SIGNER, user_id)
 
 
-def signed(state: EnvState, user_id: str, payload: dict[str, Any], body: bytes,
-           attempt: int) -> tuple[dict[str, str], str | None]:
+def signed(state: EnvState, user_id: str, payload: dict[str, Any], attempt: int) -> webhooks.Signed:
     """Slack's headers for this attempt, and the challenge a url_verification's answer must hold."""
+    body = webhooks.body_of(payload)
     timestamp = str(int(clock.now()))
     mac = hmac.new(signing_secret(state, user_id).encode(), f"v0:{timestamp}:".encode() + body, hashlib.sha256)
     headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": timestamp,
                "X-Slack-Signature": f"v0={mac.hexdigest()}", "User-Agent": "Slackbot 1.0 (+https://api.slack.com/robots)"}
     if attempt:
         headers |= {"X-Slack-Retry-Num": str(attempt), "X-Slack-Retry-Reason": "http_error"}
-    return headers, payload.get("challenge")
+    return webhooks.Signed(body, headers, payload.get("challenge"))
 
 
 METHODS = {"apps.manifest.update": manifest_update}

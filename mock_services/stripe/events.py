@@ -94,15 +94,15 @@ def endpoint_made(state: EnvState, endpoint_id: str) -> str:
     return secret
 
 
-def signed(state: EnvState, endpoint_id: str, payload: dict[str, Any], body: bytes,
-           attempt: int) -> tuple[dict[str, str], str | None]:
+def signed(state: EnvState, endpoint_id: str, payload: dict[str, Any], attempt: int) -> webhooks.Signed:
     """Stripe's headers for this attempt: a fresh timestamp, signed with the endpoint's secret."""
+    body = webhooks.body_of(payload)
     timestamp = str(int(clock.now()))
     secret = (state.meta(SECRETS_KEY) or {}).get(endpoint_id, "")
     mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-    return {"Content-Type": "application/json; charset=utf-8",
-            "User-Agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
-            "Stripe-Signature": f"t={timestamp},v1={mac}"}, None
+    return webhooks.Signed(body, {"Content-Type": "application/json; charset=utf-8",
+                                  "User-Agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
+                                  "Stripe-Signature": f"t={timestamp},v1={mac}"})
 
 
 EVENTS = Events(rules=RULES, deliver=deliver, listening=listening)

@@ -77,10 +77,10 @@ def test_a_stripe_endpoint_gets_each_change_once_signed_with_the_secret_answered
     with store.open(env) as env_state:
         sent = outbox.waiting(env_state, stripe_events.queue(endpoint["id"]))
         payload = sent[5].body["payload"]
-        headers, _ = stripe_events.signed(env_state, endpoint["id"], payload, b"{}", 0)
+        body, headers, _ = stripe_events.signed(env_state, endpoint["id"], payload, 0)
     assert [d.body["payload"]["type"] for d in sent] == [
         "customer.created", "invoice.created", "invoice.updated", "invoice.finalized", "invoice.updated",
         "invoice.paid", "invoice.payment_succeeded", "invoice.updated"]
     assert payload["object"] == "event" and payload["data"]["object"]["status"] == "paid"
     timestamp, signature = (part.split("=", 1)[1] for part in headers["Stripe-Signature"].split(","))
-    assert signature == hmac.new(endpoint["secret"].encode(), f"{timestamp}.{{}}".encode(), hashlib.sha256).hexdigest()
+    assert signature == hmac.new(endpoint["secret"].encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()

@@ -7,6 +7,7 @@ only what an entity does beyond the generic behaviour.
 
 from mock_services.linear.resolvers import (comments, issues, labels, projects, relations, search, teams, users,
                                             workflow)
+from mock_services.linear.resolvers import webhooks  # noqa: F401 (a new webhook's defaults)
 from mock_services.linear.resolvers.roots import mutation, query
 
 OBJECTS = [query, mutation, *users.OBJECTS, *teams.OBJECTS, *workflow.OBJECTS, *issues.OBJECTS,

@@ -146,13 +146,15 @@ def create_issue(c: GraphQLContext, input: dict) -> Row:
     if state.get("teamId") != team["id"]:
         raise ApiError("Argument Validation Error: the state belongs to another team")
     changes = plain_changes(c, input, None)
+    wanted = list(dict.fromkeys(input.get("labelIds") or []))
+    for label_id in wanted:  # before the row: its one insert is whole (a webhook's create event)
+        find(c.state, "IssueLabel", label_id)
     row = new_row(c, "Issue", {
         "id": input.get("id"), **numbered(c, team, title), "previousIdentifiers": [],
         "stateId": state["id"], "creatorId": c.viewer_id, **priority_fields(input.get("priority") or 0),
-        "estimate": None, "dueDate": None, "assigneeId": None, "parentId": None, "labelIds": [],
-        **changes, "title": title})
-    labels = set_labels(c, row, input.get("labelIds") or [])
-    row = c.state.update("issues", {**row, "labelIds": labels})
+        "estimate": None, "dueDate": None, "assigneeId": None, "parentId": None,
+        **changes, "labelIds": wanted, "title": title})
+    labels = set_labels(c, row, wanted)
     for user_id in [c.viewer_id, *(input.get("subscriberIds") or [])]:
         subscribe(c, row, user_id)
     record_history(c, None, row, added=labels)
