@@ -56,6 +56,16 @@ class McpCall(BaseModel):
     tool: str | None = None
 
 
+class Delivery(BaseModel):
+    """What a record says of an event detour delivered into a sandbox (a webhook's POST to the
+    listener the agent registered: proxy_addons/event_delivery.py), which the agent did not ask."""
+
+    queue: str        # whose deliveries: `stripe.endpoint:we_...`, `github.hook:3`
+    id: str           # the delivery's (the same on each attempt)
+    event: str        # the vendor's event type: `invoice.paid`, `push`, `Issue`
+    attempt: int = 0  # 0 the first time, then each retry's number
+
+
 class Verdict(BaseModel):
     """What the proxy decided about a request (or a connection): the addons fill it in as they
     decide, and it becomes the decision part of the request's record, field for field."""
@@ -77,6 +87,7 @@ class Verdict(BaseModel):
     model_call: ModelCall | None = None    # a model vendor's call a model route took (detour_core.model_routes)
     findings: list[str] | None = None      # credentials a request to an allowed host carried (kinds, never values)
     mcp_call: McpCall | None = None        # a hosted MCP server's JSON-RPC call (its method and tool)
+    delivery: Delivery | None = None       # an event POSTed into the sandbox, not a request of the agent's
 
 
 class AuditRecord(Verdict):

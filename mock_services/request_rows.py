@@ -4,8 +4,11 @@ records hold what the proxy saw; a body's fields are there where its policy capt
 
     {"n", "ts", "service", "host", "method", "path", "query", "status", "decision", "fault",
      "rule", "reason", "body": {...}, "tool", "model_call": {"model", "input_tokens", "output_tokens",
-     "tokens", "ttft_ms", "stream", "target", "protocol"} or None}
+     "tokens", "ttft_ms", "stream", "target", "protocol"} or None,
+     "delivery": {"queue", "id", "event", "attempt"} or None}
 
+`delivery` is there for an event detour POSTed into the sandbox (a webhook's attempt, not the
+agent's request): `where: {"delivery.event": "invoice.paid"}` counts attempts of one event.
 `model_call` is there for the agent's own model calls (detour_core.model_routes): `where:
 {"model_call.model": "gpt-4o"}` counts them, `{"model_call.tokens": {"gt": 4000}}` finds a
 costly one.
@@ -44,7 +47,8 @@ def request_row(n: int, record: AuditRecord) -> Row:
             "path": path, "query": query, "status": record.status, "decision": record.decision,
             "fault": record.fault, "rule": record.rule, "reason": record.reason, "body": _fields(record),
             "tool": record.mcp_call.tool if record.mcp_call else None,
-            "model_call": _model_call(record)}
+            "model_call": _model_call(record),
+            "delivery": record.delivery.model_dump() if record.delivery else None}
 
 
 def _model_call(record: AuditRecord) -> dict[str, Any] | None:
