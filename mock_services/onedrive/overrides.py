@@ -229,7 +229,7 @@ def path_routes(router: APIRouter, engine: Engine) -> None:
     @router.api_route("/v1.0/drives/{drive_id}/items/{rest:path}", methods=METHODS)
     async def addressed(env_id: str, drive_id: str, rest: str, request: Request, store: StoreDep) -> Response:
         rest = ADDRESSED.sub(lambda m: m.group(1) + quote(m.group(2), safe="") + m.group(3), rest, count=1)
-        return await engine.respond(request, store, env_id, request.method, f"drives/{drive_id}/items/{rest}",
+        return await engine.respond(request, store, env_id, request.method, f"v1.0/drives/{drive_id}/items/{rest}",
                                     request.query_params.multi_items(),
                                     {k.lower(): v for k, v in request.headers.items()}, await request.body())
 

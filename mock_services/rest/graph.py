@@ -29,7 +29,7 @@ from mock_services.store import EnvState, Row
 PREFIX = "EwB"  # Graph's delegated access tokens start so
 TENANT = "8f4b2c1e-6d3a-4e5f-9a7b-0c1d2e3f4a5b"  # Acme's tenant; any tenant in a URL is answered alike
 CLIENT = "5e1c7a9d-2b4f-4c8e-a6d3-9f0b1e2c3d4a"  # the agent's app registration
-GRAPH = "https://graph.microsoft.com/v1.0"
+GRAPH = "https://graph.microsoft.com"
 CODES = {400: "BadRequest", 401: "InvalidAuthenticationToken", 403: "Authorization_RequestDenied",
          405: "BadRequest", 409: "nameAlreadyExists", 429: "TooManyRequests", 501: "NotImplemented"}
 
@@ -46,9 +46,9 @@ def error_body_for(not_found: str) -> Callable[[RestError], dict]:
     `ErrorItemNotFound`, OneDrive's `itemNotFound`)."""
 
     def error_body(error: RestError) -> dict:
-        code = not_found if error.status == 404 else error.details.get("code") if error.details and \
-            error.details.get("code") else CODES.get(error.status, "generalException" if error.status >= 500 else
-                                                     "BadRequest")
+        given = (error.details or {}).get("code")
+        code = given or (not_found if error.status == 404 else
+                         CODES.get(error.status, "generalException" if error.status >= 500 else "BadRequest"))
         return {"error": {"code": code, "message": error.message, "innerError": {
             "date": now(), "request-id": str(clock.uuid4()), "client-request-id": str(clock.uuid4())}}}
     return error_body
@@ -78,7 +78,7 @@ def prepare(resources: Resources, call: Call) -> None:
     schema = resources.request_schema(call.operation.short_id)
     if schema is not None and isinstance(call.body, dict):
         call.body = _members(resources, call.body, schema, 0)
-    if call.operation.path.split("/", 1)[0] == "me":
+    if call.operation.path.split("/", 2)[1:2] == ["me"]:
         call.params["user_id"] = call.user
     key = call.params.get("user_id")
     if key is not None:
@@ -89,7 +89,7 @@ def prepare(resources: Resources, call: Call) -> None:
         call.params["user_id"] = found["id"]
 
 
-ALIASES = {"/me": "/users/{user_id}"}
+ALIASES = {"/v1.0/me": "/v1.0/users/{user_id}"}
 
 
 def _members(resources: Resources, value: Any, schema: Any, depth: int) -> Any:

@@ -8,7 +8,7 @@ import pytest
 from mitmproxy.test import taddons
 
 from detour_core import registry
-from detour_core.hosts import host_matches
+from detour_core.hosts import host_matches, path_matches
 from detour_core.policy import Policy, policy_file, save_policy
 from proxy_addons.policies import Policies
 
@@ -43,7 +43,7 @@ def brute_force(host: str, path: str) -> list[str]:
     for p in registry.packs():
         for route_host, prefix in p.host_routes():
             rank = (0 if route_host.startswith("*.") else 1, len(prefix))
-            if host_matches(host, route_host) and path.startswith(prefix):
+            if host_matches(host, route_host) and path_matches(path, prefix):
                 if rank > best[0]:
                     best = (rank, [p.name])
                 elif rank == best[0] and p.name not in best[1]:

@@ -8,7 +8,8 @@ this converter writes only those, with every type they reach.
 
     python -m mock_services.rest.openapi.from_csdl CSDL PATHS OUT [--title TITLE]
 
-Placeholders come out as `{user_id}` (the engine reads them as Python names).
+Paths come out below `/v1.0` (the version is the path's, as every pack's description has it),
+placeholders as `{user_id}` (the engine reads them as Python names).
 """
 
 from __future__ import annotations
@@ -155,14 +156,14 @@ def convert(csdl: Csdl, lines: list[str], title: str) -> dict:
             while operation["operationId"] in taken:
                 operation["operationId"] = operation["operationId"].replace("_", "s_", 1)
             taken.add(operation["operationId"])
-        paths[_placeholders(path)] = item
+        paths["/v1.0" + _placeholders(path)] = item
     writer.schemas["microsoft.graph.ODataErrors.ODataError"] = {
         "type": "object", "required": ["error"], "properties": {"error": {
             "type": "object", "required": ["code", "message"],
             "properties": {"code": {"type": "string"}, "message": {"type": "string"},
                            "target": {"type": "string", "nullable": True}}}}}
     return {"openapi": "3.0.1", "info": {"title": title, "version": "v1.0"},
-            "servers": [{"url": "https://graph.microsoft.com/v1.0/"}], "paths": paths,
+            "servers": [{"url": "https://graph.microsoft.com"}], "paths": paths,
             "components": {"schemas": dict(sorted(writer.schemas.items()))}}
 
 
