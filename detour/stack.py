@@ -33,7 +33,9 @@ from certs.authority import CertificateAuthority
 from detour_core.credentials import load_or_create_key
 from detour_core.errors import DetourError
 from detour_core.policy import MOST_REQUEST_BYTES, Policy, save_policy, server_policy_file
+from detour.proxy_user import ProxyUser, proxy_destinations
 from detour_core.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, STACK_VARIABLE, StatePaths
+from mock_services.databases import database_url
 from sandbox.base import ProxyAccess
 
 # A part that dies is seen at once; this bounds only one that hangs (a start on a machine whose
@@ -270,6 +272,7 @@ class Stack:
         self.replicas_in_process = replicas_in_process and replica_host is None
         self.workers = workers
         self.audit_segment_mb = audit_segment_mb
+        self.proxy_user = ProxyUser(self.state)  # detour/proxy_user.py: as root, the proxy runs as its own user
         save_policy(server_policy_file(self.state), policy or Policy())
 
     def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
@@ -293,17 +296,19 @@ class Stack:
     def proxy_argv(self) -> list[str]:
         ca = CertificateAuthority(self.state).ensure()
         load_or_create_key(self.state.signing_key)
-        return [
+        opened = proxy_destinations(self.info.replica_address, self.upstream_hosts, database_url(self.state))
+        files = self.proxy_user.files(ca.mitmproxy_ca.parent, self.upstream_ca, opened)
+        return self.proxy_user.wrap([
             sys.executable, "-m", "proxy_addons", "-q",
             "--mode", f"regular@{self.info.host}:{self.info.proxy_port}",
             "--mode", f"transparent@{self.info.host}:{self.info.transparent_port}",
             "--mode", f"reverse:{self.info.replica_url}@{self.info.host}:{self.info.gateway_port}",
-            "--set", f"confdir={ca.mitmproxy_ca.parent}",
+            "--set", f"confdir={files.confdir}",
             "--set", "connection_strategy=lazy",
             "--set", "upstream_cert=false",
             "--set", f"body_size_limit={MOST_REQUEST_BYTES}",
             "--set", f"detour_replica={self.info.replica_address}",
-            "--set", f"detour_signing_key={self.state.signing_key}",
+            "--set", f"detour_signing_key={files.signing_key}",
             "--set", f"detour_audit_dir={self.state.audit_dir}",
             "--set", f"detour_policies_dir={self.state.policies_dir}",
             "--set", f"detour_secrets_dir={self.state.secrets_dir}",
@@ -311,17 +316,17 @@ class Stack:
             "--set", f"detour_sandbox_addresses={SANDBOX_ADDRESSES}",
             "--set", f"detour_replicas_in_process={str(self.replicas_in_process).lower()}",
             "--set", f"detour_reuse_port={str(self.workers > 1).lower()}",
-            *self.upstream_argv(),
+            *self.upstream_argv(files.upstream_ca),
             *(["--set", f"detour_audit_segment_mb={self.audit_segment_mb}"] if self.audit_segment_mb else []),
-        ]
+        ])
 
-    def upstream_argv(self) -> list[str]:
+    def upstream_argv(self, upstream_ca: Path | None) -> list[str]:
         """Where allowed hosts' answers come from when a test (or a closed network) has its own."""
         argv = []
         if self.upstream_hosts:
             argv += ["--set", "detour_upstream_hosts=" + ",".join(f"{n}={a}" for n, a in self.upstream_hosts.items())]
-        if self.upstream_ca:
-            argv += ["--set", f"ssl_verify_upstream_trusted_ca={self.upstream_ca}"]
+        if upstream_ca:
+            argv += ["--set", f"ssl_verify_upstream_trusted_ca={upstream_ca}"]
         return argv
 
     def dns_argv(self) -> list[str]:
@@ -407,6 +412,7 @@ class Stack:
     def stop(self) -> None:
         _stop(list(self.processes.values()))
         self.processes.clear()
+        self.proxy_user.close()
 
     def __enter__(self) -> StackInfo:
         return self.start()

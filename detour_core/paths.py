@@ -104,5 +104,6 @@ class StatePaths:
 
     def ensure(self) -> StatePaths:
         self.home.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.home, 0o700)
+        # 0700; a stack's proxy user (detour/proxy_user.py) may keep passing through its group.
+        os.chmod(self.home, 0o700 | (self.home.stat().st_mode & 0o010))
         return self

@@ -134,11 +134,13 @@ class SecretStore:
         self._file(env_id).unlink(missing_ok=True)
 
     def _write(self, env_id: str, found: dict[str, Secret]) -> None:
-        """Written 0600 under another name and renamed: a reader never sees half a file."""
+        """Written 0640 under another name and renamed: a reader never sees half a file. The
+        folder is 0700, or (a proxy under its own user, detour/proxy_user.py) its group's, which
+        is the proxy's: it reads what it injects, nobody else does."""
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = self._file(env_id)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o640)
         with os.fdopen(fd, "w") as out:
             json.dump({n: s.model_dump(exclude={"name"}) for n, s in found.items()}, out)
         tmp.replace(path)

@@ -183,7 +183,9 @@ def _claim_subnet(sid: str) -> int:
     for _ in range(100):
         index = secrets.randbelow(SLOTS)
         try:
-            fd = os.open(SUBNETS / str(index), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            # Readable by all: a proxy under its own user (detour/proxy_user.py) finds the sandbox it
+            # delivers events to by it; it names the sandbox, as /run/netns's listing does.
+            fd = os.open(SUBNETS / str(index), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
             continue
         with os.fdopen(fd, "w") as f:

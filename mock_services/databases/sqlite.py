@@ -27,6 +27,9 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE rows (tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
 CREATE TABLE baseline (tbl TEXT NOT NULL, pk TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tbl, pk));
 """
+# An environment's file (and the log SQLite makes beside it, which takes its mode) is writable by
+# the folder's group: a proxy under its own user (detour/proxy_user.py) counts faults in it.
+SHARED = 0o660
 TEMPLATES = ".templates"  # beside the environments' files: one database per template content
 
 # Created on first use, so environments made before runs existed get it too.
@@ -89,6 +92,7 @@ class SqliteDatabase(Database):
             conn.execute("BEGIN")
             conn.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
             conn.execute("COMMIT")
+        os.chmod(tmp, SHARED)
         tmp.rename(self._path(env_id))
 
     def _template(self, template_key: str, rows: Iterator[Row], blobs: dict[str, bytes]) -> Path:
@@ -157,6 +161,7 @@ class SqliteDatabase(Database):
             copy.execute("COMMIT")
         with open(tmp, "rb+") as made:  # closing checkpointed the copy's log into it
             os.fsync(made.fileno())
+        os.chmod(tmp, SHARED)
         tmp.rename(self._path(env_id))
 
     def remove(self, env_id: str) -> None:

@@ -85,7 +85,8 @@ def test_the_sandbox_holds_a_placeholder_and_only_the_secrets_host_gets_the_valu
     assert value not in json.dumps([r.model_dump() for r in result.requests])
     holders = [path for path in stack.state.home.rglob("*") if path.is_file() and value.encode() in path.read_bytes()]
     assert holders == [stack.state.secrets_dir / f"{env}.json"]
-    assert (stack.state.secrets_dir / f"{env}.json").stat().st_mode & 0o777 == 0o600
+    kept = (stack.state.secrets_dir / f"{env}.json").stat()
+    assert kept.st_mode & 0o777 == 0o640 and kept.st_gid == int((stack.state.home / "proxy.uid").read_text())
     assert verify(AuditLog(stack.state.audit_dir), env).intact  # the chain holds over the new fields
 
 

@@ -24,12 +24,14 @@ def test_a_placeholder_keeps_the_values_shape_and_nothing_of_it():
     assert len(placeholder_for("short")) == 24 and placeholder_for("short") != placeholder_for("short")
 
 
-def test_the_store_keeps_values_0600_and_refuses_what_it_cannot_use(state):
+def test_the_store_keeps_values_from_others_and_refuses_what_it_cannot_use(state):
     store = SecretStore(state.secrets_dir)
     kept = store.set("env-a", "API_KEY", VALUE, ["api.anthropic.com", "*.models.test"])
     assert store.placeholders("env-a") == {"API_KEY": kept.placeholder}
     assert store.set("env-a", "API_KEY", VALUE, ["api.anthropic.com"]).placeholder == kept.placeholder
-    assert (state.secrets_dir / "env-a.json").stat().st_mode & 0o777 == 0o600
+    # 0640 in a 0700 folder: only a proxy user's group (detour/proxy_user.py) may be let in
+    assert (state.secrets_dir / "env-a.json").stat().st_mode & 0o777 == 0o640
+    assert state.secrets_dir.stat().st_mode & 0o777 == 0o700
     for name, value, hosts in (("2X", "v", ["a.test"]), ("X", "", ["a.test"]), ("X", "v", []),
                                ("X", "v", ["a.test/path"])):
         with pytest.raises(InvalidSecret):

@@ -1,0 +1,368 @@
+"""The proxy under a user of its own (#49 item 7): it parses everything a sandbox sends, so a
+flaw in it must not hand over the machine.
+
+Started as root, a stack runs its proxy processes as the home's proxy user (one uid and gid
+per home, from 500000, kept in `proxy.uid` and claimed machine-wide in /run/detour/proxy-users),
+with no capabilities, no-new-privs and limits of their own:
+- files: the home is 0710 root:<proxy gid>, so the proxy may pass through it but list nothing;
+  it owns `audit/` (the one folder it writes besides the environments' databases, which the
+  faults it fires and the replicas it may answer write), reads `policies/` and `secrets/`
+  through its group, and reads its CA key and the credential signing key from 0640 copies in
+  `proxy/`. The API key, the CA's own folder, runs, logs and every other home stay closed.
+  The interpreter's folders are shown to it in a mount namespace of its own where a closed
+  folder (`/root`, holding pyenv's Python) stands on their way (sandbox/run_uid.py).
+- network: an nftables table of its own matches the uid's packets. Established connections
+  (its answers to sandboxes) pass; it may open connections to the replica server, to the
+  addresses a stack maps allowed names to (on the ports a policy may open), to its database
+  and resolvers, and to ports 80/443 beyond this machine (what a policy may open); every
+  other loopback port, the sandboxes' network and link-local addresses (cloud metadata) are
+  refused.
+- limits: RLIMIT_NOFILE and RLIMIT_NPROC, and a memory cgroup for all of a stack's proxies.
+- sandboxes' own loopback (event deliveries) is reached through the stack's root process
+  (sandbox/inbound.py's broker), since entering a network namespace takes a capability.
+Started as another user, the proxy runs as that user, with no-new-privs and the limits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import ipaddress
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from mitmproxy.certs import DEFAULT_DHPARAM
+
+from detour_core.paths import RUNTIME_DIR, StatePaths
+from detour_core.policy import ALLOWED_PORTS, InvalidPolicy, load_policy
+from sandbox.addressing import SANDBOX_NET
+from sandbox.base import Limits
+from sandbox.cgroups import CgroupLimits, available
+from sandbox.inbound import InboundBroker
+from sandbox.run_uid import hand_over, reveal_commands
+
+FIRST_UID = 500_000  # above the run uids (300000) and the namespace backend's (200000)
+SLOTS = 65_536
+REGISTRY = RUNTIME_DIR / "proxy-users"
+TABLE_PREFIX = "detour_proxy_"
+OPEN_FILES = 65_536  # a connection is a file; each environment may hold 256 (policy.DEFAULT_MAX_CONNECTIONS)
+TASKS = 4_096  # processes and threads of the proxy user, all its workers together
+MEMORY_MB = 4_096  # all of a stack's proxy processes together; past it the kernel kills one, the stack restarts it
+POLICY_LOOK_S = 0.1  # how often the policies folder's time is looked at (a model route named in a policy)
+NO_PRIVILEGES = ["--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--pdeathsig=TERM"]
+
+
+@dataclass(frozen=True)
+class ProxyFiles:
+    """What the proxy reads, where its user may read it."""
+
+    confdir: Path
+    signing_key: Path
+    upstream_ca: Path | None
+
+
+@contextlib.contextmanager
+def _registry_lock():
+    REGISTRY.mkdir(parents=True, mode=0o700, exist_ok=True)
+    with open(REGISTRY / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _claim(home: Path) -> int:
+    """The home's proxy uid: the one `proxy.uid` names if the registry still gives it to this
+    home, else the first slot free (or whose home is gone). Under the registry's lock."""
+    recorded = home / "proxy.uid"
+    with _registry_lock():
+        with contextlib.suppress(OSError, ValueError):
+            uid = int(recorded.read_text())
+            if (REGISTRY / str(uid)).read_text() == str(home):
+                return uid
+        for uid in range(FIRST_UID, FIRST_UID + SLOTS):
+            entry = REGISTRY / str(uid)
+            with contextlib.suppress(OSError):
+                owner = Path(entry.read_text())
+                if owner != home and (owner / "proxy.uid").is_file() and owner.exists():
+                    continue
+            entry.write_text(str(home))
+            recorded.write_text(str(uid))
+            return uid
+    raise RuntimeError(f"detour: all {SLOTS} proxy uids are taken")
+
+
+def _group_readable(folder: Path, gid: int, writable: bool = False) -> None:
+    """`folder` and what it holds: root's, the proxy's group may read (or write) them, and new
+    files there are the group's (setgid folders)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    dir_mode, file_bits = (0o2770, 0o660) if writable else (0o2750, 0o640)
+    for parent, dirs, files in os.walk(folder):
+        os.chown(parent, 0, gid)
+        os.chmod(parent, dir_mode)
+        for name in files:
+            path = Path(parent, name)
+            if not path.is_symlink():
+                os.chown(path, 0, gid)
+                os.chmod(path, (path.stat().st_mode & 0o7) | file_bits)
+
+
+def _copy(source: Path, target: Path, gid: int) -> Path:
+    shutil.copyfile(source, target)
+    os.chown(target, 0, gid)
+    os.chmod(target, 0o640)
+    return target
+
+
+def _resolvers() -> list[str]:
+    try:
+        lines = Path("/etc/resolv.conf").read_text().splitlines()
+    except OSError:
+        return []
+    found = [line.split()[1] for line in lines if line.startswith("nameserver") and len(line.split()) > 1]
+    return [a for a in found if _is_ip(a)]
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _accept(address: str, ports: list[int], proto: str) -> str:
+    family = "ip6" if ":" in address else "ip"
+    return f"{family} daddr {address} {proto} dport {{ {', '.join(map(str, sorted(set(ports))))} }} accept"
+
+
+def nft_table(uid: int) -> str:
+    """The proxy user's own egress, one table per uid (every stack of the home shares it): the
+    sets hold the address and port pairs the stacks opened (`nft_elements`). A connection it
+    opens to another loopback port is marked, and the answer of a listener that is not its own
+    (its translator's, say) is dropped, so the handshake never completes: nothing reaches it."""
+    dns = [_accept(a, [53], proto) for a in _resolvers() for proto in ("udp", "tcp")]
+    lines = [
+        f"ct direction reply ct mark {uid} meta skuid != {uid} drop",  # the mark: the uid's own
+        f"meta skuid != {uid} accept",
+        "ct state established,related accept",
+        "ip daddr . tcp dport @opened4 accept",
+        "ip6 daddr . tcp dport @opened6 accept",
+        *dns,
+        f"ip daddr 127.0.0.0/8 meta l4proto tcp ct state new ct mark set {uid} accept",
+        f"ip6 daddr ::1 meta l4proto tcp ct state new ct mark set {uid} accept",
+        f"ip daddr {{ 127.0.0.0/8, 169.254.0.0/16, {SANDBOX_NET} }} reject",
+        "ip6 daddr { ::1, fe80::/10, ::ffff:0:0/96 } reject",
+        f"tcp dport {{ {', '.join(map(str, sorted(ALLOWED_PORTS)))} }} accept",
+        "reject",
+    ]
+    body = "\n    ".join(lines)
+    return (f"table inet {TABLE_PREFIX}{uid} {{\n"
+            "  set opened4 { type ipv4_addr . inet_service; }\n"
+            "  set opened6 { type ipv6_addr . inet_service; }\n"
+            "  chain output {\n    type filter hook output priority filter; policy accept;\n"
+            f"    {body}\n  }}\n}}\n")
+
+
+def nft_elements(opened: dict[str, list[int]]) -> set[tuple[str, str]]:
+    """The sets' elements for `opened` (address -> ports): (set name, element)."""
+    return {("opened6" if ":" in address else "opened4", f"{address} . {port}")
+            for address, ports in opened.items() for port in ports}
+
+
+def _nft(*words: str, script: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["nft", *words], input=script, text=True, capture_output=True)
+
+
+def _model_servers(policies: Path) -> dict[str, list[int]]:
+    """The addresses and ports the policies' model routes send to (their base URLs)."""
+    opened: dict[str, list[int]] = {}
+    for file in sorted(policies.glob("*.json")):
+        try:
+            routes = load_policy(file).models
+        except InvalidPolicy:
+            continue
+        for route in routes:
+            if route.base_url:
+                place = urlsplit(route.base_url)
+                port = place.port or (443 if place.scheme == "https" else 80)
+                for address in _addresses(place.hostname or "", port):
+                    opened.setdefault(address, []).append(port)
+    return opened
+
+
+def _addresses(host: str, port: int) -> set[str]:
+    try:
+        return {found[4][0] for found in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
+    except OSError:
+        return set()
+
+
+class ProxyEgress:
+    """The stack's share of its proxy user's table: its fixed destinations, and the model
+    servers its home's policies name (looked at again whenever the policies folder changes);
+    taken back at close, and the last stack of the uid to close removes the table."""
+
+    def __init__(self, uid: int, opened: dict[str, list[int]], policies: Path) -> None:
+        self.table = f"{TABLE_PREFIX}{uid}"
+        self.fixed, self.policies = nft_elements(opened), policies
+        self.elements: set[tuple[str, str]] = set()
+        self.seen: float | None = None
+        self.stopping = threading.Event()
+        with _registry_lock():
+            if _nft("list", "table", "inet", self.table).returncode != 0:
+                made = _nft("-f", "-", script=nft_table(uid))
+                if made.returncode != 0:
+                    raise RuntimeError(f"detour: the proxy user's nftables table: {made.stderr.strip()}")
+        self.refresh()
+        self.watcher = threading.Thread(target=self._watch, name="proxy-egress", daemon=True)
+        self.watcher.start()
+
+    def refresh(self) -> None:
+        """The table's elements to what the stack and the policies open now."""
+        try:
+            changed = self.policies.stat().st_mtime
+        except OSError:
+            changed = None
+        if self.seen is not None and changed == self.seen:
+            return
+        self.seen = changed
+        wanted = self.fixed | nft_elements(_model_servers(self.policies))
+        self._each("add", wanted - self.elements)
+        self._each("delete", self.elements - wanted)
+        self.elements = wanted
+
+    def _watch(self) -> None:
+        while not self.stopping.wait(POLICY_LOOK_S):
+            self.refresh()
+
+    def _each(self, verb: str, elements: set[tuple[str, str]]) -> None:
+        for name in ("opened4", "opened6"):
+            items = sorted(e for n, e in elements if n == name)
+            if items:
+                _nft(verb, "element", "inet", self.table, name, "{ " + ", ".join(items) + " }")
+
+    def close(self) -> None:
+        self.stopping.set()
+        self.watcher.join()
+        with _registry_lock():
+            self._each("delete", self.elements)
+            if "elements =" not in _nft("list", "table", "inet", self.table).stdout:
+                _nft("delete", "table", "inet", self.table)
+
+
+def _interpreter_folders() -> list[Path]:
+    """The folders this interpreter (which the proxy runs too) and detour's source are read from."""
+    source = Path(__file__).resolve().parents[1]
+    found = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path) if p and Path(p).exists()}
+    return sorted(found | {source})
+
+
+class ProxyUser:
+    """One stack's proxy user: prepared at its first proxy start, undone by `close`."""
+
+    def __init__(self, state: StatePaths) -> None:
+        self.state = state
+        self.uid: int | None = None
+        self.cgroup: CgroupLimits | None = None
+        self.broker: InboundBroker | None = None
+        self.egress: ProxyEgress | None = None
+
+    @property
+    def confined(self) -> bool:
+        return os.geteuid() == 0 and bool(shutil.which("setpriv") and shutil.which("unshare"))
+
+    def files(self, confdir: Path, upstream_ca: Path | None, opened: dict[str, list[int]]) -> ProxyFiles:
+        """Ready the home for the proxy user (once per stack), and say where the proxy reads."""
+        if not self.confined:
+            return ProxyFiles(confdir, self.state.signing_key, upstream_ca)
+        if self.uid is None:
+            self._prepare(opened)
+        own = self.state.home / "proxy"
+        copies = own / "confdir"
+        copies.mkdir(parents=True, exist_ok=True)
+        for made in confdir.iterdir():
+            if made.is_file():
+                _copy(made, copies / made.name, self.uid)
+        dhparam = copies / "mitmproxy-dhparam.pem"  # mitmproxy writes it at start where it is missing
+        if not dhparam.exists():
+            dhparam.write_bytes(DEFAULT_DHPARAM)
+        os.chown(copies, 0, self.uid)
+        os.chmod(copies, 0o750)
+        ca = _copy(upstream_ca, own / "upstream-ca.pem", self.uid) if upstream_ca else None
+        return ProxyFiles(copies, _copy(self.state.signing_key, own / "signing.key", self.uid), ca)
+
+    def _prepare(self, opened: dict[str, list[int]]) -> None:
+        home = self.state.home
+        uid = self.uid = _claim(home)
+        os.chown(home, 0, uid)
+        os.chmod(home, 0o710)
+        own = home / "proxy"
+        own.mkdir(exist_ok=True)
+        os.chown(own, 0, uid)
+        os.chmod(own, 0o750)
+        self.state.audit_dir.mkdir(exist_ok=True)
+        hand_over(self.state.audit_dir, uid)
+        _group_readable(self.state.policies_dir, uid)
+        _group_readable(self.state.secrets_dir, uid)
+        _group_readable(self.state.environments_dir, uid, writable=True)
+        if self.state.database_file.exists():
+            os.chown(self.state.database_file, 0, uid)
+            os.chmod(self.state.database_file, 0o640)
+        via = available()
+        if via:
+            self.cgroup = CgroupLimits(f"detour.proxy-{uid}-{os.getpid()}", Limits(memory_mb=MEMORY_MB, processes=TASKS), via)
+        self.broker = InboundBroker(own / f"inbound-{os.getpid()}-{id(self)}.sock", uid)
+        if shutil.which("nft"):
+            self.egress = ProxyEgress(uid, opened, self.state.policies_dir)
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """The proxy's command line: its limits, and as its user (not root: no-new-privs only)."""
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        files = OPEN_FILES if hard == resource.RLIM_INFINITY else min(OPEN_FILES, hard)
+        limits = ["prlimit", f"--nofile={files}"] + ([f"--nproc={TASKS}"] if self.confined else []) + ["--"]
+        if not self.confined or self.uid is None:
+            return [*limits, "setpriv", "--no-new-privs", "--", *argv] if shutil.which("setpriv") else argv
+        # The stash stands outside every folder the reveal may cover (the home's may be one).
+        steps = reveal_commands([*_interpreter_folders(), self.state.home], REGISTRY / f"reveal-{self.uid}")
+        if self.cgroup:
+            steps += [f"echo $$ > {folder}/cgroup.procs" for folder in sorted(set(self.cgroup.dirs.values()))]
+        script = " && ".join([*steps, 'exec "$@"'])
+        become = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", *NO_PRIVILEGES, "--"]
+        broker = ["env", f"{InboundBroker.VARIABLE}={self.broker.path}"] if self.broker else []
+        return [*limits, "unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh",
+                *become, *broker, *argv]
+
+    def close(self) -> None:
+        """The nft table, the cgroup and the broker go with the stack."""
+        if self.egress:
+            self.egress.close()
+            self.egress = None
+        if self.cgroup:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.broker:
+            self.broker.close()
+            self.broker = None
+        self.uid = None
+
+
+def proxy_destinations(replica_address: str, upstream_hosts: dict[str, str], database_url: str | None) -> dict[str, list[int]]:
+    """Where on this machine (or in its networks) the proxy may open connections: the replica
+    server, the addresses allowed names are mapped to (on the ports a policy may open), and
+    the environments' database."""
+    host, _, port = replica_address.rpartition(":")
+    opened: dict[str, list[int]] = {host.strip("[]"): [int(port)]}
+    for address in upstream_hosts.values():
+        opened.setdefault(address.strip("[]"), []).extend(ALLOWED_PORTS)
+    if database_url:
+        place = urlsplit(database_url)
+        for found in socket.getaddrinfo(place.hostname or "localhost", place.port or 5432, proto=socket.IPPROTO_TCP):
+            opened.setdefault(found[4][0], []).append(place.port or 5432)
+    return {address: ports for address, ports in opened.items() if _is_ip(address)}
