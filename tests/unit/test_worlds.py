@@ -27,7 +27,8 @@ def test_the_shipped_acme_is_what_its_data_builds():
 
 
 ACME = ["slack", "linear", "calendar", "box", "gmail", "drive", "github", "jira", "hubspot", "stripe", "twilio", "zendesk",
-        "notion", "tasks", "docs", "sheets", "people", "chat", "pagerduty", "sendgrid", "asana", "intercom", "sentry"]
+        "notion", "tasks", "docs", "sheets", "people", "chat", "pagerduty", "sendgrid", "asana", "intercom", "sentry",
+        "outlook_mail", "outlook_calendar", "teams", "onedrive"]
 
 
 def test_acme_holds_its_services_whose_people_are_the_same(store):
@@ -46,7 +47,8 @@ def test_acme_holds_its_services_whose_people_are_the_same(store):
                 emails.setdefault(person.person, set()).add(user[descriptor.user_email])
     assert all(len(found) == 1 for found in emails.values()) and len(emails) == 6
     assert all(set(p.ids) == {"slack", "linear", "calendar", "box", "gmail", "drive", "github", "jira", "hubspot",
-                               "zendesk", "notion", "pagerduty", "sendgrid", "asana", "intercom", "sentry"} for p in info.people)
+                               "zendesk", "notion", "pagerduty", "sendgrid", "asana", "intercom", "sentry",
+                               "outlook_mail", "outlook_calendar", "teams", "onedrive"} for p in info.people)
     assert VARIABLES <= set(store.credentials(info.env_id).variables)
 
 
