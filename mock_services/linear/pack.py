@@ -16,10 +16,11 @@ PACK = ServicePack(
     tables=("organizations", "users", "teams", "team_memberships", "workflow_states", "issues", "issue_labels",
             "issue_label_issue_association", "issue_relations", "issue_history", "issue_subscribers", "comments",
             "reactions", "attachments", "projects", "project_teams", "project_members", "project_milestones",
-            "cycles", "favorites"),
+            "cycles", "favorites", "webhooks"),
     spec="@linear/sdk's type declarations (schema/generate.py writes schema/linear.graphql)",
     warm_up="mock_services.linear.router:schema",  # the whole schema: about half a second
     credentials="mock_services.linear.keys:credentials",
+    events="mock_services.linear.events:EVENTS",
     mcp=McpSurface(hosts=("mcp.linear.app/mcp",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
                    operations="mock_services.linear.mcp_tools:OPERATIONS",
                    source="Linear's hosted MCP server's tool names (linear.app/docs/mcp)", oauth=True),
