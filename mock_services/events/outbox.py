@@ -93,6 +93,12 @@ def claim_due(state: Any, queue: str, schedule: tuple[float, ...]) -> list[Deliv
     return due
 
 
+def put_back(state: Any, queue: str, delivery: Delivery, due: float) -> None:
+    """A claimed delivery goes again at `due` as the same attempt (it was held back, not sent)."""
+    others = [d for d in waiting(state, queue) if d.id != delivery.id]
+    _keep(state, queue, [*others, delivery.model_copy(update={"due": due})])
+
+
 def acknowledge(state: Any, queue: str, delivery_id: str) -> bool:
     """Received: it is not sent again. False for an id the queue does not hold."""
     before = waiting(state, queue)

@@ -7,7 +7,9 @@ function that makes the vendor's headers at the time of each attempt); `register
 queue with its retry schedule and marks the environment watched (an empty file under the
 home's `events/`), so a deliverer (the proxy's EventDelivery) finds it without reading every
 environment. A 2xx answer (with the challenge, where the vendor asks one) acknowledges a
-delivery; any other answer, or none, leaves it for the next retry.
+delivery; any other answer, or none, leaves it for the next retry. A delivery fault of the
+environment's policy (proxy_addons/event_delivery.py) may drop an attempt, hold it back, or
+lose its answer, so the vendor's retry follows as it would.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, NamedTuple
 from detour_core.errors import EnvironmentNotFound
 from detour_core.pack import resolve
 from detour_core.paths import StatePaths
+from mock_services import clock
 from mock_services.events import outbox
 
 QUEUES_KEY = "http_queues"  # in the environment's meta: queue -> its retry schedule (seconds)
@@ -27,11 +30,19 @@ WATCHED = "events"
 
 class Request(NamedTuple):
     queue: str
-    id: str
+    delivery: outbox.Delivery  # as claimed: its id, and which attempt this is
+    event: str                 # the vendor's event type, for the audit record
     url: str
     headers: dict[str, str]
     body: bytes
     expect: str | None  # text the answer must hold (a verification challenge)
+
+
+class Outcome(NamedTuple):
+    """What came of sending one: taken (acknowledged), or not (the vendor's retry follows), or
+    held back `later_s` seconds of the environment's clock and then sent as the same attempt."""
+    taken: bool
+    later_s: float | None = None
 
 
 def _watched_dir() -> Any:
@@ -69,11 +80,12 @@ def body_of(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload).encode()
 
 
-def enqueue(state: Any, queue: str, delivery_id: str, url: str, payload: dict[str, Any], signer: str,
+def enqueue(state: Any, queue: str, delivery_id: str, url: str, event: str, payload: dict[str, Any], signer: str,
             key: str) -> None:
     """`signer(state, key, payload, attempt) -> Signed` makes each attempt (a vendor may stamp its
     body with the time it is sent: Linear's webhookTimestamp); `key` says whose secret signs it."""
-    outbox.enqueue(state, queue, delivery_id, {"url": url, "payload": payload, "sign": signer, "key": key})
+    outbox.enqueue(state, queue, delivery_id, {"url": url, "event": event, "payload": payload, "sign": signer,
+                                               "key": key})
 
 
 def claim(store: Any, env_id: str) -> list[Request]:
@@ -88,21 +100,24 @@ def claim(store: Any, env_id: str) -> list[Request]:
             for delivery in outbox.claim_due(state, queue, tuple(schedule)):
                 signed = resolve(delivery.body["sign"])(state, delivery.body["key"], delivery.body["payload"],
                                                         delivery.attempt)
-                requests.append(Request(queue, delivery.id, delivery.body["url"], signed.headers, signed.body,
-                                        signed.expect))
+                requests.append(Request(queue, delivery, delivery.body.get("event", ""), delivery.body["url"],
+                                        signed.headers, signed.body, signed.expect))
     return requests
 
 
-def deliver_due(store: Any, env_id: str, post: Callable[[str, Request], bool]) -> int:
-    """One round for one environment: `post` sends a request into its sandbox (True when the
-    listener took it); what it took is acknowledged. How many were taken."""
+def deliver_due(store: Any, env_id: str, send: Callable[[str, Request], Outcome]) -> int:
+    """One round for one environment: `send` sends a request into its sandbox; what it took is
+    acknowledged, what it held back is put back. How many were taken."""
     try:
-        taken = [r for r in claim(store, env_id) if post(env_id, r)]
-        if taken:
+        sent = [(r, send(env_id, r)) for r in claim(store, env_id)]
+        if sent:
             with store.open(env_id, write=True) as state:
-                for request in taken:
-                    outbox.acknowledge(state, request.queue, request.id)
+                for request, outcome in sent:
+                    if outcome.taken:
+                        outbox.acknowledge(state, request.queue, request.delivery.id)
+                    elif outcome.later_s is not None:
+                        outbox.put_back(state, request.queue, request.delivery, clock.now() + outcome.later_s)
     except EnvironmentNotFound:
         (_watched_dir() / env_id).unlink(missing_ok=True)
         return 0
-    return len(taken)
+    return sum(outcome.taken for _, outcome in sent)

@@ -52,7 +52,7 @@ RULES = (
 
 def send(state: EnvState, hook: Row, event: str, payload: dict[str, Any]) -> None:
     delivery = str(clock.uuid4())
-    webhooks.enqueue(state, queue(hook["id"]), delivery, hook["config"]["url"], payload, SIGNER,
+    webhooks.enqueue(state, queue(hook["id"]), delivery, hook["config"]["url"], event, payload, SIGNER,
                      f"{hook['id']}/{event}/{delivery}")
 
 

@@ -83,8 +83,8 @@ def deliver(state: EnvState, rule: EventRule, event: Row) -> None:
             payload = {k: v for k, v in event.items() if k != "teamId"}
             payload |= {"organizationId": organization, "webhookId": webhook["id"]}
             webhooks.register(state, queue(webhook["id"]), RETRIES)
-            webhooks.enqueue(state, queue(webhook["id"]), str(clock.uuid4()), webhook["url"], payload, SIGNER,
-                             webhook["id"])
+            webhooks.enqueue(state, queue(webhook["id"]), str(clock.uuid4()), webhook["url"],
+                             f"{rule.event} {event['action']}", payload, SIGNER, webhook["id"])
 
 
 def listening(state: EnvState) -> bool:

@@ -53,7 +53,7 @@ def manifest_update(call: SlackCall) -> dict:
     call.state.set_meta(URLS_KEY, {**(call.state.meta(URLS_KEY) or {}), call.user_id: url})
     webhooks.register(call.state, queue(call.user_id), RETRIES)
     challenge = clock.token_hex(24)
-    webhooks.enqueue(call.state, queue(call.user_id), str(clock.uuid4()), url,
+    webhooks.enqueue(call.state, queue(call.user_id), str(clock.uuid4()), url, "url_verification",
                      {"token": "", "challenge": challenge, "type": "url_verification"}, SIGNER, call.user_id)
     return {"app_id": app_id(call.user_id), "permissions_updated": False}
 
@@ -65,7 +65,8 @@ def listening(state: EnvState) -> dict[str, str]:
 
 def send(state: EnvState, user_id: str, url: str, payload: dict[str, Any]) -> None:
     """An event_callback for the app of `user_id`, at its Request URL."""
-    webhooks.enqueue(state, queue(user_id), payload["event_id"], url, payload, SIGNER, user_id)
+    webhooks.enqueue(state, queue(user_id), payload["event_id"], url, payload["event"]["type"], payload, SIGNER,
+                     user_id)
 
 
 def signed(state: EnvState, user_id: str, payload: dict[str, Any], attempt: int) -> webhooks.Signed:

@@ -78,7 +78,8 @@ def deliver(state: EnvState, rule: EventRule, event: Row) -> None:
     endpoints = [e for e in state.rows(ENDPOINTS) if takes(e, rule.event)]
     payload = {**event, "pending_webhooks": len(endpoints)}
     for endpoint in endpoints:
-        webhooks.enqueue(state, queue(endpoint["id"]), payload["id"], endpoint["url"], payload, SIGNER, endpoint["id"])
+        webhooks.enqueue(state, queue(endpoint["id"]), payload["id"], endpoint["url"], rule.event, payload, SIGNER,
+                         endpoint["id"])
 
 
 def listening(state: EnvState) -> bool:

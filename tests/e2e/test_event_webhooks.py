@@ -9,6 +9,8 @@ constructEvent in an Express app."""
 import json
 
 import detour
+from detour_core.faults import Fault
+from mock_services.request_rows import request_rows
 from mock_services.timelines.model import Step
 from tests.conftest import NODE_CLIENTS, needs_namespaces
 
@@ -232,3 +234,103 @@ def test_an_express_listener_verifies_them_with_stripe_nodes_construct_event(liv
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == ["customer.created", "invoice.created", "invoice.updated",
                                          "invoice.finalized", "invoice.updated", "invoice.paid"]
+
+
+LINEAR_LISTENER = """
+import http from "node:http";
+import {LinearClient} from "@linear/sdk";
+import {LinearWebhookClient} from "@linear/sdk/webhooks";
+
+const linear = new LinearClient({apiKey: process.env.LINEAR_API_KEY}), got = [];
+const team = (await linear.teams()).nodes[0];
+const made = await linear.createWebhook({url: "http://localhost:3000/linear", resourceTypes: ["Issue", "Comment"],
+                                         teamId: team.id});
+const webhooks = new LinearWebhookClient((await made.webhook).secret);
+
+http.createServer(async (request, response) => {
+  const chunks = [];
+  for await (const chunk of request) chunks.push(chunk);
+  let payload;
+  try {
+    payload = webhooks.parseData(Buffer.concat(chunks), request.headers["linear-signature"]);
+  } catch (error) {
+    got.push(String(error));
+    return response.writeHead(400).end();
+  }
+  response.writeHead(200).end();
+  got.push([payload.type, payload.action, request.headers["linear-event"]]);
+  if (payload.type === "Comment") {
+    console.log(JSON.stringify(got));
+    process.exit(0);
+  }
+}).listen(3000, "127.0.0.1", async () => {
+  const issue = await (await linear.createIssue({teamId: team.id, title: "Hooks, please"})).issue;
+  await linear.createComment({issueId: issue.id, body: "Heard you."});
+});
+"""
+
+
+@needs_namespaces
+def test_a_linear_webhook_is_verified_by_the_sdks_linear_webhook_client(live_stack, tmp_path):
+    """@linear/sdk makes the webhook and the changes; its LinearWebhookClient checks each
+    Linear-Signature and the signed webhookTimestamp (within a minute of the sandbox's clock)."""
+    env_id = live_stack.store.create("linear_default").env_id
+    program = tmp_path / "linear_hooks.mjs"
+    program.write_text(LINEAR_LISTENER)
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
+                       node_modules=NODE_CLIENTS) as client:
+        result = client.run(program, env=env_id)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == [["Issue", "create", "Issue"], ["Comment", "create", "Comment"]]
+
+
+FAULTED_LISTENER = """
+import json, os, threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from slack_sdk import WebClient
+from slack_sdk.signature import SignatureVerifier
+
+verifier, got = SignatureVerifier(os.environ["SLACK_SIGNING_SECRET"]), []
+
+class Events(BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        payload = json.loads(body)
+        answer = payload.get("challenge", "").encode()
+        self.send_response(200 if verifier.is_valid_request(body, dict(self.headers)) else 401)
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+        got.append([payload.get("event", payload)["type"], self.headers.get("X-Slack-Retry-Num", "0")])
+        if ["message", "1"] in got and ["app_mention", "0"] in got:
+            print(json.dumps(sorted(got)), flush=True)
+            os._exit(0)
+
+server = HTTPServer(("127.0.0.1", 3000), Events)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+WebClient(token=os.environ["SLACK_BOT_TOKEN"]).apps_manifest_update(
+    app_id="A01AGENBOT9", manifest={"settings": {"event_subscriptions": {"request_url": "http://localhost:3000/events"}}})
+threading.Event().wait()
+"""
+
+
+@needs_namespaces
+def test_delivery_faults_bring_the_vendors_retries_and_each_attempt_is_recorded(live_stack, api_client):
+    """The answer to the first url_verification is lost (Slack sends it again: the listener has it
+    twice) and the first event_callback is dropped (sent again at once, X-Slack-Retry-Num 1); the
+    audit has each attempt, with its event, its number, its status and the fault that hit it."""
+    env_id = live_stack.store.create("slack_bench_v2", timeline=[Step(
+        person=JOHN, do="chat.postMessage", at=0,
+        args={"channel": "#engineering", "text": f"<@{AGENT}> still there?"})]).env_id
+    api_client.environments.faults(env_id, [
+        Fault(kind="lost_answer", match="POST localhost/*", body={"type": "url_verification"}, times=1),
+        Fault(kind="drop", match="POST localhost/events", body={"type": "event_callback"}, times=1)])
+    result = live_stack.run(env_id, FAULTED_LISTENER, ".py", backend="namespace")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == [["app_mention", "0"], ["message", "1"], ["url_verification", "0"],
+                                         ["url_verification", "1"]]
+    attempts = sorted((r["delivery"]["event"], r["delivery"]["attempt"], r["status"], (r["fault"] or "")[:8])
+                      for r in request_rows(live_stack.state, env_id) if r["delivery"])
+    assert attempts[:4] == [("app_mention", 0, 200, ""), ("message", 0, None, "fault 2:"), ("message", 1, 200, ""),
+                            ("url_verification", 0, 200, "fault 1:")]
+    assert attempts[4] == ("url_verification", 1, 200, "")
