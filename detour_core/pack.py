@@ -38,12 +38,16 @@ class McpSurface:
     operations: str         # "module:attribute": tool name -> the pack's own operation that backs it
     source: str             # where the tools table comes from
     oauth: bool = False     # the vendor's OAuth at the MCP host: discovery, client registration, the code flow
+    sse: tuple[str, ...] = ()  # "host/path" of its legacy HTTP+SSE endpoint, where the vendor still has one
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sse", tuple(self.sse))  # a generated pack's descriptor (JSON) gives a list
 
     def routes(self) -> tuple[str, ...]:
         """Every "host/path" the proxy sends to the pack for it: the endpoints, and where it has
         OAuth, the OAuth paths on their hosts."""
         hosts = sorted({entry.partition("/")[0] for entry in self.hosts}) if self.oauth else []
-        return (*self.hosts, *(host + path for host in hosts for path in OAUTH_PATHS))
+        return (*self.hosts, *self.sse, *(host + path for host in hosts for path in OAUTH_PATHS))
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,9 @@ class AuditRecorder:
         self.log_http(flow)
 
     def error(self, flow: http.HTTPFlow) -> None:
-        if flow.response is None:
+        """A flow cut before its answer, or while its answer streamed (an event stream the client
+        left): the response hook saw neither."""
+        if flow.response is None or flow.response.stream:
             self.log_http(flow)
 
     def websocket_message(self, flow: http.HTTPFlow) -> None:

@@ -19,6 +19,7 @@ from concurrent.futures import Future
 from mitmproxy import ctx, http
 from mitmproxy.addons import asgiapp
 
+from proxy_addons.mcp_calls import STREAM_KEY
 from proxy_addons.verdict import METADATA_KEY, PERMITTED
 
 
@@ -65,8 +66,9 @@ def is_websocket(flow: http.HTTPFlow) -> bool:
 
 def serve_websockets(app) -> tuple[str, int]:
     """The replica app under uvicorn on a loopback port of this process, in a thread of its own:
-    mitmproxy's ASGI bridge answers HTTP only, so a WebSocket (Slack's Socket Mode) goes there,
-    and mitmproxy relays its messages as it relays any WebSocket's. Off the main thread uvicorn
+    mitmproxy's ASGI bridge answers HTTP only, and whole, so a WebSocket (Slack's Socket Mode) and
+    a stream that stays open (an MCP server's event stream) go there, and mitmproxy relays them as
+    it relays any WebSocket or stream. Off the main thread uvicorn
     leaves the process's signals to mitmproxy. The port listens before this returns."""
     import uvicorn
     listener = socket.socket()
@@ -106,7 +108,7 @@ class InProcessReplicas:
         if verdict is None or verdict.decision != "routed":  # routing did not point it at the replicas
             return
         app = await asyncio.wrap_future(self.app)
-        if not is_websocket(flow):
+        if not is_websocket(flow) and not flow.metadata.get(STREAM_KEY):
             await asgiapp.serve(app, flow)
             return
         if self.websockets is None:

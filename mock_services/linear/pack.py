@@ -22,6 +22,6 @@ PACK = ServicePack(
     credentials="mock_services.linear.keys:credentials",
     events="mock_services.linear.events:EVENTS",
     mcp=McpSurface(hosts=("mcp.linear.app/mcp",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
-                   operations="mock_services.linear.mcp_tools:OPERATIONS",
+                   sse=("mcp.linear.app/sse",), operations="mock_services.linear.mcp_tools:OPERATIONS",
                    source="Linear's hosted MCP server's tool names (linear.app/docs/mcp)", oauth=True),
 )
