@@ -14,19 +14,23 @@ with no capabilities, no-new-privs and limits of their own:
 - network: an nftables table of its own matches the uid's packets. Established connections
   (its answers to sandboxes) pass; it may open connections to the replica server, to the
   addresses a stack maps allowed names to (on the ports a policy may open), to its database
-  and resolvers, and to ports 80/443 beyond this machine (what a policy may open); every
+  and resolvers, to the model servers its home's policies name, to listeners of its own (its
+  model translator), and to ports 80/443 beyond this machine (what a policy may open); every
   other loopback port, the sandboxes' network and link-local addresses (cloud metadata) are
   refused.
+Started as root where namespaces cannot be made (a container without CAP_SYS_ADMIN, as
+compose runs it), and as any other user, the proxy runs as that user, with no-new-privs and
+the limits.
 - limits: RLIMIT_NOFILE and RLIMIT_NPROC, and a memory cgroup for all of a stack's proxies.
 - sandboxes' own loopback (event deliveries) is reached through the stack's root process
   (sandbox/inbound.py's broker), since entering a network namespace takes a capability.
-Started as another user, the proxy runs as that user, with no-new-privs and the limits.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import ipaddress
 import os
 import resource
@@ -52,7 +56,7 @@ from sandbox.run_uid import hand_over, reveal_commands
 FIRST_UID = 500_000  # above the run uids (300000) and the namespace backend's (200000)
 SLOTS = 65_536
 REGISTRY = RUNTIME_DIR / "proxy-users"
-TABLE_PREFIX = "detour_proxy_"
+TABLE_PREFIX = "detourproxy_"  # not "detour_": those are sandboxes' tables (doctor finds leftovers by it)
 OPEN_FILES = 65_536  # a connection is a file; each environment may hold 256 (policy.DEFAULT_MAX_CONNECTIONS)
 TASKS = 4_096  # processes and threads of the proxy user, all its workers together
 MEMORY_MB = 4_096  # all of a stack's proxy processes together; past it the kernel kills one, the stack restarts it
@@ -257,6 +261,21 @@ class ProxyEgress:
                 _nft("delete", "table", "inet", self.table)
 
 
+@functools.cache
+def can_confine() -> bool:
+    """Root may make a mount namespace and change user here (not in a container without
+    CAP_SYS_ADMIN, as compose runs the proxy: there it runs as root with no-new-privs)."""
+    if not (shutil.which("setpriv") and shutil.which("unshare") and shutil.which("prlimit")):
+        return False
+    try:
+        done = subprocess.run(["unshare", "--mount", "--propagation", "private", "--", "setpriv",
+                               f"--reuid={FIRST_UID}", f"--regid={FIRST_UID}", "--clear-groups", *NO_PRIVILEGES, "--", "true"],
+                              capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
 def _interpreter_folders() -> list[Path]:
     """The folders this interpreter (which the proxy runs too) and detour's source are read from."""
     source = Path(__file__).resolve().parents[1]
@@ -276,7 +295,7 @@ class ProxyUser:
 
     @property
     def confined(self) -> bool:
-        return os.geteuid() == 0 and bool(shutil.which("setpriv") and shutil.which("unshare"))
+        return os.geteuid() == 0 and can_confine()
 
     def files(self, confdir: Path, upstream_ca: Path | None, opened: dict[str, list[int]]) -> ProxyFiles:
         """Ready the home for the proxy user (once per stack), and say where the proxy reads."""
@@ -328,7 +347,8 @@ class ProxyUser:
         files = OPEN_FILES if hard == resource.RLIM_INFINITY else min(OPEN_FILES, hard)
         limits = ["prlimit", f"--nofile={files}"] + ([f"--nproc={TASKS}"] if self.confined else []) + ["--"]
         if not self.confined or self.uid is None:
-            return [*limits, "setpriv", "--no-new-privs", "--", *argv] if shutil.which("setpriv") else argv
+            keep = ["setpriv", "--no-new-privs", "--"] if shutil.which("setpriv") else []
+            return [*(limits if shutil.which("prlimit") else []), *keep, *argv]
         # The stash stands outside every folder the reveal may cover (the home's may be one).
         steps = reveal_commands([*_interpreter_folders(), self.state.home], REGISTRY / f"reveal-{self.uid}")
         if self.cgroup:
