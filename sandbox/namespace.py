@@ -39,7 +39,9 @@ INSIDE_TRUST = TrustFiles(cert=TRUST_DIR / "ca.pem", bundle=TRUST_DIR / "bundle.
 # variables and the system store (stripe-python's `verify=stripe.ca_bundle_path`): the
 # sandbox's bundle is bound over them where the runtime has them, so such clients run unmodified
 # (the docker backend's image links them to its bundle: sandbox/images/Dockerfile).
-PINNED_BUNDLES = ("stripe/data/ca-certificates.crt",)
+# CA bundles clients pass to their HTTP library themselves: stripe-python's, and certifi's, which
+# the generated clients (asana's urllib3 pool) give as ca_certs without reading SSL_CERT_FILE.
+PINNED_BUNDLES = ("stripe/data/ca-certificates.crt", "certifi/cacert.pem")
 MASKED = (Path("/root"), Path("/home"), Path("/tmp"), Path("/var/tmp"), Path("/run"))
 FIRST_UID = 200_000
 MB = 1024 * 1024
