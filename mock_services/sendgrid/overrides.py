@@ -21,7 +21,7 @@ DEFAULTS = {"sendgrid_templates": {"generation": "legacy", "versions": []},
             "sendgrid_teammates": {"user_type": "teammate", "is_admin": False, "scopes": []}}
 MISSING = {"sendgrid_templates": "resource not found", "sendgrid_templates_versions": "resource not found",
            "sendgrid_teammates": "invalid username", "sendgrid_suppression_bounces": "resource not found"}
-IDS = {"sendgrid_templates": {"kind": "prefix", "prefix": "d-", "length": 32, "alphabet": "hex"}}
+DYNAMIC = {"kind": "prefix", "prefix": "d-", "length": 32, "alphabet": "hex"}  # a dynamic template's id
 MESSAGE_ID = {"kind": "prefix", "prefix": "", "length": 22}
 
 
@@ -56,7 +56,16 @@ def send_mail(resources: Resources, call: Call) -> Response:
     return Response(status_code=202, headers={**call.response_headers, "X-Message-Id": made})
 
 
-HANDLERS: dict[str, Any] = {"SendMail": send_mail}
+def create_template(resources: Resources, call: Call) -> Any:
+    """A dynamic template's id is `d-` and 32 hex digits; a legacy one's a uuid (the description
+    calls both uuids)."""
+    if resources.body(call).get("generation") != "dynamic":
+        return resources.create(call)
+    taken = {r["id"] for r in call.state.rows("sendgrid_templates")}
+    return resources.create(call, {"id": styles.new_id(DYNAMIC, taken)})
+
+
+HANDLERS: dict[str, Any] = {"SendMail": send_mail, "CreateTemplate": create_template}
 
 # Credentials: what SendGridAPIClient(os.environ["SENDGRID_API_KEY"]) is given.
 credentials = issuer("SG.", {"SENDGRID_API_KEY": "{token}"})

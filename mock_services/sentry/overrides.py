@@ -78,7 +78,7 @@ def list_issues(resources: Resources, call: Call) -> Any:
             and (not projects or (r.get("project") or {}).get("id") in projects)]
     rows.sort(key=lambda r: str(r.get("lastSeen") or ""), reverse=True)
     limit = call.params.get("limit") or 100
-    schema = resources.schemas.named("sentry_organizations_issues")
+    schema = resources.schemas.resolve(resources.response(call.operation.short_id)[1]).get("items")
     return [resources.schemas.fill(dict(r), schema) for r in rows[:limit]]
 
 
