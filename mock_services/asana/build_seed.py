@@ -45,7 +45,7 @@ def build() -> dict:
                                                                                                  "Done")]
     tasks = []
     for name, project, who, done, due in (
-            ("Fix saved-card checkout failures (ENG-5)", launch, "robert", False, "2026-01-09"),
+            ("Fix checkout for carts over 50 items (ENG-5)", launch, "robert", False, "2026-01-09"),
             ("Update the checkout copy", launch, "sarah", False, "2026-01-12"),
             ("Load-test the new payment path", launch, "yuki", False, "2026-01-14"),
             ("Sign off the checkout v2 spec", launch, "john", True, "2026-01-06"),
@@ -58,7 +58,7 @@ def build() -> dict:
                       "projects": [compact("project", project)], "memberships": [membership], "parent": None,
                       "workspace": compact("workspace", workspace), "tags": [], "followers": []})
     story = {"gid": gid("story:1"), "resource_type": "story", "type": "comment", "resource_subtype": "comment_added",
-             "text": "The saved-card path still calls the old tokenizer; fix in review.", "created_at": AT,
+             "text": "The cart query stops at 50 items; fix in review.", "created_at": AT,
              "created_by": compact("user", users["robert"]), "task_gid": tasks[0]["gid"]}
     tables = {"asana_workspaces": [workspace], "asana_users": list(users.values()), "asana_projects": projects,
               "asana_projects_sections": sections, "asana_tasks": tasks, "asana_tasks_stories": [story]}

@@ -1,6 +1,6 @@
 """Builds templates/intercom_default.json: Acme's Intercom workspace. The acme world's people
 (mock_services/worlds/acme/people.json) are its admins (emails kept; Priya leads support); two
-customers are contacts, one of whom wrote in about saved cards failing at checkout (ENG-5), a
+customers are contacts, one of whom wrote in about checkout failing for his 60-item cart (ENG-5), a
 conversation Priya answered and assigned to herself; the other's question is open, unassigned;
 a note on the first contact and a VIP tag. Ids are Intercom's shapes (24 hex digits for
 contacts, numbers otherwise), drawn from a hash of what they name.
@@ -62,7 +62,7 @@ def build() -> dict:
     assigned = {**answer, "id": number("part:2"), "part_type": "assignment", "body": None,
                 "assigned_to": {"type": "admin", "id": priya["id"]}}
     conversations = [
-        conversation("saved-cards", contacts[0], "Checkout fails with my saved card since this morning.",
+        conversation("large-cart", contacts[0], "Checkout fails for my cart of 60 items since this morning.",
                      [answer, assigned], open=True, state="open", admin_assignee_id=int(priya["id"])),
         conversation("invoice", contacts[1], "Can I get my invoices as PDF?", [], open=True, state="open",
                      admin_assignee_id=None)]

@@ -59,7 +59,7 @@ def build() -> dict:
     checkout = services[0]
     incidents = []
     for number, (title, status, who) in enumerate((("Checkout latency above 2 s", "resolved", "john"),
-                                                   ("Checkout returns 500 for saved cards (ENG-5)", "triggered",
+                                                   ("Checkout returns 500 for carts over 50 items (ENG-5)", "triggered",
                                                     "robert")), start=1):
         incidents.append(obj("incident", title, f"[#{number}] {title}", incident_number=number, title=title,
                              status=status, urgency="high", created_at=AT, updated_at=AT,
@@ -68,8 +68,8 @@ def build() -> dict:
                              assignments=[{"at": AT, "assignee": ref("user", users[who])}] if status != "resolved"
                              else [], acknowledgements=[], teams=[ref("team", team)]))
     note = {"id": pd_id("note:1"), "incidents_id": incidents[1]["id"], "created_at": AT,
-            "user": ref("user", users["robert"]), "content": "Looking into it: the saved-card path calls the old "
-                                                             "tokenizer."}
+            "user": ref("user", users["robert"]), "content": "Looking into it: the cart query stops at 50 items "
+                                                             "and checkout then fails."}
     return {"pagerduty_users": list(users.values()), "pagerduty_teams": [team],
             "pagerduty_escalation_policies": [policy], "pagerduty_services": services,
             "pagerduty_incidents": incidents, "pagerduty_incidents_notes": [note]}

@@ -41,7 +41,7 @@ def build() -> dict:
     welcome, welcome_v1 = template("Welcome", "Welcome to Acme, {{first_name}}",
                                    "<p>Hi {{first_name}}, welcome to Acme.</p>")
     notice, notice_v1 = template("Checkout incident notice", "Checkout issue: {{status}}",
-                                 "<p>We are fixing an issue with saved cards at checkout (ENG-5): {{status}}.</p>")
+                                 "<p>We are fixing an issue with large carts at checkout (ENG-5): {{status}}.</p>")
     sent = {"id": "acmeWelcome00000000001", "from": {"email": "support@example.com", "name": "Acme Support"},
             "to": ["peter@initech.example.com"], "subject": None, "content": [], "template_id": welcome["id"],
             "personalizations": [{"to": [{"email": "peter@initech.example.com"}],

@@ -1,7 +1,7 @@
 """Builds templates/sentry_default.json: Acme's Sentry organization (slug `acme`). The acme
 world's people (mock_services/worlds/acme/people.json) are its members (emails kept, John the
 owner); acme-web and checkout-api are its projects; checkout-api's unresolved issues include
-ENG-5's saved-card error (assigned to Robert, with its latest event), and the others are one
+ENG-5's large-cart error (assigned to Robert, with its latest event), and the others are one
 unresolved and unassigned, one resolved.
 
     python -m mock_services.sentry.build_seed
@@ -49,7 +49,7 @@ def build() -> dict:
     web, api = ({"id": p["id"], "name": p["name"], "slug": p["slug"], "platform": p["platform"]} for p in projects)
     issues = []
     for number_in_project, (project, title, culprit, level, status, who, count) in enumerate((
-            (api, "CardTokenizerError: saved card token expired", "checkout.payments.charge_saved_card", "error",
+            (api, "CartPageError: cart of 51 items exceeds the checkout page", "checkout.cart.load_items", "error",
              "unresolved", "robert", 412),
             (api, "TimeoutError: payment gateway did not answer in 10s", "checkout.gateway.call", "error",
              "unresolved", None, 37),
@@ -77,8 +77,8 @@ def build() -> dict:
              "title": issues[0]["title"], "message": "", "platform": "python", "type": "error",
              "dateCreated": LAST, "dateReceived": LAST, "culprit": issues[0]["culprit"],
              "tags": [{"key": "environment", "value": "production"}, {"key": "release", "value": "checkout@2.0.1"}],
-             "entries": [{"type": "exception", "data": {"values": [{"type": "CardTokenizerError",
-                                                                    "value": "saved card token expired"}]}}],
+             "entries": [{"type": "exception", "data": {"values": [{"type": "CartPageError",
+                                                                    "value": "cart of 51 items exceeds the checkout page"}]}}],
              "user": {"id": "cust_42", "email": "peter@initech.example.com"}, "contexts": {}, "context": {},
              "metadata": issues[0]["metadata"], "errors": [], "packages": {}, "sdk": {"name": "sentry.python",
                                                                                       "version": "2.20.0"}}

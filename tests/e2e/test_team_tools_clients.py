@@ -140,15 +140,15 @@ print(json.dumps({check.__name__: check() for check in (pagerduty, sendgrid, asa
 
 EXPECTED = {
     "pagerduty": {"me": "agent@example.com", "services": ["Checkout API", "Web app"],
-                  "open": ["Checkout returns 500 for saved cards (ENG-5)"], "made": [3, "triggered"],
+                  "open": ["Checkout returns 500 for carts over 50 items (ENG-5)"], "made": [3, "triggered"],
                   "again": "acknowledged", "note": ["Draining the queue.", "AI Agent"], "missing": 404},
     "sendgrid": {"templates": ["Checkout incident notice", "Welcome"], "sent": [202, True],
                  "made": ["d-", "dynamic", "We launched"], "refused": 400},
     "asana": {"me": "agent@example.com",
-              "names": ["Fix saved-card checkout failures (ENG-5)", "Update the checkout copy",
+              "names": ["Fix checkout for carts over 50 items (ENG-5)", "Update the checkout copy",
                         "Load-test the new payment path", "Sign off the checkout v2 spec"],
               "made": [True, "Robert Smith"], "story": "AI Agent", "subtasks": ["Proofread the notes"],
-              "robert": ["Fix saved-card checkout failures (ENG-5)", "Write the launch notes"], "missing": 404},
+              "robert": ["Fix checkout for carts over 50 items (ENG-5)", "Write the launch notes"], "missing": 404},
     "intercom": {"me": "agent@example.com", "waiting": ["<p>Can I get my invoices as PDF?</p>"],
                  "closed": ["closed", ["comment", "assignment", "close"]],
                  "found": ["michael@initech.example.com", "peter@initech.example.com", "samir@initech.example.com"],
