@@ -44,6 +44,8 @@ class Events:
     # (state) -> whether anyone in the environment takes the pack's events now (a Socket Mode app,
     # a Request URL, a hook): asked before a payload is made, so a write nobody hears costs nothing
     listening: Callable[[Any], bool]
+    # (payload) -> the user id of who made the change (a timeline's step may wait for the agent's)
+    actor: Callable[[Row], object] = lambda event: event.get("user")
 
 
 def render(rule: EventRule, state: Any, row: Row) -> Row:
@@ -99,4 +101,4 @@ def emit(state: Any, service: str, table: str, change: Change, row: Row, before:
             if listening:
                 events.deliver(state, rule, event)
             if awaited:
-                observe(state, service, event)
+                observe(state, service, event, events.actor(event))

@@ -82,9 +82,14 @@ def deliver(state: EnvState, rule: EventRule, event: Row) -> None:
         if takes(webhook, event):
             payload = {k: v for k, v in event.items() if k != "teamId"}
             payload |= {"organizationId": organization, "webhookId": webhook["id"]}
-            webhooks.register(state, queue(webhook["id"]), RETRIES)
             webhooks.enqueue(state, queue(webhook["id"]), str(clock.uuid4()), webhook["url"],
                              f"{rule.event} {event['action']}", payload, SIGNER, webhook["id"])
+
+
+def webhook_made(state: EnvState, webhook_id: str) -> None:
+    """Its queue is sent over HTTP from now on (and the environment watched: a timeline's steps
+    fire while its sandbox runs)."""
+    webhooks.register(state, queue(webhook_id), RETRIES)
 
 
 def listening(state: EnvState) -> bool:
@@ -101,4 +106,4 @@ def signed(state: EnvState, webhook_id: str, payload: dict[str, Any], attempt: i
         "Linear-Signature": hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()})
 
 
-EVENTS = Events(rules=RULES, deliver=deliver, listening=listening)
+EVENTS = Events(rules=RULES, deliver=deliver, listening=listening, actor=lambda event: event["actor"]["id"])

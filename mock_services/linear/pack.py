@@ -21,6 +21,7 @@ PACK = ServicePack(
     warm_up="mock_services.linear.router:schema",  # the whole schema: about half a second
     credentials="mock_services.linear.keys:credentials",
     events="mock_services.linear.events:EVENTS",
+    act="mock_services.linear.act:act",
     mcp=McpSurface(hosts=("mcp.linear.app/mcp",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
                    sse=("mcp.linear.app/sse",), operations="mock_services.linear.mcp_tools:OPERATIONS",
                    source="Linear's hosted MCP server's tool names (linear.app/docs/mcp)", oauth=True),

@@ -38,11 +38,11 @@ def awaits(state: Any, service: str) -> bool:
     return progress is not None and bool(_waiting(progress, service))
 
 
-def observe(state: Any, service: str, event: dict[str, Any]) -> None:
-    """Called by the events engine in the transaction of the change that emitted `event`: a
-    step waiting for this event of the agent's is put in line, once."""
+def observe(state: Any, service: str, event: dict[str, Any], actor: object) -> None:
+    """Called by the events engine in the transaction of the change that emitted `event` (made by
+    `actor`): a step waiting for this event of the agent's is put in line, once."""
     progress = _progress(state)
-    if progress is None or event.get("user") != state.info.acting_user:
+    if progress is None or actor != state.info.acting_user:
         return
     answered = [index for index in _waiting(progress, service) if answers(progress, progress.steps[index], event)]
     for index in answered:

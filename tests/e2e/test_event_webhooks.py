@@ -11,7 +11,7 @@ import json
 import detour
 from detour_core.faults import Fault
 from mock_services.request_rows import request_rows
-from mock_services.timelines.model import Step
+from mock_services.timelines.model import Reaction, Step
 from tests.conftest import NODE_CLIENTS, needs_namespaces
 
 AGENT, JOHN = "U01AGENBOT9", "U02JOHNDOE1"
@@ -334,3 +334,53 @@ def test_delivery_faults_bring_the_vendors_retries_and_each_attempt_is_recorded(
     assert attempts[:4] == [("app_mention", 0, 200, ""), ("message", 0, None, "fault 2:"), ("message", 1, 200, ""),
                             ("url_verification", 0, 200, "fault 1:")]
     assert attempts[4] == ("url_verification", 1, 200, "")
+
+
+LINEAR_COLLEAGUE = """
+import hashlib, hmac, json, os, threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+import requests
+
+def linear(query, **variables):
+    answer = requests.post("https://api.linear.app/graphql", json={"query": query, "variables": variables},
+                           headers={"Authorization": os.environ["LINEAR_API_KEY"]})
+    answer.raise_for_status()
+    return answer.json()["data"]
+
+team = linear("{ teams { nodes { id } } }")["teams"]["nodes"][0]["id"]
+secret = linear("mutation($i: WebhookCreateInput!) { webhookCreate(input: $i) { webhook { secret } } }",
+                i={"url": "http://localhost:3000/linear", "resourceTypes": ["Comment"], "teamId": team}
+                )["webhookCreate"]["webhook"]["secret"]
+
+class Hooks(BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        good = hmac.compare_digest(hmac.new(secret.encode(), body, hashlib.sha256).hexdigest(),
+                                   self.headers["Linear-Signature"])
+        self.send_response(200 if good else 401)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        payload = json.loads(body)
+        print(json.dumps([good, payload["action"], payload["actor"]["id"], payload["data"]["body"],
+                          payload["data"]["issueId"] == issue]), flush=True)
+        os._exit(0)
+
+server = HTTPServer(("127.0.0.1", 3000), Hooks)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+issue = linear("mutation($i: IssueCreateInput!) { issueCreate(input: $i) { issue { id } } }",
+               i={"teamId": team, "title": "The nightly export fails"})["issueCreate"]["issue"]["id"]
+threading.Event().wait()
+"""
+COLLEAGUE = "2dcc8dc2-ca19-475d-9882-3ba5e911e7ec"  # a Linear user of linear_default who is not the agent
+
+
+@needs_namespaces
+def test_a_colleague_answers_the_agents_linear_issue_and_the_webhook_brings_it(live_stack):
+    """A timeline step in Linear waits for the agent's Issue event and comments on that issue as
+    the colleague: the comment is theirs, and the agent's webhook gets it signed."""
+    env_id = live_stack.store.create("linear_default", timeline=[Step(
+        person=COLLEAGUE, service="linear", do="commentCreate", when=Reaction(event="Issue"),
+        args={"input": {"issueId": "{event.data.id}", "body": "I saw it fail too."}})]).env_id
+    result = live_stack.run(env_id, LINEAR_COLLEAGUE, ".py", backend="namespace")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == [True, "create", COLLEAGUE, "I saw it fail too.", True]
