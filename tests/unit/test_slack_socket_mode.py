@@ -7,6 +7,7 @@ deadline; a ticket works once, and a connection past its lifetime is told to ref
 from datetime import UTC, datetime
 
 import json
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -14,6 +15,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from detour.apps.server import create_app
 from mock_services.clock import Clock, moved
+from mock_services.events import outbox
+from mock_services.slack.events import queue
 from mock_services.slack.router import act
 from mock_services.store import EnvironmentStore
 
@@ -41,7 +44,16 @@ def slack(state):
         return client.websocket_connect(f"/api/env/{env}/services/slack/link/?{url.split('?', 1)[1]}"), url
 
     call.env, call.client, call.tokens, call.variables = env, client, credentials.tokens, credentials.variables
-    call.advance, call.connect, call.store = advance, connect, store
+    def taken(envelope_id):
+        """Until the connection's side has the acknowledgement (it reads the socket in its own
+        thread; a clock moved before would bring the envelope again)."""
+        while True:
+            with store.open(env) as state:
+                if all(d.id != envelope_id for d in outbox.waiting(state, queue(AGENT))):
+                    return
+            time.sleep(0.01)
+
+    call.advance, call.connect, call.store, call.taken = advance, connect, store, taken
     return call
 
 
@@ -73,11 +85,13 @@ def test_a_mention_arrives_as_envelopes_and_only_the_unacknowledged_one_comes_ag
             "ts": posted["ts"], "event_ts": posted["ts"], "team": payload["team_id"]}
         assert by_type["message"]["payload"]["event"]["channel_type"] == "channel"
         socket.send_json({"envelope_id": by_type["message"]["envelope_id"]})
+        slack.taken(by_type["message"]["envelope_id"])
         slack.advance(4)  # past Slack's 3 s deadline: the unacknowledged mention comes again
         again = socket.receive_json()
         assert (again["envelope_id"], again["retry_attempt"], again["retry_reason"]) == (
             mention["envelope_id"], 1, "timeout")
         socket.send_json({"envelope_id": again["envelope_id"]})
+        slack.taken(again["envelope_id"])
         slack.advance(3700)  # past the connection's lifetime: it is told to refresh, and nothing comes again
         assert socket.receive_json() == {"type": "disconnect", "reason": "refresh_requested",
                                          "debug_info": {"host": "applink-detour"}}
