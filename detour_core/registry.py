@@ -17,6 +17,7 @@ import importlib
 import importlib.util
 import json
 import os
+import re
 from functools import cache
 from pathlib import Path
 
@@ -187,7 +188,7 @@ def services_for(host: str, path: str = "/") -> list[str]:
     named host before a tenant pattern. Several where packs share a route (Google's token
     endpoint: every Google pack's), in registry order; the proxy picks the one the environment holds."""
     host = normal_host(host)
-    path = path.split("?", 1)[0] or "/"
+    path = re.sub("//+", "/", path.split("?", 1)[0]) or "/"  # vendors read `/v1.0//users` as `/v1.0/users`
     best: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
     for route_host, prefix, name in _routes_of(host):
         rank = (0 if route_host.startswith("*.") else 1, len(prefix))

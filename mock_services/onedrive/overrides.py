@@ -226,15 +226,16 @@ def path_routes(router: APIRouter, engine: Engine) -> None:
     """An item addressed by its path (`items/root:/Design/notes.txt:/content`) is one segment of
     its operation's path: the slashes inside the colons are its own."""
 
-    @router.api_route("/v1.0/drives/{drive_id}/items/{rest:path}", methods=METHODS)
-    async def addressed(env_id: str, drive_id: str, rest: str, request: Request, store: StoreDep) -> Response:
+    @router.api_route("/v1.0/{slashes:path}drives/{drive_id}/items/{rest:path}", methods=METHODS)
+    async def addressed(env_id: str, slashes: str, drive_id: str, rest: str, request: Request,
+                        store: StoreDep) -> Response:
         rest = ADDRESSED.sub(lambda m: m.group(1) + quote(m.group(2), safe="") + m.group(3), rest, count=1)
         return await engine.respond(request, store, env_id, request.method, f"v1.0/drives/{drive_id}/items/{rest}",
                                     request.query_params.multi_items(),
                                     {k.lower(): v for k, v in request.headers.items()}, await request.body())
 
 
-EXTRA_ROUTES = [*graph.EXTRA_ROUTES, path_routes]
+EXTRA_ROUTES = [graph.token_routes, path_routes, graph.slash_routes]  # an item's path before the rest
 HANDLERS = {"drive.item_GetContent": download, "drive.item_SetContent": upload,
             "drive.item_ListChildren": children, "drive.item_CreateChildren": create_child,
             "drive_GetItem": get_item, "drive_UpdateItem": update, "drive_DeleteItem": delete,

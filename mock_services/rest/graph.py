@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from detour_core.registry import pack
 from mock_services import clock
@@ -23,7 +23,7 @@ from mock_services.issued_tokens import SALT_KEY, holder, issue
 from mock_services.rest.errors import RestError
 from mock_services.rest.openapi.credentials import issuer
 from mock_services.rest.openapi.semantics import Resources
-from mock_services.rest.router import Call, Engine
+from mock_services.rest.router import METHODS, Call, Engine
 from mock_services.store import EnvState, Row
 
 PREFIX = "EwB"  # Graph's delegated access tokens start so
@@ -263,4 +263,14 @@ def token_routes(router: APIRouter, engine: Engine) -> None:
                              "access_token": access})
 
 
-EXTRA_ROUTES = [token_routes]
+def slash_routes(router: APIRouter, engine: Engine) -> None:
+    """Graph reads `/v1.0//users` as `/v1.0/users` (msgraph-sdk's base URL ends in a slash)."""
+
+    @router.api_route("/v1.0/{path:path}", methods=METHODS)
+    async def collapsed(env_id: str, path: str, request: Request, store: StoreDep) -> Response:
+        return await engine.respond(request, store, env_id, request.method, "v1.0/" + re.sub("//+", "/", path.lstrip("/")),
+                                    request.query_params.multi_items(),
+                                    {k.lower(): v for k, v in request.headers.items()}, await request.body())
+
+
+EXTRA_ROUTES = [token_routes, slash_routes]
