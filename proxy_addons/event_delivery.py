@@ -72,7 +72,10 @@ class Deliverer:
     def fault(self, env_id: str, request: Any) -> tuple[str, Fault, random.Random] | None:
         """The first of the environment's faults that hits this attempt (counted as a request's)."""
         target = urlsplit(request.url)
-        payload = json.loads(request.body)
+        try:
+            payload = json.loads(request.body) if request.body else {}
+        except ValueError:
+            payload = {}
         for number, fault in enumerate(self.policies.for_env(env_id).faults, 1):
             if fault.hits("POST", target.hostname or "", target.path or "/", payload, None):
                 nth = self.faults.counted(env_id, number, fault)
