@@ -13,6 +13,7 @@ PACK = ServicePack(
     credentials="mock_services.calendar.access:credentials",
     faults="mock_services.rest.google:fault_answer",
     coverage="mock_services.calendar.router:API.coverage",
+    events="mock_services.calendar.events:EVENTS",
     templates=Path(__file__).parent / "templates",
     signature_tables=("calendar_events", "calendars", "calendar_list_entries"),
     primary_keys={"calendar_event_attendees": ("event_id", "email")},

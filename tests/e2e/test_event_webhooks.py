@@ -384,3 +384,46 @@ def test_a_colleague_answers_the_agents_linear_issue_and_the_webhook_brings_it(l
     result = live_stack.run(env_id, LINEAR_COLLEAGUE, ".py", backend="namespace")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == [True, "create", COLLEAGUE, "I saw it fail too.", True]
+
+
+CALENDAR_CHANNEL = """
+import json, os, threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from google.oauth2.credentials import Credentials
+from googleapiclient.discovery import build
+
+got = []
+
+class Push(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        got.append([self.headers["X-Goog-Resource-State"], self.headers["X-Goog-Message-Number"],
+                    self.headers["X-Goog-Channel-ID"], self.headers["X-Goog-Channel-Token"],
+                    self.headers["X-Goog-Resource-ID"] == channel["resourceId"]])
+        if got[-1][0] == "exists":
+            print(json.dumps(got), flush=True)
+            os._exit(0)
+
+server = HTTPServer(("127.0.0.1", 8080), Push)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+cal = build("calendar", "v3", credentials=Credentials("token"))
+channel = cal.events().watch(calendarId="primary", body={"id": "agent-events", "type": "web_hook", "token": "mine",
+                                                         "address": "http://localhost:8080/notifications"}).execute()
+cal.events().insert(calendarId="primary", body={"summary": "Standup", "start": {"dateTime": "2026-12-01T09:00:00Z"},
+                                                "end": {"dateTime": "2026-12-01T09:15:00Z"}}).execute()
+threading.Event().wait()
+"""
+
+
+@needs_namespaces
+def test_a_calendar_watch_channel_gets_sync_and_then_the_change(live_stack):
+    """google-api-python-client's events().watch opens the channel; Google's sync message comes
+    first, then `exists` for the new event, with the channel's id, token and resource id."""
+    env_id = live_stack.store.create("calendar_default").env_id
+    result = live_stack.run(env_id, CALENDAR_CHANNEL, ".py", backend="namespace")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == [["sync", "1", "agent-events", "mine", True],
+                                         ["exists", "2", "agent-events", "mine", True]]

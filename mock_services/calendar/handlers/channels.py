@@ -1,10 +1,11 @@
 """Push channels: `*.watch` opens one on a resource, `channels.stop` closes it. The replica
-keeps them as rows (AgentDiff's calendar_channels) and sends no notifications."""
+keeps them as rows (AgentDiff's calendar_channels); events.py sends their notifications."""
 
 from __future__ import annotations
 
 
 from mock_services import clock
+from mock_services.calendar import events
 from mock_services.calendar.resources import channel_json
 from mock_services.calendar.times import now_text
 from mock_services.rest.errors import RestError
@@ -31,6 +32,7 @@ def watch(call: Call, watched_path: str, row_path: str) -> dict:
            "token": body.get("token"), "params": body.get("params"), "payload": bool(body.get("payload", False)),
            "user_id": call.user, "created_at": now_text()}
     call.state.insert("calendar_channels", row)
+    events.channel_made(call.state, row)
     return channel_json(row, WATCHED + watched_path)
 
 
