@@ -127,7 +127,7 @@ def main() -> None:
             bench_live_rollouts(state, stack, info)
             section("where one rollout's time goes (docs/benchmarks/rollout-breakdown.md)")
             bench_rollout_breakdown(state, stack)
-            section("rollouts through Ray: one, two and three nodes beside a local stack (bench/ray.py)")
+            section("rollouts through Ray: one, two and three nodes beside a local stack, then 100 (bench/ray.py)")
             bench_ray(state, info)
             state.stack_file.unlink()
         if "--replicas-only" not in sys.argv:

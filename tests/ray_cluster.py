@@ -1,50 +1,51 @@
-"""A Ray cluster on this machine, as Ray's own multi-node tests make one: a head and workers, each
-a `ray start --block` of its own (so that one node can be stopped alone), one CPU each, no
-dashboard, no usage stats. Used by tests/e2e/test_ray.py and `make bench` (bench/ray.py).
+"""A Ray cluster on this machine, as Ray's own multi-node tests make one (a head and workers, each
+a `ray start --block` of its own, so one node can be stopped alone; one CPU each, no dashboard,
+no usage stats), inside a network namespace of its own that holds nothing but `lo`.
 
-Ray swaps `--node-ip-address 127.0.0.1` for the host's own address (its resolve_ip_for_localhost);
-the kernel routes that address through the loopback device, so nothing leaves the machine:
-`cluster()` checks it of every node rather than assume it."""
+Why the namespace: Ray's GCS server and raylets listen on every interface whatever
+`--node-ip-address` says, and Ray swaps 127.0.0.1 for the host's address. In a namespace whose
+only interface is `lo`, every interface is loopback and the address Ray finds is 127.0.0.1, so the
+cluster binds to loopback of that namespace and nothing else. The nodes, every driver (the
+rollouts' and the CLI's: `Cluster.enter` prefixes a command) and so the stacks the nodes' actors
+start all live there; a stack's sandboxes hang off it by their veths as they would off the host.
+`ray stop` is not used: it stops every Ray process on the machine; the end kills what runs in the
+namespace instead, and deletes the namespace. Used by tests/e2e/test_ray.py and `make bench`."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 
-from detour.stack import free_port
+import psutil
+
+from detour_client import Outcome
 from tests.waiting import until
 
 BIN = Path(sys.executable).parent
-# Ray's GCS server and raylets listen on every interface whatever --node-ip-address says, and
-# 127.0.0.1 is swapped for the host's own address: a cluster started here does not bind to
-# loopback only, as this machine's rules ask of a test's cluster. So clusters start only where
-# asked for; the way to lift this is to run the nodes and the driver in a network namespace of
-# the test's own that holds nothing but `lo`.
-OPT_IN = "DETOUR_RAY_CLUSTER"
-
-
-def held_out() -> str | None:
-    """Why no cluster starts here (None where DETOUR_RAY_CLUSTER=1 asks for one)."""
-    if os.environ.get(OPT_IN) == "1":
-        return None
-    return (f"Ray's GCS and raylets listen on every interface, not loopback alone: set {OPT_IN}=1 to start "
-            "a cluster anyway (tests/ray_cluster.py says why)")
+NETNS_PREFIX = "rayt-"  # not "detour-": that prefix names a sandbox's netns (sandbox.netns reads it)
+HEAD = "127.0.0.1:6379"  # a fresh namespace has every port free
 # A dead node is noticed after 3 missed health checks a second apart (Ray's default: 30 s or more).
 HEAD_CONFIG = '{"health_check_period_ms": 1000, "health_check_failure_threshold": 3}'
+LISTEN = {"tcp": "0A", "tcp6": "0A", "udp": "07", "udp6": "07"}  # /proc/net state of a listening socket
 
-
-def head_port() -> int:
-    """A free port outside the range Ray keeps for its workers (10002-19999)."""
-    while (port := free_port("127.0.0.1", set())) in range(10002, 20000):
-        pass
-    return port
+# The driver: rollouts over the cluster, each outcome a JSON line as it comes back.
+DRIVER = """
+import dataclasses, json, sys
+from detour_client import Client
+args = json.loads(sys.argv[1])
+for outcome in Client().rollouts(args.pop("suite"), args.pop("agent"), **args):
+    print(json.dumps(dataclasses.asdict(outcome)), flush=True)
+"""
 
 
 class Cluster:
@@ -53,13 +54,16 @@ class Cluster:
             "RAY_USAGE_STATS_ENABLED": "0", "TMPDIR": str(folder / "tmp"), "PATH": f"{BIN}:{os.environ['PATH']}"}
         (folder / "tmp").mkdir()
         self.folder = folder
-        self.address = f"127.0.0.1:{head_port()}"
+        self.address = HEAD
+        self.netns = NETNS_PREFIX + secrets.token_hex(4)
+        self.enter = ["nsenter", f"--net=/run/netns/{self.netns}", "--"]  # only the network: files stay shared
         self.nodes: list[subprocess.Popen] = []
         self.log = (folder / "nodes.log").open("ab")  # what the nodes said, for a failure's reader
 
     def start(self, *flags: str) -> subprocess.Popen:
-        node = subprocess.Popen([BIN / "ray", "start", "--block", "--node-ip-address", "127.0.0.1", "--num-cpus", "1",
-                                 "--disable-usage-stats", "--dashboard-agent-listen-port", "0", *flags],
+        node = subprocess.Popen([*self.enter, BIN / "ray", "start", "--block", "--node-ip-address", "127.0.0.1",
+                                 "--num-cpus", "1", "--object-store-memory", str(80 << 20), "--disable-usage-stats",
+                                 "--dashboard-agent-listen-port", "0", *flags],
                                 env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.nodes.append(node)
         return node
@@ -79,13 +83,34 @@ class Cluster:
     def alive_nodes(self) -> dict[str, str]:
         """The alive nodes' ids and addresses, as their raylets registered them."""
         try:  # a driver waits for a head that is not up yet: asked again after a while, not failed
-            done = subprocess.run([sys.executable, "-c", "import ray; ray.init(address=%r, log_to_driver=False); "
-                                   "print(*(n['NodeID'] + '=' + n['NodeManagerAddress'] for n in ray.nodes() "
-                                   "if n['Alive']))" % self.address],
+            done = subprocess.run([*self.enter, sys.executable, "-c", "import ray; ray.init(address=%r, "
+                                   "log_to_driver=False); print(*(n['NodeID'] + '=' + n['NodeManagerAddress'] "
+                                   "for n in ray.nodes() if n['Alive']))" % self.address],
                                   env=self.env, capture_output=True, text=True, timeout=60)
         except subprocess.TimeoutExpired:
             return {}
         return dict(word.split("=") for word in done.stdout.split())
+
+    def rollouts(self, suite: Path, agent: list[str], **options: object) -> Iterator[Outcome]:
+        """`Client().rollouts(..., ray_address=)` from a driver in the namespace, each outcome as it
+        comes; the driver is stopped when the stream is closed early."""
+        args = {"suite": str(suite), "agent": agent, "ray_address": self.address,
+                "stack_command": [str(BIN / "detour")], **options}
+        with (self.folder / "driver.log").open("ab") as log:
+            driver = subprocess.Popen([*self.enter, sys.executable, "-c", DRIVER, json.dumps(args)], env=self.env,
+                                      stdout=subprocess.PIPE, stderr=log, text=True)
+        try:
+            for line in driver.stdout:
+                yield Outcome(**json.loads(line))
+            assert driver.wait() == 0, f"the driver exited {driver.returncode}: {self.tail('driver.log')}"
+        finally:
+            if driver.poll() is None:
+                driver.terminate()
+                driver.wait()
+            driver.stdout.close()
+
+    def tail(self, name: str) -> str:
+        return (self.folder / name).read_text(errors="replace")[-3000:]
 
     def stop(self, node: subprocess.Popen) -> None:
         """`ray start --block` stops the node's processes when it is told to end."""
@@ -101,24 +126,83 @@ class Cluster:
         """The stacks' homes (detour_client.ray makes them in the nodes' TMPDIR) still on disk."""
         return sorted(p.name for p in (self.folder / "tmp").glob("detour-ray-*"))
 
+    def inside(self) -> list[psutil.Process]:
+        """Every process whose network is the namespace's (the nodes, drivers, stacks, Ray's workers)."""
+        mine = f"net:[{os.stat(f'/run/netns/{self.netns}').st_ino}]"
+        found = []
+        for process in psutil.process_iter():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{process.pid}/ns/net") == mine:
+                    found.append(process)
+        return found
+
+    def links(self) -> list[str]:
+        """The namespace's interfaces: `lo`, and a host-side veth per sandbox its stacks run."""
+        shown = subprocess.run(["ip", "-n", self.netns, "-o", "link", "show"], capture_output=True, text=True)
+        return [line.split(":")[1].strip().split("@")[0] for line in shown.stdout.splitlines()]
+
+    def sandboxes(self) -> set[str]:
+        """Sandboxes whose host side is in the namespace (their veth, or their nft table)."""
+        tables = subprocess.run([*self.enter, "nft", "list", "tables"], capture_output=True, text=True).stdout
+        ids = {name[2:-1] for name in self.links() if name.startswith("dt") and name.endswith("h")}
+        return ids | {line.split()[-1].removeprefix("detour_") for line in tables.splitlines() if "detour_" in line}
+
+
+def listeners(net: Path) -> dict[int, str]:
+    """The listening sockets a network namespace's /proc/PID/net shows: inode -> protocol and hex address."""
+    found = {}
+    for protocol, state in LISTEN.items():
+        with contextlib.suppress(FileNotFoundError):
+            for row in (net / protocol).read_text().splitlines()[1:]:
+                words = row.split()
+                if words[3] == state:
+                    found[int(words[9])] = f"{protocol} {words[1]}"
+        # words: sl, local address, remote address, state, queues, ..., uid, timeout, inode
+    return found
+
+
+def sockets(processes: list[psutil.Process]) -> set[int]:
+    """The inodes of the sockets the processes hold open."""
+    found = set()
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            for fd in Path(f"/proc/{process.pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if (target := os.readlink(fd)).startswith("socket:["):
+                        found.add(int(target[8:-1]))
+    return found
+
+
+def _end(made: Cluster) -> None:
+    """Every node stopped, whatever is still in the namespace killed, the namespace deleted."""
+    for node in reversed(made.nodes):
+        made.stop(node)
+    if Path("/run/netns", made.netns).exists():
+        left = made.inside()
+        for process in left:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+        psutil.wait_procs(left, timeout=30)
+        subprocess.run(["ip", "netns", "del", made.netns], capture_output=True)
+
 
 @contextlib.contextmanager
 def cluster(nodes: int = 3) -> Iterator[Cluster]:
-    """A head and `nodes - 1` workers, every node stopped at the end, also on failure."""
+    """A head and `nodes - 1` workers in a new namespace; all of it gone at the end, also on failure."""
     folder = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # short: Ray's sockets live under it
     made = Cluster(folder)
     try:
-        head = made.start("--head", "--port", made.address.rpartition(":")[2], "--include-dashboard", "false",
+        subprocess.run(["ip", "netns", "add", made.netns], check=True, capture_output=True)
+        subprocess.run(["ip", "-n", made.netns, "link", "set", "lo", "up"], check=True, capture_output=True)
+        assert made.links() == ["lo"], made.links()
+        head = made.start("--head", "--port", HEAD.rpartition(":")[2], "--include-dashboard", "false",
                           "--temp-dir", str(folder / "ray"), "--system-config", HEAD_CONFIG)
         until(lambda: len(made.alive_nodes()) == 1, head, "the head")
         for count in range(2, nodes + 1):
             made.join(count)
-        for address in set(made.alive_nodes().values()):
-            route = subprocess.run(["ip", "route", "get", address], capture_output=True, text=True).stdout
-            assert route.startswith(f"local {address} dev lo"), f"a Ray node at {address}, off this machine: {route}"
+        assert set(made.alive_nodes().values()) == {"127.0.0.1"}, made.alive_nodes()
         yield made
     finally:
-        for node in reversed(made.nodes):
-            made.stop(node)
+        _end(made)
         made.log.close()
         shutil.rmtree(folder, ignore_errors=True)
