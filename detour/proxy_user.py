@@ -56,6 +56,7 @@ from sandbox.run_uid import hand_over, reveal_commands
 FIRST_UID = 500_000  # above the run uids (300000) and the namespace backend's (200000)
 SLOTS = 65_536
 REGISTRY = RUNTIME_DIR / "proxy-users"
+BROKERS = RUNTIME_DIR / "proxy-brokers"  # each stack's inbound broker socket (0660, its proxy's group)
 TABLE_PREFIX = "detourproxy_"  # not "detour_": those are sandboxes' tables (doctor finds leftovers by it)
 OPEN_FILES = 65_536  # a connection is a file; each environment may hold 256 (policy.DEFAULT_MAX_CONNECTIONS)
 TASKS = 4_096  # processes and threads of the proxy user, all its workers together
@@ -337,7 +338,9 @@ class ProxyUser:
         via = available()
         if via:
             self.cgroup = CgroupLimits(f"detour.proxy-{uid}-{os.getpid()}", Limits(memory_mb=MEMORY_MB, processes=TASKS), via)
-        self.broker = InboundBroker(own / f"inbound-{os.getpid()}-{id(self)}.sock", uid)
+        BROKERS.mkdir(parents=True, exist_ok=True)
+        os.chmod(BROKERS, 0o711)  # a socket's path is short (108 bytes), a home's may not be
+        self.broker = InboundBroker(BROKERS / f"{uid}-{os.getpid()}-{id(self) % 10**6}.sock", uid)
         if shutil.which("nft"):
             self.egress = ProxyEgress(uid, opened, self.state.policies_dir)
 
