@@ -6,13 +6,15 @@ mock_services/events/webhooks.py) with `X-GitHub-Event`, `X-GitHub-Delivery`, `X
 and `X-Hub-Signature-256` (`sha256=` HMAC of the body under the hook's secret). GitHub does not
 retry a failed delivery by itself, so neither does the replica. A branch moving (a push, a
 commit through the contents API, a merge) is a `push`; a pull request merged is a
-`pull_request` closed with `merged: true`; a new hook gets a `ping`.
+`pull_request` closed with `merged: true`; an issue opened, closed or reopened is `issues`, a
+comment on one `issue_comment` (`created`); a new hook gets a `ping`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+from types import SimpleNamespace
 from typing import Any
 
 from mock_services import clock
@@ -42,7 +44,51 @@ PULL = {"action": lambda s, r: "closed", "number": "number", "repository": repos
                                       "head": {"ref": r.get("head_ref"), "sha": r.get("head_sha")},
                                       "base": {"ref": r.get("base_ref"), "sha": r.get("base_sha")}}}
 
+def _issues() -> Any:
+    """The issue handlers' shapes (imported when used: the handlers import this module)."""
+    from mock_services.github.handlers import issues
+    return issues
+
+
+def _seen(state: EnvState) -> SimpleNamespace:
+    """The state as the issue handlers' shapes take it (they read only a call's state)."""
+    return SimpleNamespace(state=state)
+
+
+def _repository_row(state: EnvState, row: Row) -> Row:
+    return state.first("github_repositories", id=row["repository_id"]) or {"id": row["repository_id"]}
+
+
+def issue_of(state: EnvState, row: Row) -> dict[str, Any]:
+    return _issues().shaped(_seen(state), _repository_row(state, row), row)
+
+
+def commented_issue(state: EnvState, row: Row) -> dict[str, Any]:
+    found = state.first("github_issues", repository_id=row["repository_id"], number=row["issue_number"])
+    return issue_of(state, found) if found else {"number": row["issue_number"]}
+
+
+def sender(state: EnvState, row: Row) -> dict[str, Any] | None:
+    return shapes.user_by_id(state, row.get("user_id"))
+
+
+ISSUE = {"action": lambda s, r: "opened", "issue": issue_of, "repository": repository, "sender": sender}
+COMMENT = {"action": lambda s, r: "created", "issue": commented_issue,
+           "comment": lambda s, r: _issues().comment(_seen(s), _repository_row(s, r), r), "repository": repository,
+           "sender": sender}
+
+
+def plain_issue(row: Row) -> bool:
+    return not row.get("pull_request")
+
+
 RULES = (
+    EventRule("github_issues", "insert", "issues", ISSUE, when=plain_issue),
+    EventRule("github_issues", "update", "issues", {**ISSUE, "action": lambda s, r: "closed"},
+              when=lambda r: plain_issue(r) and r.get("state") == "closed", changed="state"),
+    EventRule("github_issues", "update", "issues", {**ISSUE, "action": lambda s, r: "reopened"},
+              when=lambda r: plain_issue(r) and r.get("state") == "open", changed="state"),
+    EventRule("github_issue_comments", "insert", "issue_comment", COMMENT),
     EventRule("github_refs", "update", "push", PUSH),
     EventRule("github_refs", "insert", "push", {**PUSH, "created": lambda s, r: True}),
     EventRule("github_pulls", "update", "pull_request", PULL, when=lambda row: bool(row.get("merged_at")),
@@ -92,4 +138,5 @@ def listening(state: EnvState) -> bool:
     return state.first(HOOKS) is not None
 
 
-EVENTS = Events(rules=RULES, deliver=deliver, listening=listening)
+EVENTS = Events(rules=RULES, deliver=deliver, listening=listening,
+                actor=lambda event: str((event.get("sender") or {}).get("id")))

@@ -16,6 +16,7 @@ PACK = ServicePack(
     coverage="mock_services.github.router:API.coverage",
     credentials="mock_services.github.access:credentials",
     events="mock_services.github.events:EVENTS",
+    act="mock_services.github.act:act",
     templates=Path(__file__).parent / "templates",
     signature_tables=("github_repositories", "github_refs", "github_pulls"),
     users_table="github_users",

@@ -427,3 +427,45 @@ def test_a_calendar_watch_channel_gets_sync_and_then_the_change(live_stack):
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == [["sync", "1", "agent-events", "mine", True],
                                          ["exists", "2", "agent-events", "mine", True]]
+
+
+GITHUB_COLLEAGUE = """
+import hashlib, hmac, json, os, threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+import requests
+
+SECRET = "it-is-a-secret"
+
+class Hooks(BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        good = hmac.compare_digest("sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest(),
+                                   self.headers["X-Hub-Signature-256"])
+        self.send_response(200 if good else 401)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        payload = json.loads(body)
+        if self.headers["X-GitHub-Event"] == "issues":
+            print(json.dumps([good, payload["action"], payload["sender"]["login"], payload["issue"]["title"]]),
+                  flush=True)
+            os._exit(0)
+
+server = HTTPServer(("127.0.0.1", 3000), Hooks)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+requests.post("https://api.github.com/repos/acme/api/hooks", headers={"Authorization": "token " + os.environ["GITHUB_TOKEN"]},
+              json={"events": ["issues"], "config": {"url": "http://localhost:3000/hooks", "secret": SECRET}}
+              ).raise_for_status()
+threading.Event().wait()
+"""
+
+
+@needs_namespaces
+def test_a_colleague_opens_a_github_issue_on_the_timeline_and_the_hook_brings_it(live_stack):
+    """A timeline step acts in GitHub (a REST operation as a request line) as another person of
+    the environment: the issue is theirs, and the agent's repository hook gets `issues` opened."""
+    env_id = live_stack.store.create("github_default", acting_user="2", timeline=[Step(
+        person="1", service="github", do="POST /repos/acme/api/issues", at=0,
+        args={"title": "The deploy failed at 3am", "body": "Can someone look?"})]).env_id
+    result = live_stack.run(env_id, GITHUB_COLLEAGUE, ".py", backend="namespace")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == [True, "opened", "ai-agent", "The deploy failed at 3am"]
