@@ -1,7 +1,9 @@
 """A scripted agent for examples/suites/acme_workspace.json: what a careful person at Acme would
 do for each task, with the vendors' clients (slack_sdk, Linear's GraphQL over httpx,
-google-api-python-client for Docs, Tasks, Sheets, Chat and Calendar) and the tokens the run gives."""
+google-api-python-client for Docs, Tasks, Sheets, Chat and Calendar, msgraph-sdk for Outlook, Teams
+and OneDrive) and the tokens the run gives."""
 
+import asyncio
 import os
 
 import httpx
@@ -75,7 +77,56 @@ def review_owner():
     chat.messages().create(parent=space, body={"text": f"{owner} owns the launch review."}).execute()
 
 
+async def graph(work):
+    """`work(client)` with msgraph-sdk, as the run's Azure credentials allow."""
+    from azure.identity.aio import EnvironmentCredential
+    from msgraph import GraphServiceClient
+    credential = EnvironmentCredential()
+    try:
+        return await work(GraphServiceClient(credentials=credential, scopes=["https://graph.microsoft.com/.default"]))
+    finally:
+        await credential.close()
+
+
+async def answer_priya(client):
+    from msgraph.generated.users.item.messages.item.reply.reply_post_request_body import ReplyPostRequestBody
+    me = client.users.by_user_id("agent@example.com")
+    team = (await me.joined_teams.get()).value[0]
+    launch = next(c for c in (await client.teams.by_team_id(team.id).channels.get()).value
+                  if c.display_name == "Checkout v2")
+    messages = client.teams.by_team_id(team.id).channels.by_channel_id(launch.id).messages
+    said = []
+    for message in (await messages.get()).value:  # a thread's replies hold the answers
+        said += [message.body.content, *(r.body.content for r in
+                                         (await messages.by_chat_message_id(message.id).replies.get()).value)]
+    day = next(word.strip(".") for text in said if "ENG-5" in text for word in text.split()
+               if word.strip(".") in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"))
+    asked = next(m for m in (await me.mail_folders.by_mail_folder_id("inbox").messages.get()).value
+                 if m.subject.startswith("Customer asks"))
+    await me.messages.by_message_id(asked.id).reply.post(ReplyPostRequestBody(
+        comment=f"ENG-5 should be fixed by {day}."))
+
+
+async def book_review(client):
+    from msgraph.generated.models.attendee import Attendee
+    from msgraph.generated.models.date_time_time_zone import DateTimeTimeZone
+    from msgraph.generated.models.email_address import EmailAddress
+    from msgraph.generated.models.event import Event
+    from msgraph.generated.models.item_body import ItemBody
+    me = client.users.by_user_id("agent@example.com")
+    drive = await me.drive.get()
+    notes = (await client.drives.by_drive_id(drive.id).items.by_drive_item_id(
+        "root:/Design/checkout-v2-notes.txt:").content.get()).decode()
+    key = next(word.strip("().,") for word in notes.split() if word.startswith("ENG-"))
+    await me.events.post(Event(
+        subject="Launch review", body=ItemBody(content=f"Open question: {key} must be fixed before launch."),
+        start=DateTimeTimeZone(date_time="2026-01-14T09:00:00", time_zone="UTC"),
+        end=DateTimeTimeZone(date_time="2026-01-14T09:30:00", time_zone="UTC"),
+        attendees=[Attendee(email_address=EmailAddress(address=a)) for a in ("sarah@example.com", "john@example.com")]))
+
+
 TASKS = {"workspace_1": announce, "workspace_2": task_for_issue, "workspace_3": move_launch,
-         "workspace_4": triage_notes, "workspace_5": review_owner}
+         "workspace_4": triage_notes, "workspace_5": review_owner,
+         "workspace_6": lambda: asyncio.run(graph(answer_priya)), "workspace_7": lambda: asyncio.run(graph(book_review))}
 
 TASKS[os.environ["DETOUR_TEST_ID"]]()
