@@ -1,6 +1,7 @@
 """A scripted agent for the acme suite over MCP (examples/suites/acme_mcp.json): each task done
-with GitHub's and Linear's hosted MCP servers through the official `mcp` SDK's client, with the
-tokens the run gives (GITHUB_TOKEN, LINEAR_API_KEY) and nothing else, unaware of detour."""
+with the vendors' hosted MCP servers (GitHub's, Linear's, Google's, HubSpot's, Notion's, Box's)
+through the official `mcp` SDK's client, with the tokens the run gives (GITHUB_TOKEN,
+LINEAR_API_KEY, GOOGLE_OAUTH_ACCESS_TOKEN, ...) and nothing else, unaware of detour."""
 
 import asyncio
 import json
@@ -30,7 +31,34 @@ async def server(url, token):
         yield call
 
 
+async def workspace() -> bool:
+    """The tasks over Google's, HubSpot's, Notion's and Box's servers; False if none is this one."""
+    google = os.environ["GOOGLE_OAUTH_ACCESS_TOKEN"]
+    if "Checkout fix review" in PROMPT:
+        async with server("https://calendarmcp.googleapis.com/mcp/v1", google) as calendar, \
+                server("https://gmailmcp.googleapis.com/mcp/v1", google) as gmail:
+            await calendar("create_event", summary="Checkout fix review", startTime="2026-12-03T15:00:00Z",
+                           endTime="2026-12-03T15:30:00Z", attendeeEmails=["robert@example.com"])
+            await gmail("create_draft", to=["robert@example.com"], subject="Checkout fix review",
+                        body="Robert, I put the checkout fix review on 3 December, 15:00 UTC.")
+        return True
+    if "Globex checkout v2" in PROMPT:
+        name = "Globex checkout v2"
+        async with server("https://mcp.hubspot.com", os.environ["HUBSPOT_ACCESS_TOKEN"]) as hubspot, \
+                server("https://mcp.notion.com/mcp", os.environ["NOTION_TOKEN"]) as notion, \
+                server("https://mcp.box.com", os.environ["BOX_DEVELOPER_TOKEN"]) as box:
+            await hubspot("manage_crm_objects", action="create", objectType="deals", properties={"dealname": name})
+            tasks = (await notion("notion-search", query="ENG-5"))["results"][0]["parent"]
+            await notion("notion-create-pages", parent={"data_source_id": tasks["data_source_id"]},
+                         pages=[{"properties": {"title": name}}])
+            await box("create_folder", name=name, parent_folder_id="0")
+        return True
+    return False
+
+
 async def main():
+    if await workspace():
+        return
     async with server("https://api.githubcopilot.com/mcp/", os.environ["GITHUB_TOKEN"]) as github, \
             server("https://mcp.linear.app/mcp", os.environ["LINEAR_API_KEY"]) as linear:
         if "ENG-5" in PROMPT:

@@ -1,5 +1,5 @@
-"""The acme suite over MCP (examples/suites/acme_mcp.json): a scripted agent that reaches GitHub
-and Linear only through their hosted MCP servers, with the official `mcp` SDK's client,
+"""The acme suite over MCP (examples/suites/acme_mcp.json): a scripted agent that reaches GitHub,
+Linear, Google, HubSpot, Notion and Box only through their hosted MCP servers, with the official `mcp` SDK's client,
 unmodified in a namespace sandbox, passes every task through `detour suite run`; the suite's
 assertions on the traffic name the tools it called and no REST or GraphQL request of its own."""
 
@@ -29,4 +29,4 @@ def test_an_agent_passes_the_acme_tasks_with_the_vendors_mcp_servers(tmp_path):
         subprocess.run([DETOUR, "stack", "stop"], env=env, capture_output=True, timeout=60)
     report = json.loads(done.stdout or "{}")
     failed = {t["id"]: t["stderr_tail"] or t["assertions"] for t in report.get("tests", []) if not t["passed"]}
-    assert done.returncode == 0 and not failed and len(report["tests"]) == 3, (failed, done.stderr[-2000:])
+    assert done.returncode == 0 and not failed and len(report["tests"]) == 5, (failed, done.stderr[-2000:])
