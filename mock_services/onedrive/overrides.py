@@ -30,7 +30,7 @@ DRIVES, ITEMS, USERS = "onedrive_drives", "onedrive_items", "onedrive_users"
 SEEDED = Path(__file__).parent / "templates" / "contents"
 IDS = {ITEMS: {"kind": "prefix", "prefix": "01", "length": 32}, USERS: {"kind": "uuid"}}
 MISSING = {ITEMS: "Item not found", DRIVES: "Drive not found",
-           USERS: "Resource '{key}' does not exist or one of its queried reference-property objects are not present."}
+           USERS: graph.NO_USER}
 error_body = graph.error_body_for("itemNotFound")
 ITEM = {"$ref": "#/components/schemas/microsoft.graph.driveItem"}
 HIDDEN = ("content_sha1",)

@@ -20,14 +20,9 @@ from mock_services.rest.router import Call
 from mock_services.store import Row
 
 EVENTS, CALENDARS, USERS = "outlook_calendar_events", "outlook_calendar_calendars", "outlook_calendar_users"
-IDS = {EVENTS: {"kind": "prefix", "prefix": "AAMkAGVmMDEzMTM4LTZmYWUtNDdkNC1hMDZiLTU1OGY5OTZhYmY4OABGAAAAAAAe",
-                "length": 40},
-       CALENDARS: {"kind": "prefix", "prefix": "AAMkAGVmMDEzMTM4LTZmYWUtNDdkNC1hMDZiLTU1OGY5OTZhYmY4OAAuAAAAAAAc",
-                   "length": 24},
+IDS = {EVENTS: graph.exchange_id("BGAAAAAAAe", 40), CALENDARS: graph.exchange_id("AuAAAAAAAc", 24),
        USERS: {"kind": "uuid"}}
-MISSING = {EVENTS: "The specified object was not found in the store.",
-           CALENDARS: "The specified object was not found in the store.",
-           USERS: "Resource '{key}' does not exist or one of its queried reference-property objects are not present."}
+MISSING = {EVENTS: graph.NOT_IN_STORE, CALENDARS: graph.NOT_IN_STORE, USERS: graph.NO_USER}
 error_body = graph.error_body_for("ErrorItemNotFound")
 ANSWERS = {"user.event_accept": "accepted", "user.event_tentativelyAccept": "tentativelyAccepted",
            "user.event_decline": "declined"}

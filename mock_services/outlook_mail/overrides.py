@@ -19,14 +19,10 @@ from mock_services.rest.router import Call
 from mock_services.store import Row
 
 MESSAGES, FOLDERS, USERS = "outlook_mail_messages", "outlook_mail_folders", "outlook_mail_users"
-IDS = {MESSAGES: {"kind": "prefix", "prefix": "AAMkAGVmMDEzMTM4LTZmYWUtNDdkNC1hMDZiLTU1OGY5OTZhYmY4OABGAAAAAAAi",
-                  "length": 40},
-       FOLDERS: {"kind": "prefix", "prefix": "AAMkAGVmMDEzMTM4LTZmYWUtNDdkNC1hMDZiLTU1OGY5OTZhYmY4OAAuAAAAAAAi",
-                 "length": 24},
+IDS = {MESSAGES: graph.exchange_id("BGAAAAAAAi", 40), FOLDERS: graph.exchange_id("AuAAAAAAAi", 24),
        USERS: {"kind": "uuid"}}
-MISSING = {MESSAGES: "The specified object was not found in the store.",
-           FOLDERS: "The specified folder could not be found in the store.",
-           USERS: "Resource '{key}' does not exist or one of its queried reference-property objects are not present."}
+MISSING = {MESSAGES: graph.NOT_IN_STORE, FOLDERS: "The specified folder could not be found in the store.",
+           USERS: graph.NO_USER}
 error_body = graph.error_body_for("ErrorItemNotFound")
 WELL_KNOWN = ("inbox", "sentitems", "drafts", "deleteditems", "archive", "junkemail", "outbox")
 NEWEST = "receivedDateTime desc"

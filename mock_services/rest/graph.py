@@ -33,6 +33,16 @@ GRAPH = "https://graph.microsoft.com"
 CODES = {400: "BadRequest", 401: "InvalidAuthenticationToken", 403: "Authorization_RequestDenied",
          405: "BadRequest", 409: "nameAlreadyExists", 429: "TooManyRequests", 501: "NotImplemented"}
 
+MAILBOX = "AAMkAGVmMDEzMTM4LTZmYWUtNDdkNC1hMDZiLTU1OGY5OTZhYmY4OA"  # an Exchange mailbox's ids begin so
+NO_USER = "Resource '{key}' does not exist or one of its queried reference-property objects are not present."
+NOT_IN_STORE = "The specified object was not found in the store."
+
+
+def exchange_id(kind: str, length: int) -> dict:
+    """The id style of an Exchange item (`AAMkAG…` then its kind's letters: a message's, a folder's)."""
+    return {"kind": "prefix", "prefix": MAILBOX + kind, "length": length}
+
+
 # What azure-identity's EnvironmentCredential (and DefaultAzureCredential) reads.
 credentials = issuer(PREFIX, {"AZURE_TENANT_ID": TENANT, "AZURE_CLIENT_ID": CLIENT, "AZURE_CLIENT_SECRET": "{token}"})
 
@@ -84,8 +94,8 @@ def prepare(resources: Resources, call: Call) -> None:
     if key is not None:
         found = user_row(call.state, users_table(call), str(key))
         if found is None:
-            raise RestError(404, "Request_ResourceNotFound", f"Resource '{key}' does not exist or one of its queried "
-                            "reference-property objects are not present.", details={"code": "Request_ResourceNotFound"})
+            raise RestError(404, "Request_ResourceNotFound", NO_USER.format(key=key),
+                            details={"code": "Request_ResourceNotFound"})
         call.params["user_id"] = found["id"]
 
 

@@ -22,7 +22,7 @@ CHATS, CHAT_MESSAGES, USERS = "teams_chats", "teams_chat_messages", "teams_users
 IDS = {TEAMS: {"kind": "uuid"}, USERS: {"kind": "uuid"}}
 MISSING = {TEAMS: "No team found with Group Id {key}", CHANNELS: "Channel not found",
            CHANNEL_MESSAGES: "Message not found", CHATS: "Chat not found", CHAT_MESSAGES: "Message not found",
-           USERS: "Resource '{key}' does not exist or one of its queried reference-property objects are not present."}
+           USERS: graph.NO_USER}
 error_body = graph.error_body_for("NotFound")
 MESSAGE = {"$ref": "#/components/schemas/microsoft.graph.chatMessage"}
 BOUND_USER = re.compile(r"users\('([^']+)'\)|users/([^/?]+)$")
