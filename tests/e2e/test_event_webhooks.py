@@ -16,6 +16,16 @@ from tests.conftest import NODE_CLIENTS, needs_namespaces
 
 AGENT, JOHN = "U01AGENBOT9", "U02JOHNDOE1"
 
+
+def run_node(live_stack, tmp_path, code: str, template: str, **made):
+    """A Node program in a namespace sandbox of a new environment, with tests/node_clients."""
+    env_id = live_stack.store.create(template, **made).env_id
+    program = tmp_path / "listener.mjs"
+    program.write_text(code)
+    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
+                       node_modules=NODE_CLIENTS) as client:
+        return client.run(program, env=env_id)
+
 LISTENER = """
 import json, os, threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -137,12 +147,7 @@ http.createServer(async (request, response) => {
 @needs_namespaces
 def test_a_node_listener_verifies_them_with_octokits_webhooks(live_stack, tmp_path):
     """Node's own http server and @octokit/webhooks' verify (tests/node_clients)."""
-    env_id = live_stack.store.create("github_default", acting_user="2").env_id
-    program = tmp_path / "hooks.mjs"
-    program.write_text(NODE_HOOK_LISTENER)
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
-                       node_modules=NODE_CLIENTS) as client:
-        result = client.run(program, env=env_id)
+    result = run_node(live_stack, tmp_path, NODE_HOOK_LISTENER, "github_default", acting_user="2")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == [["ping", True], ["push", True], ["pull_request", True]]
 
@@ -225,12 +230,7 @@ app.listen(4242, "127.0.0.1", async () => {
 @needs_namespaces
 def test_an_express_listener_verifies_them_with_stripe_nodes_construct_event(live_stack, tmp_path):
     """Every type ("*"), in the order of the writes; invoice.paid after the invoice's own updates."""
-    env_id = live_stack.store.create("stripe_default").env_id
-    program = tmp_path / "stripe_hooks.mjs"
-    program.write_text(STRIPE_EXPRESS)
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
-                       node_modules=NODE_CLIENTS) as client:
-        result = client.run(program, env=env_id)
+    result = run_node(live_stack, tmp_path, STRIPE_EXPRESS, "stripe_default")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == ["customer.created", "invoice.created", "invoice.updated",
                                          "invoice.finalized", "invoice.updated", "invoice.paid"]
@@ -274,12 +274,7 @@ http.createServer(async (request, response) => {
 def test_a_linear_webhook_is_verified_by_the_sdks_linear_webhook_client(live_stack, tmp_path):
     """@linear/sdk makes the webhook and the changes; its LinearWebhookClient checks each
     Linear-Signature and the signed webhookTimestamp (within a minute of the sandbox's clock)."""
-    env_id = live_stack.store.create("linear_default").env_id
-    program = tmp_path / "linear_hooks.mjs"
-    program.write_text(LINEAR_LISTENER)
-    with detour.Client(home=live_stack.state.home, stack=live_stack.info, backend="namespace",
-                       node_modules=NODE_CLIENTS) as client:
-        result = client.run(program, env=env_id)
+    result = run_node(live_stack, tmp_path, LINEAR_LISTENER, "linear_default")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == [["Issue", "create", "Issue"], ["Comment", "create", "Comment"]]
 
