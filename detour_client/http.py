@@ -4,6 +4,7 @@ stack imported. The seam is one `httpx.Client`; tests may hand in their own tran
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +30,7 @@ class StackClient:
         key = api_key or os.environ.get(KEY_VARIABLE)
         self.http = http or httpx.Client(base_url=url, timeout=timeout_s, trust_env=False,
                                          headers={"X-API-Key": key} if key else {})
+        self.live: set[str] = set()  # the run ids of this client's rollouts under way
 
     def _call(self, method: str, path: str, body: Any = None) -> Any:
         if not str(self.http.base_url):
@@ -66,15 +68,31 @@ class StackClient:
 
     def rollout(self, suite: dict[str, Any], job: Rollout, agent: list[str], **options: Any) -> Outcome:
         """One test played once on this stack (options: backend, mode, limits, keep)."""
-        return Outcome.of(self._call("POST", "/rollouts", {"suite": suite, "test": job.test, "rollout": job.rollout,
-                                                           "agent": agent_argv(agent), **options}))
+        run_id = uuid.uuid4().hex
+        self.live.add(run_id)
+        try:
+            return Outcome.of(self._call("POST", "/rollouts", {
+                "suite": suite, "test": job.test, "rollout": job.rollout, "agent": agent_argv(agent),
+                "run_id": run_id, **options}))
+        finally:
+            self.live.discard(run_id)
+
+    def stop(self) -> None:
+        """Ends the agents of this client's rollouts under way: each is then scored as not passed
+        and its environment goes (what a Ctrl-C in `rollouts` does)."""
+        for run_id in list(self.live):
+            try:
+                self.http.post(f"/api/platform/runs/{run_id}/stop")
+            except httpx.HTTPError:
+                pass  # the stack is gone: so is the rollout
 
     def rollouts(self, suite: str | os.PathLike | dict[str, Any], agent: list[str], n: int = 1, workers: int = 4,
                  test: str | None = None, **options: Any) -> Iterator[Outcome]:
         """Each test (or `test`) `n` times on this stack, `workers` at once, yielded as they
         finish (`score` is the reward); options as `rollout`'s."""
         data = read_suite(suite)
-        return stream(plan(data, n, test), lambda job: self.rollout(data, job, agent, **options), workers)
+        return stream(plan(data, n, test), lambda job: self.rollout(data, job, agent, **options), workers,
+                      stop=self.stop)
 
     def close(self) -> None:
         self.http.close()

@@ -80,10 +80,12 @@ def plan(suite: dict[str, Any], n: int = 1, only: str | None = None) -> list[Rol
     return [Rollout(test, rollout) for rollout in range(n) for test in ids if only in (None, test)]
 
 
-def stream(jobs: Iterable[Job], play: Callable[[Job], Result], workers: int) -> Iterator[Result]:
+def stream(jobs: Iterable[Job], play: Callable[[Job], Result], workers: int,
+           stop: Callable[[], None] = lambda: None) -> Iterator[Result]:
     """`play` on `workers` threads, each result yielded as it finishes; no more than `workers`
     started ahead of the consumer, and closing the iterator starts no more (the stack's own
-    rollouts stream this way too)."""
+    rollouts stream this way too). Left early (closed, Ctrl-C) while some still play: `stop()`,
+    so that their ends are not waited out."""
     if workers < 1:
         raise SuiteError(f"rollouts need workers >= 1, not {workers}")
     pending = iter(jobs)
@@ -103,3 +105,5 @@ def stream(jobs: Iterable[Job], play: Callable[[Job], Result], workers: int) -> 
         finally:
             for future in running:
                 future.cancel()
+            if any(future.running() for future in running):
+                stop()

@@ -74,15 +74,29 @@ async def in_thread(work: Callable[[], T]) -> T:
     return await anyio.to_thread.run_sync(work, limiter=CapacityLimiter(1))
 
 
-async def answer(app: FastAPI, run_id: str | None, stream: bool, go: Callable[[RunControl], BaseModel]):
+async def while_connected(request: Request, stop: threading.Event, work: Callable[[], T]) -> T:
+    """`work()` in a thread of its own (in_thread), with `stop` set if the caller hangs up first
+    (a dropped connection, a killed or Ctrl-C'd client): nothing runs on for a caller that is gone.
+    The body is read by now, so the server's next message is the disconnect."""
+    async def hang_up() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        stop.set()
+
+    watcher = asyncio.create_task(hang_up())
+    try:
+        return await in_thread(work)
+    finally:
+        watcher.cancel()
+
+
+async def answer(request: Request, run_id: str | None, stream: bool, go: Callable[[RunControl], BaseModel]):
     """`go(control)`'s result; with `stream`, NDJSON: {"stdout"|"stderr": text} as the program
     writes it, then {"result": ...} (or {"error": ...})."""
     if not stream:
-        def whole() -> BaseModel:
-            with registered(app, run_id) as control:
-                return go(control)
-        return await in_thread(whole)
-    return StreamingResponse(_lines(app, run_id, go), media_type="application/x-ndjson")
+        with registered(request.app, run_id) as control:
+            return await while_connected(request, control.stop, lambda: go(control))
+    return StreamingResponse(_lines(request.app, run_id, go), media_type="application/x-ndjson")
 
 
 async def _lines(app: FastAPI, run_id: str | None, go: Callable[[RunControl], BaseModel]) -> AsyncIterator[bytes]:

@@ -7,14 +7,15 @@ On the replica server of a whole stack (`detour serve`), as the run API: it need
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
 from detour import background
-from detour.apps.live_runs import in_thread
+from detour.apps import live_runs
 from detour.apps.run_api import get_client
 from detour.client import Client
 from detour.suite import TestOutcome, run_test
@@ -38,16 +39,22 @@ class RolloutRequest(Strict):
     mode: Mode = "proxy"
     limits: Limits = Limits()
     keep: bool = Field(False, description="Keep the environment once scored (default: deleted).")
+    run_id: str | None = Field(None, pattern=live_runs.RUN_ID_PATTERN, description="The caller's name for the "
+                               "rollout: POST /api/platform/runs/{run_id}/stop ends its agent early.")
 
 
 @router.post("/rollouts")
-async def rollout(body: RolloutRequest, client: Annotated[Client, Depends(get_client)]) -> TestOutcome:
+async def rollout(body: RolloutRequest, client: Annotated[Client, Depends(get_client)],
+                  request: Request) -> TestOutcome:
     """The outcome once the rollout is scored and (unless `keep`) its environment gone; played in
-    a worker thread of its own, as `run`: no fixed pool caps how many are live at once."""
-    return await in_thread(lambda: _play(body, client))
+    a worker thread of its own, as `run`: no fixed pool caps how many are live at once. A stop
+    (by its `run_id`), or a caller that hangs up, ends the agent as "interrupted": the rollout
+    does not pass, and its environment goes as any other's."""
+    with live_runs.registered(request.app, body.run_id) as control:
+        return await live_runs.while_connected(request, control.stop, lambda: _play(body, client, control.stop))
 
 
-def _play(body: RolloutRequest, client: Client) -> TestOutcome:
+def _play(body: RolloutRequest, client: Client, stop: threading.Event) -> TestOutcome:
     background.touch(client.state)  # a use: a background stack's idle time starts again
     suite = suite_of(body.suite, Path(str(body.suite.get("name") or "the posted suite")))
     argv = agent_argv(body.agent)
@@ -55,4 +62,4 @@ def _play(body: RolloutRequest, client: Client) -> TestOutcome:
     nowhere = client.state.home / "posted-suite" / "suite.json"
     return run_test(client.state, client.stack, client.sandbox(body.backend, tuple(argv)), nowhere, suite,
                     suite.test(body.test), argv, mode=body.mode, limits=body.limits, rollout=body.rollout,
-                    keep=body.keep)
+                    keep=body.keep, stop=stop)

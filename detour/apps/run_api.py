@@ -51,7 +51,7 @@ async def run(body: RunRequest, client: Annotated[Client, Depends(get_client)], 
     """Async, the run in a worker thread of its own (live_runs.in_thread): as many sandboxes live
     at once as are posted, none waiting for a place in a fixed pool."""
     await live_runs.in_thread(lambda: _arrived(client, body.env))
-    return await live_runs.answer(request.app, body.run_id, body.stream, lambda control: client.run(
+    return await live_runs.answer(request, body.run_id, body.stream, lambda control: client.run(
         body.code, language=body.language, env=body.env, template=body.template, backend=body.backend,
         mode=body.mode, limits=body.limits, filename=body.filename, control=control))
 
