@@ -6,7 +6,8 @@ detour_service() {  # $1 host, $2 path: the service, or nothing
     for pair in $DETOUR_REWRITE_HOSTS; do
         where=${pair%%=*}
         [[ $where == */* ]] && prefix="/${where#*/}" || prefix=""
-        if [[ ${where%%/*} == "$1" && $2 == "$prefix"* && ${#prefix} -gt $best_len ]]; then
+        # shellcheck disable=SC2053  # a `*` segment of the prefix matches as a glob (the registry's any one segment)
+        if [[ ${where%%/*} == "$1" && ${2//\/\//\/} == ${prefix}* && ${#prefix} -gt $best_len ]]; then
             best=${pair#*=} best_len=${#prefix}
         fi
     done

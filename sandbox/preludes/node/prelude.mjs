@@ -18,9 +18,17 @@ const HEADERS = Object.fromEntries((process.env.DETOUR_REWRITE_HEADERS || "").sp
   .map((line) => [line.slice(0, line.indexOf(": ")), line.slice(line.indexOf(": ") + 2)]));
 const ORIGINAL_HOST = process.env.DETOUR_ORIGINAL_HOST_HEADER;
 
+// The registry's prefix match: a `*` segment stands for any one segment (`/v1.0/users/*/messages`).
+function starts(path, prefix) {
+  if (!prefix.includes("*")) return path.startsWith(prefix);
+  const pattern = prefix.split("/").map((p) => (p === "*" ? "[^/]+" : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/");
+  return new RegExp("^" + pattern).test(path);
+}
+
 function rewrite(url) {
   const u = new URL(url);
-  const service = ROUTES.find(([host, prefix]) => host === u.hostname.toLowerCase() && u.pathname.startsWith(prefix))?.[2];
+  const path = u.pathname.replace(/\/\/+/g, "/");  // as the registry reads it
+  const service = ROUTES.find(([host, prefix]) => host === u.hostname.toLowerCase() && starts(path, prefix))?.[2];
   if (!service || !["http:", "https:"].includes(u.protocol)) return null;
   return { url: new URL(`${BASE}/${service}${u.pathname}${u.search}`),
            headers: { ...HEADERS, [ORIGINAL_HOST]: u.hostname.toLowerCase() } };

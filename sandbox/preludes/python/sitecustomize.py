@@ -11,6 +11,7 @@ httplib2 (google-api-python-client's transport). The facts (base URL, the regist
 
 import importlib.abc
 import os
+import re
 import sys
 from urllib.parse import urlsplit
 
@@ -31,11 +32,19 @@ _HEADERS = dict(line.split(": ", 1) for line in os.environ.get("DETOUR_REWRITE_H
 _ORIGINAL_HOST = os.environ.get("DETOUR_ORIGINAL_HOST_HEADER", "")
 
 
+def _starts(path, prefix):
+    """The registry's prefix match: a `*` segment stands for any one segment (`/v1.0/users/*/messages`)."""
+    if "*" not in prefix:
+        return path.startswith(prefix)
+    return re.match("/".join("[^/]+" if p == "*" else re.escape(p) for p in prefix.split("/")), path) is not None
+
+
 def _rewrite(url):
     """(new URL, extra headers) for a mapped https/http URL, else None."""
     parts = urlsplit(str(url))
     host, path = (parts.hostname or "").lower(), parts.path or "/"
-    service = next((s for h, prefix, s in _ROUTES if h == host and path.startswith(prefix)), None)
+    path = re.sub("//+", "/", path)  # as the registry reads it
+    service = next((s for h, prefix, s in _ROUTES if h == host and _starts(path, prefix)), None)
     if service is None or parts.scheme not in ("http", "https"):
         return None
     query = f"?{parts.query}" if parts.query else ""
