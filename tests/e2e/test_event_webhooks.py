@@ -1,10 +1,12 @@
-"""Events POSTed into the sandbox, to listeners on its own loopback (it has no inbound route):
-Slack's url_verification and then a colleague's mention from a timeline, signed as Slack signs
-them (slack_sdk's SignatureVerifier checks them in the sandbox), answered in the thread; and a
-GitHub repository hook's ping, push and merged pull request, whose X-Hub-Signature-256 a Python
-listener checks with hmac and a Node one with @octokit/webhooks' verify; a Stripe endpoint's
-customer and paid invoice, checked by stripe-python's construct_event and by stripe-node's
-constructEvent in an Express app."""
+"""Events POSTed into the sandbox, to listeners on its own loopback (it has no inbound route),
+each checked in the sandbox with the vendor's own helper or documented check: Slack's
+url_verification and a colleague's mention from a timeline (slack_sdk's SignatureVerifier);
+a GitHub hook's ping, push and merged pull request (hmac; @octokit/webhooks' verify) and a
+colleague's issue from a timeline; a Stripe endpoint's customer and paid invoice (stripe-python's
+construct_event; stripe-node's constructEvent in Express); a Linear webhook (@linear/sdk's
+LinearWebhookClient) and a colleague's comment in answer to the agent's issue; a Calendar watch
+channel's sync and exists (google-api-python-client); and delivery faults (a lost answer, a
+dropped attempt) followed by the vendor's retries, each attempt in the audit."""
 
 import json
 

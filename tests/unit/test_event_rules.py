@@ -6,12 +6,14 @@ edit), signed under the secret its creation answered."""
 
 import hashlib
 import hmac
+from datetime import UTC, datetime
 
 import pytest
 from fastapi.testclient import TestClient
 
 from detour.apps.server import create_app
-from mock_services.events import outbox, rules
+from mock_services.clock import Clock, moved
+from mock_services.events import outbox, rules, webhooks
 from mock_services.slack.events import queue
 from mock_services.stripe import events as stripe_events
 from mock_services.store import EnvironmentStore
@@ -84,3 +86,36 @@ def test_a_stripe_endpoint_gets_each_change_once_signed_with_the_secret_answered
     assert payload["object"] == "event" and payload["data"]["object"]["status"] == "paid"
     timestamp, signature = (part.split("=", 1)[1] for part in headers["Stripe-Signature"].split(","))
     assert signature == hmac.new(endpoint["secret"].encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+
+
+def test_a_held_back_attempt_goes_later_as_the_same_attempt_and_a_failed_one_waits_for_the_retry(state):
+    """What the deliverer's faults do to the outbox (webhooks.deliver_due): `latency` puts the
+    attempt back for later, unchanged; a dropped one waits for the vendor's next retry."""
+    client = TestClient(create_app(state), raise_server_exceptions=False)
+    store = EnvironmentStore(state)
+    env = store.create("stripe_default", clock=Clock().set(datetime(2026, 3, 2, 9, 30, tzinfo=UTC).timestamp())).env_id
+    auth = {"Authorization": "Bearer " + store.credentials(env).variables["STRIPE_API_KEY"]}
+    base = f"/api/env/{env}/services/stripe/v1"
+    endpoint = client.post(base + "/webhook_endpoints", data={"url": "http://localhost:4242/hooks",
+                                                              "enabled_events[]": ["customer.created"]},
+                           headers=auth).json()
+    client.post(base + "/customers", data={"email": "pat@acme.test"}, headers=auth)
+    sent = []
+
+    def send(outcome):
+        def record(env_id, request):
+            sent.append((request.event, request.delivery.attempt))
+            return outcome
+        return record
+
+    def waiting():
+        with store.open(env) as env_state:
+            return [(d.attempt, d.due) for d in outbox.waiting(env_state, stripe_events.queue(endpoint["id"]))]
+    start = store.get(env).clock.now()
+    assert webhooks.deliver_due(store, env, send(webhooks.Outcome(False, later_s=5))) == 0
+    assert waiting() == [(0, start + 5)]
+    assert webhooks.deliver_due(store, env, send(webhooks.Outcome(True))) == 0  # not due yet
+    store.set_clock(env, moved(store.get(env).clock, advance_s=5))
+    assert webhooks.deliver_due(store, env, send(webhooks.Outcome(False))) == 0  # dropped: Stripe's retry in 1 h
+    assert waiting() == [(1, start + 5 + stripe_events.RETRIES[0])]
+    assert sent == [("customer.created", 0), ("customer.created", 0)]
