@@ -1,6 +1,6 @@
 """The vendors' official Python clients, run unmodified in a sandbox on the acme world, reach the
 team-tool replicas generated from the vendors' own OpenAPI descriptions (mock_services/pagerduty,
-sendgrid, asana, intercom, sentry) through the proxy, one program per backend (each sandbox run
+sendgrid, asana, intercom, sentry, discord) through the proxy, one program per backend (each sandbox run
 is the expensive part; one covers all of them), authenticated from the variables the run gets:
 
 - PagerDuty (`pagerduty`, which replaced pdpyras): /users/me, services, open incidents by
@@ -13,6 +13,9 @@ is the expensive part; one covers all of them), authenticated from the variables
   close, a contact made, found by search and noted; its 404.
 - Sentry (`requests`: Sentry publishes no Python client of its web API): unassigned issues by
   Sentry's search, an issue assigned to `me` and resolved, a project's unresolved issues.
+- Discord (`requests`: Discord publishes no Python client): /users/@me and its guilds, a guild's
+  channels, a channel's history newest first, a message sent as the bot and edited, a reaction;
+  an unknown channel's 404 (code 10003), an empty message's 400.
 
 The diff holds what the program made, as it ended."""
 
@@ -135,7 +138,33 @@ def sentry():
             "left": [i["shortId"] for i in left], "missing": refused(lambda: call("GET", "/issues/1/"))}
 
 
-print(json.dumps({check.__name__: check() for check in (pagerduty, sendgrid, asana, intercom, sentry)}))
+def discord():
+    import requests
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bot {os.environ['DISCORD_BOT_TOKEN']}"
+    api = "https://discord.com/api/v10"
+
+    def call(method, path, **kw):
+        answer = session.request(method, api + path, **kw)
+        answer.raise_for_status()
+        return answer.json() if answer.content else None
+    guild = call("GET", "/users/@me/guilds")[0]
+    channels = call("GET", f"/guilds/{guild['id']}/channels")
+    engineering = next(c["id"] for c in channels if c["name"] == "engineering")
+    history = call("GET", f"/channels/{engineering}/messages", params={"limit": 2})
+    sent = call("POST", f"/channels/{engineering}/messages", json={"content": "I'm on ENG-5 too."})
+    call("PATCH", f"/channels/{engineering}/messages/{sent['id']}", json={"content": "ENG-5: the fix is in review."})
+    call("PUT", f"/channels/{engineering}/messages/{history[0]['id']}/reactions/%F0%9F%91%8D/@me")
+    latest = call("GET", f"/channels/{engineering}/messages", params={"limit": 1})[0]
+    return {"me": call("GET", "/users/@me")["username"], "guild": guild["name"],
+            "channels": sorted(c["name"] for c in channels), "history": [m["author"]["username"] for m in history],
+            "latest": [latest["content"], latest["author"]["username"], latest["edited_timestamp"] is not None],
+            "reacted": [r["count"] for r in call("GET", f"/channels/{engineering}/messages/{history[0]['id']}")["reactions"]],
+            "missing": refused(lambda: call("GET", "/channels/1/messages")),
+            "empty": refused(lambda: call("POST", f"/channels/{engineering}/messages", json={}))}
+
+
+print(json.dumps({check.__name__: check() for check in (pagerduty, sendgrid, asana, intercom, sentry, discord)}))
 '''
 
 EXPECTED = {
@@ -154,9 +183,13 @@ EXPECTED = {
                  "found": ["michael@initech.example.com", "peter@initech.example.com", "samir@initech.example.com"],
                  "missing": 404},
     "sentry": {"waiting": ["CHECKOUT-API-2"], "done": ["resolved", "agent@example.com"], "left": ["CHECKOUT-API-1"],
-               "missing": 404}}
-HOSTS = {"api.pagerduty.com", "api.sendgrid.com", "app.asana.com", "api.intercom.io", "sentry.io"}
-INSERTED = ["asana.asana_tasks", "asana.asana_tasks", "asana.asana_tasks_stories", "intercom.intercom_contacts",
+               "missing": 404},
+    "discord": {"me": "agent", "guild": "Acme", "channels": ["engineering", "general", "launch"],
+                "history": ["john", "yuki"], "latest": ["ENG-5: the fix is in review.", "agent", True], "reacted": [1],
+                "missing": 404, "empty": 400}}
+HOSTS = {"api.pagerduty.com", "api.sendgrid.com", "app.asana.com", "api.intercom.io", "sentry.io", "discord.com"}
+INSERTED = ["asana.asana_tasks", "asana.asana_tasks", "asana.asana_tasks_stories", "discord.discord_messages",
+            "intercom.intercom_contacts",
             "intercom.intercom_contacts_notes", "pagerduty.pagerduty_incidents", "pagerduty.pagerduty_incidents_notes",
             "sendgrid.sendgrid_messages", "sendgrid.sendgrid_templates", "sendgrid.sendgrid_templates_versions"]
 
@@ -168,8 +201,9 @@ def test_official_clients_through_the_proxy_on_the_team_tool_packs(live_stack, b
     assert json.loads(result.stdout) == EXPECTED
     assert {r.host for r in result.requests} == HOSTS
     assert sorted(row["__table__"] for row in result.diff.inserts) == INSERTED
-    assert {row["__table__"] for row in result.diff.updates} == {"intercom.intercom_conversations",
-                                                                 "sentry.sentry_issues"} and not result.diff.deletes
+    assert {row["__table__"] for row in result.diff.updates} == {
+        "intercom.intercom_conversations", "sentry.sentry_issues", "discord.discord_channels",
+        "discord.discord_messages"} and not result.diff.deletes  # a channel's last message, a message's reaction
     inserted = {row["__table__"]: row for row in result.diff.inserts}
     assert (inserted["pagerduty.pagerduty_incidents"]["status"], inserted["sendgrid.sendgrid_messages"]["to"]) == \
         ("acknowledged", ["peter@initech.example.com"])  # as they ended

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import schemathesis
 from fastapi.testclient import TestClient
@@ -81,7 +81,9 @@ def property_test(pack: str, examples: int, paths: str = "", relative: tuple[str
             state = StatePaths(tmp_path_factory.mktemp(f"{pack}-properties")).ensure()
             client = TestClient(create_app(state, api_auth=False), raise_server_exceptions=False)
             env = EnvironmentStore(state).create(f"{pack}_default").env_id
-            CLIENTS[key] = (client, f"/api/env/{env}/services/{pack}")
+            # below the description's own base path (Asana's `/api/1.0`, Discord's `/api/v10`), as its clients call
+            prefix = urlsplit((document.get("servers") or [{"url": ""}])[0]["url"]).path.rstrip("/")
+            CLIENTS[key] = (client, f"/api/env/{env}/services/{pack}{prefix}")
         client, base = CLIENTS[key]
         # A control character in a path segment never reaches any replica: Starlette's `{path:path}`
         # does not match across a newline, so the app's own 404 answers (not the pack's).

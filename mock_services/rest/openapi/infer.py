@@ -61,7 +61,7 @@ def _list_field(document: dict, node: dict, named: str = "") -> tuple[str | None
     """Where a list answer keeps its items: "" for a bare array, else the array property's name
     (one of LIST_FIELDS, or the collection's own name: Twilio's `accounts`)."""
     resolved = _schema(document, node)
-    if resolved.get("type") == "array":
+    if resolved.get("type") == "array" or "array" in (resolved.get("type") or ()):  # 3.1's ["array", "null"]
         return "", resolved.get("items")
     arrays = [(n, p) for n, p in resolved.get("properties", {}).items() if _schema(document, p).get("type") == "array"]
     found = [a for a in arrays if a[0] in LIST_FIELDS or a[0] == named or snake(a[0]) == named][:1]  # People's contactGroups

@@ -30,6 +30,10 @@ class Schemas:
         while isinstance(node, dict) and isinstance(node.get("$ref"), str) and seen < 20:
             node = self.components.get("schemas", {}).get(node["$ref"].rsplit("/", 1)[-1], {})
             seen += 1
+        if isinstance(node, dict) and isinstance(node.get("type"), list):  # OpenAPI 3.1's ["string", "null"]
+            kinds = [k for k in node["type"] if k != "null"]
+            node = {**node, "type": kinds[0] if kinds else "null", **({"nullable": True} if "null" in node["type"]
+                                                                       else {})}
         return node if isinstance(node, dict) else {}
 
     def flat(self, node: Any) -> dict:
