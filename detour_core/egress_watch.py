@@ -6,7 +6,9 @@ escapes, base64, hex), and the environment's own secret values are looked for as
 
 Besides credentials, a few kinds of sensitive data that no vendor issues are looked for by shape
 (payment card numbers that pass Luhn, IBANs that pass their check, Bitcoin addresses and keys),
-and any value under a credential's name (`token=`, `password:`; detour_core.redaction's names).
+`sk-` secret keys in the shapes detect-secrets has not, any value under a credential's name
+(`token=`, `password:`; detour_core.redaction's names), and two ways of hiding: URL escapes more
+than two layers deep, and key-shaped text inside decoded data that is otherwise binary.
 
 A finding is a short name (`AWS Access Key`, `secret GITHUB_TOKEN`), never the value: it goes
 into the record, the 403 a `block` answers with, and the live view.
@@ -32,6 +34,14 @@ NOISY = frozenset({"Base64 High Entropy String", "Hex High Entropy String", "Sec
 ENCODED = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}|(?:[0-9a-fA-F]{2}){10,}")
 HEX_SPACED = re.compile(r"(?:[0-9a-fA-F]{2}[-: ]){9,}[0-9a-fA-F]{2}")
 LONGEST_PART = 1 << 20  # a part beyond this is read only up to it (bodies can be large)
+# A client escapes a value once, twice when it is a URL inside a URL; more layers only hide it.
+NESTED_ESCAPES = 3
+MOST_ESCAPES = 8
+# Text a key could be, inside data that is otherwise binary (bytes no text has): a blob that
+# carries a key-shaped run of letters, digits and base64's signs is smuggling it.
+BINARY = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\xff]")
+KEY_IN_BINARY = re.compile(r"(?=[A-Za-z0-9+/=_-]*\d)(?=[A-Za-z0-9+/=_-]*[a-z])(?=[A-Za-z0-9+/=_-]*[A-Z])"
+                           r"[A-Za-z0-9+/=_-]{32,}")
 
 
 @cache
@@ -39,12 +49,17 @@ def _plugins() -> tuple:
     return tuple(cls() for kind, cls in sorted(get_mapping_from_secret_type_to_class().items()) if kind not in NOISY)
 
 
-def _decodings(text: str) -> Iterable[str]:
-    """The text, URL-unescaped as often as it takes (double and triple escapes), and each base64
-    or hex run in those (hex with `-`, `:` or spaces between its bytes too) that decodes to text."""
+def _unescaped(text: str) -> list[str]:
+    """The text and each layer of URL escapes taken off it, as often as it takes (to a bound)."""
     seen = [text]
-    while len(seen) < 4 and (unescaped := unquote_plus(seen[-1])) != seen[-1]:
+    while len(seen) <= MOST_ESCAPES and (unescaped := unquote_plus(seen[-1])) != seen[-1]:
         seen.append(unescaped)
+    return seen
+
+
+def _decodings(seen: list[str]) -> Iterable[str]:
+    """The layers of `_unescaped`, and each base64 or hex run in them (hex with `-`, `:` or spaces
+    between its bytes too) that decodes to text."""
     yield from seen
     for layer in seen:
         for run in ENCODED.findall(layer) + HEX_SPACED.findall(layer):
@@ -87,6 +102,10 @@ DATA_SHAPES = (
     # GitHub's prefixes with a body shorter than detect-secrets' 36 (a cut or made-up token still leaks one)
     ("GitHub Token", re.compile(r"\bgh[pousr]_[A-Za-z0-9_]{30,}"), bool),
     ("Bitcoin private key (WIF)", re.compile(r"\b[5KL][1-9A-HJ-NP-Za-km-z]{50,51}\b"), bool),
+    # `sk-` secret keys (OpenAI's sk-/sk-proj-, Anthropic's sk-ant-, and the many model APIs that
+    # copied them), whose newer shapes detect-secrets has not: a long run of letters and digits
+    ("Secret key (sk-)", re.compile(r"\bsk-(?:[a-z0-9]+-)*(?=[A-Za-z0-9_]*\d)(?=[A-Za-z0-9_]*[A-Za-z])"
+                                    r"[A-Za-z0-9_]{20,}"), bool),
 )
 # A credential by its name (detour_core.redaction's names) as `name=value` or `name: value`, long
 # enough to be one; the Authorization and Cookie headers, where an API opened to the agent expects
@@ -123,7 +142,12 @@ def findings(text: str, own: dict[str, str] | None = None) -> list[tuple[str, st
     """The credentials `text` carries, as (kind, value as found in some decoding), each once, in
     the order found; `own`: the environment's secrets, name -> value, found as they are."""
     found: list[tuple[str, str]] = []
-    for plain in _decodings(text[:LONGEST_PART]):
+    layers = _unescaped(text[:LONGEST_PART])
+    if len(layers) > NESTED_ESCAPES:
+        found.append((f"URL escapes {len(layers) - 1} layers deep", layers[-1]))
+    for plain in _decodings(layers):
+        if BINARY.search(plain):
+            found += [("key-shaped text in binary data", m) for m in KEY_IN_BINARY.findall(plain)]
         for line in plain.splitlines() or [""]:
             for plugin in _plugins():
                 found += [(secret.type, secret.secret_value or "")

@@ -30,6 +30,11 @@ GITHUB = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"
     ("X-Api-Key: SG.not-a-vendor-shape-but-named", "credential named x-api-key"),
     ("Cookie: session=abc123; token=abcdefgh12345678", "credential named token"),
     ("database:\n  password: SuperSecret123", "credential named password"),
+    ("sk-test-4eC39HqLyjWDarjtT1zdp7dc", "Secret key (sk-)"),                      # no vendor's own shape
+    ("sk-proj-Q7vX2kLm9PzR4tYw8NcB1dFh", "Secret key (sk-)"),
+    ("https://x.test/?key=%25252541%25252549", "URL escapes 4 layers deep"),        # escaped to hide
+    ("deadbeef0011" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".encode().hex() + "0a00ff",
+     "key-shaped text in binary data"),                                            # a key amid binary bytes
 ])
 def test_credentials_are_found_as_they_are_and_as_they_decode(text, kind):
     assert kind in kinds(findings(text))
@@ -37,7 +42,9 @@ def test_credentials_are_found_as_they_are_and_as_they_decode(text, kind):
 
 @pytest.mark.parametrize("text", ["https://api.github.com/repos/golang/go/issues?state=open&page=2",
                                   "Authorization: Bearer mF_9.B5f-4.1JqM", '{"text": "hello", "n": 12}',
-                                  "Cookie: session_id=abcdef123456789", '{"card": "4111 1111 1111 1112"}'])
+                                  "Cookie: session_id=abcdef123456789", '{"card": "4111 1111 1111 1112"}',
+                                  "https://x.test/login?next=https%253A%252F%252Fa.test%252Fb%253Fc%253D1",
+                                  "task-4eC39HqLyjWDarjtT1zdp7dc", "deadbeef00" + "plain words in a blob".encode().hex() + "00ff"])
 def test_ordinary_traffic_has_no_finding(text):
     assert findings(text) == []
 
