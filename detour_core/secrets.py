@@ -27,7 +27,11 @@ from detour_core.registry import is_replicated_host
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,8}[-_.])+")  # `sk-ant-`, `xoxb-`, `ghp_`: what clients check
 ALPHABET = string.ascii_letters + string.digits
-SHORTEST_RANDOM = 24  # a placeholder is never guessable from the value, nor the value from it
+# A placeholder's random part is at least this long: it is random, so nothing of the value shows
+# in it at any length, but the proxy puts the value wherever the placeholder turns up in a request
+# to the secret's hosts, and fewer random characters could turn up in ordinary text by chance
+# (at 8: once in ~2e14 positions). A value with fewer (a PIN) gets a longer placeholder.
+SHORTEST_RANDOM = 8
 SERVER = "_server"    # the running server's secrets, which every environment has (its own win)
 
 
@@ -48,7 +52,8 @@ class Secret(SecretRules):
 
 def placeholder_for(value: str) -> str:
     """The value's prefix (where a client checks the shape), then random letters and digits to
-    the value's length (at least 24 of them)."""
+    the value's length (at least SHORTEST_RANDOM of them): the same length, so an answer that
+    echoes the value inside base64 keeps the bytes after it where they were."""
     prefix = (PREFIX.match(value) or [""])[0]
     if len(prefix) > len(value) // 2:
         prefix = ""
