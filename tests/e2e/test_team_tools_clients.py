@@ -1,6 +1,6 @@
 """The vendors' official Python clients, run unmodified in a sandbox on the acme world, reach the
 team-tool replicas generated from the vendors' own OpenAPI descriptions (mock_services/pagerduty,
-sendgrid, asana, intercom, sentry, discord) through the proxy, one program per backend (each sandbox run
+sendgrid, asana, intercom, sentry, discord, trello) through the proxy, one program per backend (each sandbox run
 is the expensive part; one covers all of them), authenticated from the variables the run gets:
 
 - PagerDuty (`pagerduty`, which replaced pdpyras): /users/me, services, open incidents by
@@ -16,6 +16,9 @@ is the expensive part; one covers all of them), authenticated from the variables
 - Discord (`requests`: Discord publishes no Python client): /users/@me and its guilds, a guild's
   channels, a channel's history newest first, a message sent as the bot and edited, a reaction;
   an unknown channel's 404 (code 10003), an empty message's 400.
+- Trello (`requests` with `key` and `token`: Trello publishes no Python client): /members/me and
+  its boards, a board's lists, a card made in To Do and moved to Doing, a comment, a list's cards,
+  a card's comments; its 404 and its 400 for an id that is not one.
 
 The diff holds what the program made, as it ended."""
 
@@ -164,7 +167,31 @@ def discord():
             "empty": refused(lambda: call("POST", f"/channels/{engineering}/messages", json={}))}
 
 
-print(json.dumps({check.__name__: check() for check in (pagerduty, sendgrid, asana, intercom, sentry, discord)}))
+def trello():
+    import requests
+    auth = {"key": os.environ["TRELLO_API_KEY"], "token": os.environ["TRELLO_TOKEN"]}
+
+    def call(method, path, **params):
+        answer = requests.request(method, "https://api.trello.com/1" + path, params={**auth, **params}, timeout=60)
+        answer.raise_for_status()
+        return answer.json()
+    me = call("GET", "/members/me")
+    board = call("GET", "/members/me/boards")[0]
+    lists = {l["name"]: l["id"] for l in call("GET", f"/boards/{board['id']}/lists")}
+    made = call("POST", "/cards", idList=lists["To Do"], name="Load-test carts of 500 items", idMembers=me["id"])
+    moved = call("PUT", f"/cards/{made['id']}", idList=lists["Doing"])
+    call("POST", f"/cards/{made['id']}/actions/comments", text="Starting now.")
+    doing = call("GET", f"/lists/{lists['Doing']}/cards")
+    eng5 = next(c["id"] for c in doing if "ENG-5" in c["name"])
+    return {"me": me["username"], "board": board["name"], "lists": list(lists), "moved": moved["idList"] == lists["Doing"],
+            "doing": [c["name"] for c in doing],
+            "comments": [a["data"]["text"] for a in call("GET", f"/cards/{eng5}/actions", filter="commentCard")],
+            "missing": refused(lambda: call("GET", "/cards/0123456789abcdef01234567")),
+            "bad": refused(lambda: call("GET", "/cards/nope"))}
+
+
+print(json.dumps({check.__name__: check() for check in (pagerduty, sendgrid, asana, intercom, sentry, discord,
+                                                       trello)}))
 '''
 
 EXPECTED = {
@@ -186,12 +213,17 @@ EXPECTED = {
                "missing": 404},
     "discord": {"me": "agent", "guild": "Acme", "channels": ["engineering", "general", "launch"],
                 "history": ["john", "yuki"], "latest": ["ENG-5: the fix is in review.", "agent", True], "reacted": [1],
-                "missing": 404, "empty": 400}}
-HOSTS = {"api.pagerduty.com", "api.sendgrid.com", "app.asana.com", "api.intercom.io", "sentry.io", "discord.com"}
+                "missing": 404, "empty": 400},
+    "trello": {"me": "agent", "board": "Checkout v2", "lists": ["To Do", "Doing", "Done"], "moved": True,
+               "doing": ["Fix checkout for carts over 50 items (ENG-5)", "Load-test carts of 500 items"],
+               "comments": ["I can reproduce with 51 items in the cart."], "missing": 404, "bad": 400}}
+HOSTS = {"api.pagerduty.com", "api.sendgrid.com", "app.asana.com", "api.intercom.io", "sentry.io", "discord.com",
+         "api.trello.com"}
 INSERTED = ["asana.asana_tasks", "asana.asana_tasks", "asana.asana_tasks_stories", "discord.discord_messages",
             "intercom.intercom_contacts",
             "intercom.intercom_contacts_notes", "pagerduty.pagerduty_incidents", "pagerduty.pagerduty_incidents_notes",
-            "sendgrid.sendgrid_messages", "sendgrid.sendgrid_templates", "sendgrid.sendgrid_templates_versions"]
+            "sendgrid.sendgrid_messages", "sendgrid.sendgrid_templates", "sendgrid.sendgrid_templates_versions",
+            "trello.trello_actions", "trello.trello_cards"]
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
