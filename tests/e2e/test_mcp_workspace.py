@@ -4,7 +4,7 @@ one agent program per backend with the official `mcp` SDK's Streamable HTTP clie
 sandbox runtime's, its 2.x line) writes through each server and reads the write back with the
 vendor's REST API, writes over REST and reads it back through MCP; checks the transport's
 sessions (400 without one, 404 after its DELETE), Notion's legacy SSE endpoint with the SDK's
-SSE client, Google's structured content, and the OpenAI Agents SDK's MCP client listing and
+SSE client and its OAuth (discovery, registration, the browserless code flow), Google's structured content, and the OpenAI Agents SDK's MCP client listing and
 calling a server's tools unmodified. The environment's diff holds the MCP writes."""
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import pytest
 from tests.conftest import needs_docker, needs_namespaces
 
 AGENT = r'''
-import asyncio, json, os
+import asyncio, base64, hashlib, json, os, secrets
 from contextlib import asynccontextmanager
+from urllib.parse import parse_qs, urlparse
 import httpx
 from mcp import ClientSession
 from mcp.client.sse import sse_client
@@ -76,6 +77,25 @@ async def notion():
             as streams, ClientSession(*streams[:2]) as legacy:
         await legacy.initialize()
         out["notion_sse"] = json.loads((await legacy.call_tool("notion-get-user", {"user_id": "self"})).content[0].text)["object"]
+
+
+async def notion_oauth():
+    """Notion's OAuth at its MCP host, by hand: the 401 names the metadata, a client registers,
+    `/authorize` answers at once with a code, `/token` gives the acting person's token."""
+    verifier = secrets.token_urlsafe(32)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    async with httpx.AsyncClient(base_url="https://mcp.notion.com") as http:
+        refused = await http.post("/mcp", json={})
+        server = (await http.get("/.well-known/oauth-authorization-server")).json()
+        client = (await http.post("/register", json={"redirect_uris": ["http://localhost:3030/cb"]})).json()
+        back = await http.get("/authorize", params={"client_id": client["client_id"], "response_type": "code",
+                                                   "redirect_uri": "http://localhost:3030/cb", "code_challenge": challenge,
+                                                   "code_challenge_method": "S256"})
+        code = parse_qs(urlparse(back.headers["location"]).query)["code"][0]
+        issued = (await http.post("/token", data={"grant_type": "authorization_code", "code": code,
+                                                  "code_verifier": verifier})).json()
+    out["notion_oauth"] = ["resource_metadata=" in refused.headers["www-authenticate"], server["issuer"],
+                           issued["access_token"] == token("notion")]
 
 
 async def box():
@@ -146,7 +166,7 @@ async def agents_sdk():
 
 
 async def main():
-    for step in (notion, box, google, hubspot, sessions, agents_sdk):
+    for step in (notion, notion_oauth, box, google, hubspot, sessions, agents_sdk):
         await step()
     print(json.dumps(out))
 
@@ -162,6 +182,7 @@ def test_the_workspace_vendors_hosted_mcp_servers(live_stack, backend):
     out = json.loads(result.stdout)
     assert out["notion"] == ["In progress", ["Made over MCP", "Made over REST"]]
     assert out["notion_sse"] == "user"
+    assert out["notion_oauth"] == [True, "https://mcp.notion.com", True]
     assert out["box"] == ["Made over MCP", ["Made over REST"]]
     assert out["gmail"] == [200, True]
     assert out["calendar"] == ["Made over MCP", ["Made over MCP", "Made over REST"]]
