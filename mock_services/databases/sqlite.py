@@ -19,6 +19,7 @@ from typing import Any
 
 from detour_core.credentials import validate_env_id
 from mock_services.databases.base import Connection, Database, Row
+from mock_services.databases.sqlite_connections import KEPT
 from detour_core.errors import EnvironmentNotFound
 
 SCHEMA = """
@@ -41,8 +42,22 @@ BLOBS = "CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB NOT N
 
 
 class SqliteConnection(Connection):
+    """One call's handle on an environment's connection. The connection outlives the call (kept
+    for the next one, sqlite_connections.py), the handle does not: a state kept past its call
+    (or left bound by a caller that exits its contexts out of order) fails here, as it did when
+    each call closed its connection, instead of reading or writing inside another call."""
+
     def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+        self._conn: sqlite3.Connection | None = conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise sqlite3.ProgrammingError("this environment's call has ended: its state is no longer open")
+        return self._conn
+
+    def end(self) -> None:
+        self._conn = None
 
     def execute(self, sql: str, args: tuple | list = ()) -> list[tuple]:
         return self.conn.execute(sql, args).fetchall()
@@ -119,27 +134,39 @@ class SqliteDatabase(Database):
 
     @contextmanager
     def connect(self, env_id: str, write: bool) -> Iterator[Connection]:
+        """A kept connection of this process (sqlite_connections.py), given back after the
+        call unless the call failed in SQLite itself (then it is closed, not trusted again)."""
         path = self._path(env_id)
-        if not path.exists():
-            raise EnvironmentNotFound(f"no environment {env_id!r}")
-        conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+        try:
+            conn, identity = KEPT.take(path)
+        except FileNotFoundError:
+            raise EnvironmentNotFound(f"no environment {env_id!r}") from None
+        handle = SqliteConnection(conn)
+        healthy = False
         try:
             if not write:
-                yield SqliteConnection(conn)
-                return
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield SqliteConnection(conn)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-        except sqlite3.OperationalError:
-            if not path.exists():
+                yield handle
+            else:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield handle
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            healthy = True
+        except BaseException as error:
+            # The call's own error, rolled back, leaves a sound connection; SQLite's own may not.
+            healthy = not isinstance(error, sqlite3.Error) and not conn.in_transaction
+            if isinstance(error, sqlite3.OperationalError) and not path.exists():
                 raise EnvironmentNotFound(f"no environment {env_id!r}") from None
             raise
         finally:
-            conn.close()
+            handle.end()
+            if healthy:
+                KEPT.give_back(path, conn, identity)
+            else:
+                conn.close()
 
     def fork(self, source: str, env_id: str, meta: dict[str, str]) -> None:
         """SQLite's online backup copies the pages as one consistent read, whatever writes go on;
@@ -166,5 +193,6 @@ class SqliteDatabase(Database):
 
     def remove(self, env_id: str) -> None:
         path = self._path(env_id)
+        KEPT.forget(path)
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
