@@ -61,8 +61,8 @@ def authenticated(chain, key, env_id="env-a", **kwargs):
 
 
 ORDER = ["AnsweredBodies", "SharedPorts", "EnvAuth", "Policies", "HeldServices", "Router", "RequestLimits", "RateLimits",
-         "ModelRoutes", "ModelBudgets", "ModelReplay", "EgressWatch", "SecretInjector", "AnswerScrubber", "ModelMeter",
-         "McpCalls", "Faults", "InProcessReplicas", "EventDelivery", "UpstreamGuard", "AuditRecorder"]
+         "ModelRoutes", "ModelBudgets", "ModelReplay", "ModelTranslator", "EgressWatch", "SecretInjector", "AnswerScrubber",
+         "ModelMeter", "McpCalls", "Faults", "InProcessReplicas", "EventDelivery", "UpstreamGuard", "AuditRecorder"]
 
 
 def test_shipped_script_loads_the_addons_in_order(state):
