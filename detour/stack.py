@@ -42,6 +42,9 @@ from sandbox.base import ProxyAccess
 # cores are busy with other work took over 30 s).
 READY_TIMEOUT_S = 120.0
 PR_SET_PDEATHSIG = 1
+# A part started again that dies before it is ready this many times in a row cannot run (its port is
+# taken, its files are gone): the stack then ends, saying why.
+REVIVALS = 5
 
 
 class StackError(DetourError):
@@ -265,6 +268,7 @@ class Stack:
                               gateway_port=free_port(host, given), replica_host=replica_host,
                               replica_port=replica_port or free_port(host, given), pid=os.getpid(), parts=parts)
         self.processes: dict[str, subprocess.Popen] = {}
+        self.failed_starts: dict[str, int] = {}  # a part's starts in a row that died before it was ready
         self.upstream_hosts = upstream_hosts or {}
         self.upstream_ca = upstream_ca
         if replicas_in_process is None:
@@ -389,7 +393,13 @@ class Stack:
         for name, _ in dead:
             self._spawn(name, self._argv(name.split("-")[0]))  # type: ignore[arg-type]
         for name, _ in dead:
-            self._ready(name)
+            try:
+                self._ready(name)
+                self.failed_starts.pop(name, None)
+            except StackError:  # killed again while it started, or it cannot start: the next look tries anew
+                self.failed_starts[name] = self.failed_starts.get(name, 0) + 1
+                if self.failed_starts[name] >= REVIVALS:
+                    raise
         return deaths
 
     def _check_ports_free(self) -> None:
