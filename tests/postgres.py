@@ -95,3 +95,15 @@ def fresh_database(server_url: str) -> Iterator[str]:
         PostgresDatabase.forget(url)
         with psycopg.connect(server_url, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@contextmanager
+def store_options(request: pytest.FixtureRequest) -> Iterator[tuple[str, ...]]:
+    """`detour serve`'s options for a test's own stack: with DETOUR_TEST_DATABASE=postgres (the
+    Makefile's Postgres pass), a fresh database of the session's server, which every detour
+    command on the home then uses; else none (SQLite files)."""
+    if os.environ.get("DETOUR_TEST_DATABASE") != "postgres":
+        yield ()
+        return
+    with fresh_database(request.getfixturevalue("postgres")) as url:
+        yield ("--database", url)

@@ -21,6 +21,7 @@ from mock_services.store import EnvironmentStore
 from tests.conftest import needs_docker
 from tests.e2e.test_cli import DETOUR, Server
 from tests.e2e.test_interrupts import read_until
+from tests.postgres import store_options
 
 # Posts until it has seen a call fail and three more succeed, or 40 in all: a part killed under it
 # costs it the calls under way, which it notes; it is not meant to give up.
@@ -44,16 +45,17 @@ for n in range(40):
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory) -> Path:
+def home(tmp_path_factory, request) -> Path:
     home = tmp_path_factory.mktemp("parts-killed") / "home"
     (home.parent / "tick_agent.py").write_text(AGENT)
     (home.parent / "hello.py").write_text("print('hello')\n")
-    server = Server(home)
-    server.start()
-    try:
-        yield home
-    finally:
-        server.stop()
+    with store_options(request) as options:
+        server = Server(home, *options)
+        server.start()
+        try:
+            yield home
+        finally:
+            server.stop()
 
 
 def detour(home: Path, *args: str) -> subprocess.CompletedProcess:

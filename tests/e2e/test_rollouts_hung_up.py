@@ -23,6 +23,7 @@ from mock_services.store import EnvironmentStore
 from sandbox.netns import known_sandboxes, owner
 from tests.e2e.test_cli import Server
 from tests.e2e.test_interrupts import read_until
+from tests.postgres import store_options
 from tests.waiting import until
 
 AGENT = """
@@ -53,15 +54,16 @@ except KeyboardInterrupt:
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory) -> Server:
+def stack(tmp_path_factory, request) -> Server:
     home = tmp_path_factory.mktemp("hung-up") / "home"
     (home.parent / "agent.py").write_text(AGENT)
-    server = Server(home)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    with store_options(request) as options:
+        server = Server(home, *options)
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()
 
 
 def agents(home: Path) -> list[psutil.Process]:
