@@ -26,7 +26,6 @@ from detour_core.pack import resolve
 from detour_core.registry import pack
 from mock_services.clock import Clock, bound
 from mock_services.databases import Connection, database_for
-from mock_services.events import webhooks
 from mock_services.events.rules import Change, asks_before, emit
 from mock_services.timelines.model import TIMELINE_KEY, Step, check_references
 from mock_services.timelines.run import started
@@ -312,8 +311,6 @@ class EnvironmentStore:
                        template_key=f"{template.name}:{template.digest}:{json.dumps(defaults, sort_keys=True)}")
         if settings.faults:  # the template's curriculum: its faults open the environment's own policy
             save_policy(policy_file(self.state, env_id), Policy(faults=settings.faults))
-        if steps:  # its people act on a live clock while its sandbox runs, whatever the agent listens to
-            webhooks.watch(env_id, self.state)
         return info
 
     def _template(self, names: str | list[str], template_dirs: tuple[Path, ...]) -> Template:

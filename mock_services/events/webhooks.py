@@ -45,8 +45,8 @@ class Outcome(NamedTuple):
     later_s: float | None = None
 
 
-def _watched_dir(state: StatePaths | None = None) -> Any:
-    return (state or StatePaths.default()).home / WATCHED
+def _watched_dir() -> Any:
+    return StatePaths.default().home / WATCHED
 
 
 def register(state: Any, queue: str, schedule: tuple[float, ...]) -> None:
@@ -58,14 +58,8 @@ def register(state: Any, queue: str, schedule: tuple[float, ...]) -> None:
     state.committed.append(lambda: _touch(env_id))
 
 
-def watch(env_id: str, state: StatePaths | None = None) -> None:
-    """The deliverer looks at the environment while its sandbox runs (its HTTP queues; its
-    timeline's due steps, which fire on a live clock though nothing is delivered)."""
-    _touch(env_id, state)
-
-
-def _touch(env_id: str, state: StatePaths | None = None) -> None:
-    folder = _watched_dir(state)
+def _touch(env_id: str) -> None:
+    folder = _watched_dir()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / env_id).touch()
 

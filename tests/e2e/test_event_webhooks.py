@@ -466,27 +466,3 @@ def test_a_colleague_opens_a_github_issue_on_the_timeline_and_the_hook_brings_it
     result = live_stack.run(env_id, GITHUB_COLLEAGUE, ".py", backend="namespace")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == [True, "opened", "ai-agent", "The deploy failed at 3am"]
-
-
-POLLING_AGENT = """
-import json, os, time
-import requests
-
-while True:  # no hook, no connection: it only polls, and the colleague's issue comes on the live clock
-    found = requests.get("https://api.github.com/repos/acme/api/issues", params={"creator": "ai-agent"},
-                         headers={"Authorization": "token " + os.environ["GITHUB_TOKEN"]}).json()
-    if found:
-        print(json.dumps([issue["title"] for issue in found]), flush=True)
-        break
-    time.sleep(0.1)
-"""
-
-
-@needs_namespaces
-def test_a_timeline_step_fires_on_a_live_clock_for_an_agent_that_only_polls(live_stack):
-    env_id = live_stack.store.create("github_default", acting_user="2", timeline=[Step(
-        person="1", service="github", do="POST /repos/acme/api/issues", at=0,
-        args={"title": "Flaky test in CI"})]).env_id
-    result = live_stack.run(env_id, POLLING_AGENT, ".py", backend="namespace")
-    assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout) == ["Flaky test in CI"]
