@@ -13,17 +13,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from mock_services import blobs
 from mock_services.rest import graph
 from mock_services.rest.errors import RestError
-from mock_services.deps import StoreDep
 from mock_services.rest.graph import ALIASES, credentials, identify, prepare
 from mock_services.rest.openapi import styles
 from mock_services.rest.openapi.semantics import Resources
-from mock_services.rest.router import METHODS, Call, Engine
+from mock_services.rest.router import Call
 from mock_services.store import Row
 
 DRIVES, ITEMS, USERS = "onedrive_drives", "onedrive_items", "onedrive_users"
@@ -37,7 +35,9 @@ HIDDEN = ("content_sha1",)
 
 
 def drive(call: Call) -> Row:
-    found = call.state.first(DRIVES, id=call.params["drive_id"])
+    """The drive the path names (`/drives/{id}`), or the user's own (`/users/{id}/drive`, `/me/drive`)."""
+    found = call.state.first(DRIVES, id=call.params["drive_id"]) if "drive_id" in call.params else \
+        call.state.first(DRIVES, user_id=call.params.get("user_id"))
     if found is None:
         raise RestError(404, "itemNotFound", MISSING[DRIVES])
     return found
@@ -73,7 +73,7 @@ def resolve(call: Call, key: str, missing_ok: bool = False) -> tuple[Row | None,
 
 
 def item(call: Call) -> Row:
-    return resolve(call, call.params["driveItem_id"])[0]  # type: ignore[return-value]
+    return resolve(call, call.params.get("driveItem_id", "root"))[0]  # type: ignore[return-value]
 
 
 def _path(call: Call, row: Row) -> str:
@@ -154,7 +154,7 @@ def create_child(resources: Resources, call: Call) -> Any:
 def upload(resources: Resources, call: Call) -> Any:
     """PUT /content: a new file where the path names none, or new bytes for the file it names."""
     data = call.body if isinstance(call.body, bytes) else b""
-    found, folder, name = resolve(call, call.params["driveItem_id"], missing_ok=True)
+    found, folder, name = resolve(call, call.params.get("driveItem_id", "root"), missing_ok=True)
     sha1 = blobs.keep(call.state, data, SEEDED)
     facet = {"file": {"mimeType": mimetypes.guess_type(name or (found or {}).get("name", ""))[0] or
                       "application/octet-stream", "hashes": {"sha1Hash": sha1.upper()}},
@@ -219,27 +219,27 @@ def drives(resources: Resources, call: Call) -> Any:
     return graph.listing(resources, call, call.state.rows(DRIVES, user_id=call.user))
 
 
-ADDRESSED = re.compile(r"^([^/:]+:)(/[^:]*)(:?)(?=/|$)")  # `root:/a/b.txt:` then `/content`, or the path alone
+ADDRESSED = re.compile(r"(/root|/items/[^/:]+):(/[^:]*):?(?=/|$)")  # `root:/a/b.txt:` then `/content`, or alone
 
 
-def path_routes(router: APIRouter, engine: Engine) -> None:
-    """An item addressed by its path (`items/root:/Design/notes.txt:/content`) is one segment of
-    its operation's path: the slashes inside the colons are its own."""
-
-    @router.api_route("/v1.0/{slashes:path}drives/{drive_id}/items/{rest:path}", methods=METHODS)
-    async def addressed(env_id: str, slashes: str, drive_id: str, rest: str, request: Request,
-                        store: StoreDep) -> Response:
-        rest = ADDRESSED.sub(lambda m: m.group(1) + quote(m.group(2), safe="") + m.group(3), rest, count=1)
-        return await engine.respond(request, store, env_id, request.method, f"v1.0/drives/{drive_id}/items/{rest}",
-                                    request.query_params.multi_items(),
-                                    {k.lower(): v for k, v in request.headers.items()}, await request.body())
+def addressed(path: str) -> str:
+    """An item addressed by its path (`drive/root:/Design/notes.txt:/content`) as one segment of
+    its operation's path (`drive/items/root:%2FDesign%2Fnotes.txt:/content`): the slashes inside
+    the colons are the item's own."""
+    return ADDRESSED.sub(lambda m: ("/items/root" if m.group(1) == "/root" else m.group(1)) + ":" +
+                         quote(m.group(2), safe="") + ":", path, count=1)
 
 
-EXTRA_ROUTES = [graph.token_routes, path_routes, graph.slash_routes]  # an item's path before the rest
+EXTRA_ROUTES = [graph.token_routes, graph.path_routes(addressed)]
 HANDLERS = {"drive.item_GetContent": download, "drive.item_SetContent": upload,
             "drive.item_ListChildren": children, "drive.item_CreateChildren": create_child,
             "drive_GetItem": get_item, "drive_UpdateItem": update, "drive_DeleteItem": delete,
-            "drive_GetRoot": get_root, "user_GetDrive": user_drive, "drive_ListDrive": drives}
+            "drive_GetRoot": get_root, "user_GetDrive": user_drive, "drive_ListDrive": drives,
+            "user.drive.item_GetContent": download, "user.drive.item_SetContent": upload,
+            "user.drive.item_ListChildren": children, "user.drive.item_CreateChildren": create_child,
+            "user.drive.root_ListChildren": children, "user.drive.root_CreateChildren": create_child,
+            "user.drive_GetItem": get_item, "user.drive_UpdateItem": update, "user.drive_DeleteItem": delete,
+            "user.drive_GetRoot": get_root}
 
 __all__ = ["ALIASES", "EXTRA_ROUTES", "HANDLERS", "IDS", "MISSING", "credentials", "error_body", "identify",
            "prepare"]

@@ -273,14 +273,18 @@ def token_routes(router: APIRouter, engine: Engine) -> None:
                              "access_token": access})
 
 
-def slash_routes(router: APIRouter, engine: Engine) -> None:
-    """Graph reads `/v1.0//users` as `/v1.0/users` (msgraph-sdk's base URL ends in a slash)."""
+def path_routes(adjust: Callable[[str], str] = lambda path: path) -> Callable[[APIRouter, Engine], None]:
+    """Every `/v1.0/...` path, read as Graph reads it: repeated slashes as one (msgraph-sdk's base
+    URL ends in a slash: `/v1.0//users`), then as `adjust` says (OneDrive's item paths)."""
 
-    @router.api_route("/v1.0/{path:path}", methods=METHODS)
-    async def collapsed(env_id: str, path: str, request: Request, store: StoreDep) -> Response:
-        return await engine.respond(request, store, env_id, request.method, "v1.0/" + re.sub("//+", "/", path.lstrip("/")),
-                                    request.query_params.multi_items(),
-                                    {k.lower(): v for k, v in request.headers.items()}, await request.body())
+    def add(router: APIRouter, engine: Engine) -> None:
+        @router.api_route("/v1.0/{path:path}", methods=METHODS)
+        async def read(env_id: str, path: str, request: Request, store: StoreDep) -> Response:
+            return await engine.respond(request, store, env_id, request.method,
+                                        adjust("v1.0/" + re.sub("//+", "/", path.lstrip("/"))),
+                                        request.query_params.multi_items(),
+                                        {k.lower(): v for k, v in request.headers.items()}, await request.body())
+    return add
 
 
-EXTRA_ROUTES = [token_routes, slash_routes]
+EXTRA_ROUTES = [token_routes, path_routes()]

@@ -24,4 +24,5 @@ HOSTS='--host graph.microsoft.com/v1.0/users/*/events --host graph.microsoft.com
   --rename outlook_calendar_users_calendars_events=outlook_calendar_events
 HOSTS='--host graph.microsoft.com/v1.0/chats --host graph.microsoft.com/v1.0/teams --host graph.microsoft.com/v1.0/users/*/joinedTeams --host graph.microsoft.com/v1.0/users/*/chats --host graph.microsoft.com/v1.0/me/joinedTeams --host graph.microsoft.com/v1.0/me/chats --host login.microsoftonline.com' gen teams --rename teams_=teams_teams --rename teams_chats_messages=teams_chat_messages \
   --rename teams_channels_messages=teams_channel_messages --rename teams_channels_messages_replies=teams_channel_messages
-HOSTS='--host graph.microsoft.com/v1.0/drives --host graph.microsoft.com/v1.0/users/*/drive --host graph.microsoft.com/v1.0/me/drive --host login.microsoftonline.com' gen onedrive --rename onedrive_drives_items=onedrive_items --rename onedrive_drives_items_children=onedrive_items
+HOSTS='--host graph.microsoft.com/v1.0/drives --host graph.microsoft.com/v1.0/users/*/drive --host graph.microsoft.com/v1.0/me/drive --host login.microsoftonline.com' gen onedrive --rename onedrive_drives_items=onedrive_items --rename onedrive_drives_items_children=onedrive_items \
+  --rename onedrive_users_drive_root_children=onedrive_items --rename onedrive_users_drive_items_children=onedrive_items
