@@ -1,6 +1,7 @@
 """A scripted agent for examples/suites/acme_teams.json: what a careful person at Acme would do
 for each task, with the vendors' clients (pagerduty, asana, python-intercom, sendgrid, requests
-for Sentry's web API, slack_sdk, Linear's GraphQL over httpx) and the tokens the run gives."""
+and requests for Sentry's, Discord's and Trello's web APIs, slack_sdk, Linear's GraphQL over httpx)
+and the tokens the run gives."""
 
 import os
 
@@ -94,7 +95,25 @@ def mail_customers():
                        html_content=f"<p>Hi {contact.name.split()[0]}, the fix for large carts ships this week.</p>"))
 
 
+def card_on_discord():
+    auth = {"key": os.environ["TRELLO_API_KEY"], "token": os.environ["TRELLO_TOKEN"]}
+    trello = "https://api.trello.com/1"
+    board = next(b for b in requests.get(f"{trello}/members/me/boards", params=auth, timeout=60).json()
+                 if b["name"] == "Checkout v2")
+    card = next(c for c in requests.get(f"{trello}/boards/{board['id']}/cards", params=auth, timeout=60).json()
+                if "ENG-5" in c["name"])
+    listed = requests.get(f"{trello}/lists/{card['idList']}", params=auth, timeout=60).json()
+    discord = requests.Session()
+    discord.headers["Authorization"] = f"Bot {os.environ['DISCORD_BOT_TOKEN']}"
+    api = "https://discord.com/api/v10"
+    guild = discord.get(f"{api}/users/@me/guilds", timeout=60).json()[0]
+    channel = next(c for c in discord.get(f"{api}/guilds/{guild['id']}/channels", timeout=60).json()
+                   if c["name"] == "engineering")
+    discord.post(f"{api}/channels/{channel['id']}/messages", timeout=60,
+                 json={"content": f"The ENG-5 card is in {listed['name']} on the Checkout v2 board."}).raise_for_status()
+
+
 TASKS = {"teams_1": acknowledge, "teams_2": release_note_task, "teams_3": tell_customer, "teams_4": resolve_and_note,
-         "teams_5": mail_customers}
+         "teams_5": mail_customers, "teams_6": card_on_discord}
 
 TASKS[os.environ["DETOUR_TEST_ID"]]()

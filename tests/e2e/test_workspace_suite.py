@@ -4,8 +4,8 @@ and failed by one that does nothing:
 - examples/suites/acme_workspace.json: tasks across the Google Docs, Tasks, Sheets and Chat
   replicas, the Microsoft 365 ones (Outlook mail and calendar, Teams, OneDrive) and the older
   Slack, Linear and Calendar ones (tests/agents/acme_workspace.py);
-- examples/suites/acme_teams.json: tasks across the PagerDuty, Sentry, Asana, Intercom and
-  SendGrid replicas and the older Slack and Linear ones (tests/agents/acme_teams.py)."""
+- examples/suites/acme_teams.json: tasks across the PagerDuty, Sentry, Asana, Intercom, SendGrid,
+  Discord and Trello replicas and the older Slack and Linear ones (tests/agents/acme_teams.py)."""
 
 from __future__ import annotations
 
