@@ -105,5 +105,9 @@ class StatePaths:
     def ensure(self) -> StatePaths:
         self.home.mkdir(parents=True, exist_ok=True)
         # 0700; a stack's proxy user (detour/proxy_user.py) may keep passing through its group.
-        os.chmod(self.home, 0o700 | (self.home.stat().st_mode & 0o010))
+        # Changed only where it differs: the proxy user, which owns no home, ensures it too (the
+        # replicas it runs in its own process) and may not chmod it.
+        mode = self.home.stat().st_mode & 0o7777
+        if mode != 0o700 | (mode & 0o010):
+            os.chmod(self.home, 0o700 | (mode & 0o010))
         return self
