@@ -49,7 +49,7 @@ from detour_core.paths import RUNTIME_DIR, StatePaths
 from detour_core.policy import ALLOWED_PORTS, InvalidPolicy, load_policy
 from sandbox.addressing import SANDBOX_NET
 from sandbox.base import Limits
-from sandbox.cgroups import CgroupLimits, available
+from sandbox.cgroups import ROOT, CgroupLimits, available
 from sandbox.inbound import InboundBroker
 from sandbox.run_uid import hand_over, reveal_commands
 
@@ -95,7 +95,7 @@ def _claim(home: Path) -> int:
             entry = REGISTRY / str(uid)
             with contextlib.suppress(OSError):
                 owner = Path(entry.read_text())
-                if owner != home and (owner / "proxy.uid").is_file() and owner.exists():
+                if owner != home and owner.exists():  # its files may still be that gid's
                     continue
             entry.write_text(str(home))
             recorded.write_text(str(uid))
@@ -277,6 +277,16 @@ def can_confine() -> bool:
     return done.returncode == 0
 
 
+def _sweep_groups(uid: int) -> None:
+    """The cgroups a killed stack of this home left behind (its proxies died with it)."""
+    for base in (ROOT, ROOT / "memory", ROOT / "pids", ROOT / "cpuacct"):
+        for folder in base.glob(f"detour.proxy-{uid}-*"):
+            owner = int(folder.name.rsplit("-", 1)[1])
+            if not Path(f"/proc/{owner}").exists():
+                with contextlib.suppress(OSError):
+                    folder.rmdir()  # only an empty one goes
+
+
 def _interpreter_folders() -> list[Path]:
     """The folders this interpreter (which the proxy runs too) and detour's source are read from."""
     source = Path(__file__).resolve().parents[1]
@@ -335,6 +345,7 @@ class ProxyUser:
         if self.state.database_file.exists():
             os.chown(self.state.database_file, 0, uid)
             os.chmod(self.state.database_file, 0o640)
+        _sweep_groups(uid)
         via = available()
         if via:
             self.cgroup = CgroupLimits(f"detour.proxy-{uid}-{os.getpid()}", Limits(memory_mb=MEMORY_MB, processes=TASKS), via)

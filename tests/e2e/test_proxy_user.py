@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from certs.authority import CertificateAuthority
+from detour.proxy_user import MEMORY_MB
 from detour.stack import Stack
 from detour_core.credentials import load_or_create_key
 from detour_core.paths import StatePaths
@@ -103,7 +104,10 @@ def test_the_proxy_runs_as_its_own_user_without_capabilities_and_within_its_limi
     limits = Path(f"/proc/{stack.processes['proxy'].pid}/limits").read_text()
     assert "Max processes             4096                 4096" in limits
     assert "Max open files            " in limits and "unlimited" not in limits.split("Max open files")[1].splitlines()[0]
-    assert "detour.proxy-" in Path(f"/proc/{stack.processes['proxy'].pid}/cgroup").read_text()
+    groups = dict(line.split(":", 2)[1:] for line in Path(f"/proc/{stack.processes['proxy'].pid}/cgroup").read_text().splitlines())
+    memory = Path("/sys/fs/cgroup/memory" + groups["memory"], "memory.limit_in_bytes") if "memory" in groups \
+        else Path("/sys/fs/cgroup" + groups[""], "memory.max")
+    assert "detour.proxy-" in str(memory) and int(memory.read_text()) == MEMORY_MB * 1024 * 1024
 
 
 def test_a_compromised_proxy_reads_writes_and_reaches_only_what_it_needs(confined, other_home):
