@@ -20,7 +20,9 @@ from mock_services.store import EnvironmentStore
 ACME = {"SLACK_TOKEN", "SLACK_USER_TOKEN", "SLACK_APP_TOKEN", "LINEAR_API_KEY", "GOOGLE_OAUTH_ACCESS_TOKEN",
         "BOX_DEVELOPER_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "STRIPE_API_KEY", "JIRA_API_TOKEN", "JIRA_EMAIL", "JIRA_URL",
         "TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "HUBSPOT_ACCESS_TOKEN", "ZENDESK_API_TOKEN", "ZENDESK_EMAIL",
-        "ZENDESK_SUBDOMAIN", "NOTION_TOKEN", "GIT_CONFIG_COUNT"}
+        "ZENDESK_SUBDOMAIN", "NOTION_TOKEN", "GIT_CONFIG_COUNT", "PAGERDUTY_API_KEY", "PAGERDUTY_FROM",
+        "SENDGRID_API_KEY", "ASANA_ACCESS_TOKEN", "INTERCOM_ACCESS_TOKEN", "SENTRY_AUTH_TOKEN", "SENTRY_ORG",
+        "DISCORD_BOT_TOKEN", "TRELLO_API_KEY", "TRELLO_TOKEN"}
 
 
 def basic(user: str, password: str) -> dict[str, str]:
@@ -52,6 +54,13 @@ def test_a_world_gives_every_services_variables_and_env_tokens_lists_them(state)
      lambda v: basic(f"{v['ZENDESK_EMAIL']}/token", v["ZENDESK_API_TOKEN"])),
     ("notion_default", "notion/v1/users/me", lambda v: {"Authorization": f"Bearer {v['NOTION_TOKEN']}",
                                                         "Notion-Version": "2025-09-03"}),
+    ("pagerduty_default", "pagerduty/users/me", lambda v: {"Authorization": f"Token token={v['PAGERDUTY_API_KEY']}"}),
+    ("sendgrid_default", "sendgrid/v3/teammates", lambda v: {"Authorization": f"Bearer {v['SENDGRID_API_KEY']}"}),
+    ("asana_default", "asana/api/1.0/users/me", lambda v: {"Authorization": f"Bearer {v['ASANA_ACCESS_TOKEN']}"}),
+    ("intercom_default", "intercom/me", lambda v: {"Authorization": f"Bearer {v['INTERCOM_ACCESS_TOKEN']}"}),
+    ("sentry_default", "sentry/api/0/organizations/acme/issues/",
+     lambda v: {"Authorization": f"Bearer {v['SENTRY_AUTH_TOKEN']}"}),
+    ("discord_default", "discord/api/v10/users/@me", lambda v: {"Authorization": f"Bot {v['DISCORD_BOT_TOKEN']}"}),
 ])
 def test_a_generated_pack_takes_its_issued_credentials_and_refuses_others_where_required(state, template, path, auth):
     store = EnvironmentStore(state)

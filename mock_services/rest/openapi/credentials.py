@@ -50,9 +50,13 @@ Identify = Callable[[EnvState, "str | None", dict[str, str]], str]
 
 
 def presented(token: str | None, headers: dict[str, str]) -> set[str]:
-    """Every secret a request shows: its bearer token and both halves of its HTTP Basic."""
+    """Every secret a request shows: its bearer token, both halves of its HTTP Basic, PagerDuty's
+    `Token token=…` and Discord's `Bot …`."""
     shown = {token} if token else set()
     value = headers.get("authorization", "")
+    scheme, _, rest = value.partition(" ")
+    if scheme.lower() in ("token", "bot"):
+        shown.add(rest.strip().removeprefix("token="))
     if value.lower().startswith("basic "):
         try:
             shown |= set(base64.b64decode(value.split(" ", 1)[1]).decode().split(":", 1))
