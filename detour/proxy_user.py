@@ -389,14 +389,15 @@ class ProxyUser:
 
 def proxy_destinations(replica_address: str, upstream_hosts: dict[str, str], database_url: str | None) -> dict[str, list[int]]:
     """Where on this machine (or in its networks) the proxy may open connections: the replica
-    server, the addresses allowed names are mapped to (on the ports a policy may open), and
-    the environments' database."""
+    server (by name too: `--replica-host`), the addresses allowed names are mapped to (on the
+    ports a policy may open), and the environments' database."""
     host, _, port = replica_address.rpartition(":")
-    opened: dict[str, list[int]] = {host.strip("[]"): [int(port)]}
-    for address in upstream_hosts.values():
-        opened.setdefault(address.strip("[]"), []).extend(ALLOWED_PORTS)
+    wanted = [(host.strip("[]"), [int(port)])] + [(a.strip("[]"), sorted(ALLOWED_PORTS)) for a in upstream_hosts.values()]
     if database_url:
         place = urlsplit(database_url)
-        for found in socket.getaddrinfo(place.hostname or "localhost", place.port or 5432, proto=socket.IPPROTO_TCP):
-            opened.setdefault(found[4][0], []).append(place.port or 5432)
-    return {address: ports for address, ports in opened.items() if _is_ip(address)}
+        wanted.append((place.hostname or "localhost", [place.port or 5432]))
+    opened: dict[str, list[int]] = {}
+    for name, ports in wanted:
+        for address in _addresses(name, ports[0]):
+            opened.setdefault(address, []).extend(ports)
+    return opened
