@@ -1,0 +1,79 @@
+"""detour's suites under the harnesses RL teams use, each in a venv of its own with its users'
+package from the registry and detour-client beside it (tests/harness_venvs.py), against a
+`detour serve` stack over HTTP. A few acme tests are played by two policies, the scripted one
+(tests/agents/acme_suite.py's program for the test is the action) and one that does nothing;
+each harness's reward equals the stack's own rollouts' score for the same test and policy.
+
+- OpenEnv: detour_client.openenv's server (OpenEnv's own create_app, uvicorn) and its EnvClient
+  over the WebSocket session, plus OpenEnv's plain HTTP /schema.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from detour_client import StackClient
+from tests.conftest import needs_namespaces
+from tests.e2e.test_cli import Server
+from tests.harness_venvs import REPO, client_wheel, harness_venv, run
+
+pytestmark = needs_namespaces
+
+SUITE = REPO / "examples" / "suites" / "acme.json"
+AGENT = REPO / "tests" / "agents" / "acme_suite.py"
+HARNESSES = REPO / "tests" / "harnesses"
+TESTS = ["acme_1", "acme_4", "acme_7"]  # a Linear+Slack, a Box+Slack and a Linear-state task: lean on time
+IDLE = "pass"
+# OpenEnv's current distribution is `openenv` (openenv-core stopped at 0.3); verifiers' extra asks for it.
+REQUIREMENTS = {"openenv": ["openenv", "uvicorn"]}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    server = Server(tmp_path_factory.mktemp("harnesses") / "home")
+    server.start()
+    try:
+        yield server.platform()
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    return client_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="module")
+def expected(served) -> dict[str, dict[str, float]]:
+    """The stack's own rollouts of the tests, by policy: what every harness must score."""
+    url, key = served
+    stack = StackClient(url, api_key=key)
+    scores = {}
+    for policy, agent in (("scripted", ["python3", str(AGENT)]), ("idle", ["python3", "-c", IDLE])):
+        outcomes = [o for test in TESTS for o in stack.rollouts(SUITE, agent, test=test, backend="namespace")]
+        scores[policy] = {o.id: o.score for o in outcomes}
+    assert set(scores["scripted"].values()) == {1.0} and set(scores["idle"].values()) != {1.0}
+    assert stack.environments() == []
+    return scores
+
+
+def play(harness: str, wheel: Path, served: tuple[str, str], tmp_path: Path) -> dict:
+    """The harness's program (tests/harnesses/NAME.py) in its venv: the tests' rewards per policy, as JSON."""
+    python = harness_venv(harness, REQUIREMENTS[harness], wheel)
+    stack_free = subprocess.run([python, "-c", "import mitmproxy"], capture_output=True, text=True)
+    assert stack_free.returncode != 0  # nothing of the stack came with the client
+    url, key = served
+    done = run([python, HARNESSES / f"play_{harness.split('-')[0]}.py", url, key, SUITE, AGENT, IDLE, *TESTS], tmp_path)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_openenv_steps_detour_episodes_with_the_rewards_of_the_stacks_rollouts(served, wheel, expected, tmp_path):
+    report = play("openenv", wheel, served, tmp_path)
+    assert report["rewards"] == expected
+    assert report["schema"]["action"]["title"] == "DetourAction"
+    assert report["left"] == []  # each episode's environment went with its submit
+
