@@ -214,13 +214,15 @@ class ProxyEgress:
     servers its home's policies name (looked at again whenever the policies folder changes);
     taken back at close, and the last stack of the uid to close removes the table."""
 
-    def __init__(self, uid: int, opened: dict[str, list[int]], policies: Path) -> None:
+    def __init__(self, uid: int, opened: dict[str, list[int]], policies: Path, alone: bool) -> None:
         self.table = f"{TABLE_PREFIX}{uid}"
         self.fixed, self.policies = nft_elements(opened), policies
         self.elements: set[tuple[str, str]] = set()
         self.seen: float | None = None
         self.stopping = threading.Event()
         with _registry_lock():
+            if alone:  # what a killed stack of the uid (or a home gone before) left opened goes
+                _nft("delete", "table", "inet", self.table)
             if _nft("list", "table", "inet", self.table).returncode != 0:
                 made = _nft("-f", "-", script=nft_table(uid))
                 if made.returncode != 0:
@@ -275,6 +277,19 @@ def can_confine() -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
+
+
+def _alone(uid: int, own: Path) -> bool:
+    """No other stack of the uid runs (each has a broker socket, `own` is this one's, named by
+    its process); the sockets of stacks that were killed go."""
+    alone = True
+    for made in BROKERS.glob(f"{uid}-*.sock"):
+        owner = int(made.name.split("-")[1])
+        if not Path(f"/proc/{owner}").exists():
+            made.unlink(missing_ok=True)
+        elif made != own:
+            alone = False
+    return alone
 
 
 def _sweep_groups(uid: int) -> None:
@@ -353,7 +368,7 @@ class ProxyUser:
         os.chmod(BROKERS, 0o711)  # a socket's path is short (108 bytes), a home's may not be
         self.broker = InboundBroker(BROKERS / f"{uid}-{os.getpid()}-{id(self) % 10**6}.sock", uid)
         if shutil.which("nft"):
-            self.egress = ProxyEgress(uid, opened, self.state.policies_dir)
+            self.egress = ProxyEgress(uid, opened, self.state.policies_dir, _alone(uid, self.broker.path))
 
     def wrap(self, argv: list[str]) -> list[str]:
         """The proxy's command line: its limits, and as its user (not root: no-new-privs only)."""
