@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from bench.calendar import bench_calendar_month
+from bench.chaos import ROLLOUTS, bench_chaos
 from bench.proxy import (
     bench_capture,
     bench_embedded_start,
@@ -142,6 +143,8 @@ def main() -> None:
             bench_two_nodes()
             section("soak: one proxy, 100,000 requests")
             soak(state)
+            section(f"chaos soak: {ROLLOUTS} rollouts while proxy workers, sandboxes and callers are killed (bench/chaos.py)")
+            bench_chaos()
 
 
 if __name__ == "__main__":

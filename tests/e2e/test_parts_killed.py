@@ -10,6 +10,8 @@ import os
 import re
 import signal
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
@@ -49,11 +51,18 @@ def home(tmp_path_factory, request) -> Path:
     home = tmp_path_factory.mktemp("parts-killed") / "home"
     (home.parent / "tick_agent.py").write_text(AGENT)
     (home.parent / "hello.py").write_text("print('hello')\n")
+    with served(home, request):
+        yield home
+
+
+@contextmanager
+def served(home: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
+    """`detour serve` for the home, its environments in Postgres in the Makefile's Postgres pass."""
     with store_options(request) as options:
         server = Server(home, *options)
         server.start()
         try:
-            yield home
+            yield server
         finally:
             server.stop()
 

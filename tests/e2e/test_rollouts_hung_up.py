@@ -23,7 +23,7 @@ from mock_services.store import EnvironmentStore
 from sandbox.netns import known_sandboxes, owner
 from tests.e2e.test_cli import Server
 from tests.e2e.test_interrupts import read_until
-from tests.postgres import store_options
+from tests.e2e.test_parts_killed import served
 from tests.waiting import until
 
 AGENT = """
@@ -57,13 +57,8 @@ except KeyboardInterrupt:
 def stack(tmp_path_factory, request) -> Server:
     home = tmp_path_factory.mktemp("hung-up") / "home"
     (home.parent / "agent.py").write_text(AGENT)
-    with store_options(request) as options:
-        server = Server(home, *options)
-        server.start()
-        try:
-            yield server
-        finally:
-            server.stop()
+    with served(home, request) as server:
+        yield server
 
 
 def agents(home: Path) -> list[psutil.Process]:
@@ -113,8 +108,8 @@ def test_ctrl_c_in_the_python_client_stops_its_rollouts_and_keeps_what_finished(
     url, key = stack.platform()
     before = {e.env_id for e in EnvironmentStore(StatePaths(home)).list()}
     trainer = subprocess.Popen([sys.executable, "-c", TRAINER, url, key, json.dumps(SUITE),
-                                str(home.parent / "agent.py"), json.dumps({"timeout_s": HOURS})], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+                                str(home.parent / "agent.py"), json.dumps({"timeout_s": HOURS})],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         seen = read_until(trainer, '"id": "t1"')
         playing = until(lambda: agents(home), trainer, "t2's agent never started")
