@@ -6,7 +6,9 @@ each harness's reward equals the stack's own rollouts' score for the same test a
 
 - OpenEnv: detour_client.openenv's server (OpenEnv's own create_app, uvicorn) and its EnvClient
   over the WebSocket session, plus OpenEnv's plain HTTP /schema.
-"""
+- verifiers 0.4: its own OpenEnv taskset (verifiers.v1.tasksets.openenv) pointed at that server,
+  its engine (OpenEnvEnv.run) stepping it; the player's replies are the policy's actions, where
+  a model's would be, and the reward is the one verifiers records on the trace."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ HARNESSES = REPO / "tests" / "harnesses"
 TESTS = ["acme_1", "acme_4", "acme_7"]  # a Linear+Slack, a Box+Slack and a Linear-state task: lean on time
 IDLE = "pass"
 # OpenEnv's current distribution is `openenv` (openenv-core stopped at 0.3); verifiers' extra asks for it.
-REQUIREMENTS = {"openenv": ["openenv", "uvicorn"]}
+REQUIREMENTS = {"openenv": ["openenv", "uvicorn"], "verifiers-openenv": ["verifiers[openenv]", "uvicorn"]}
 
 
 @pytest.fixture(scope="module")
@@ -77,3 +79,8 @@ def test_openenv_steps_detour_episodes_with_the_rewards_of_the_stacks_rollouts(s
     assert report["schema"]["action"]["title"] == "DetourAction"
     assert report["left"] == []  # each episode's environment went with its submit
 
+
+def test_verifiers_openenv_taskset_scores_detour_episodes_as_the_stack_does(served, wheel, expected, tmp_path):
+    report = play("verifiers-openenv", wheel, served, tmp_path)
+    assert report["rewards"] == expected
+    assert report["verifiers"].startswith("0.4") and report["left"] == []
