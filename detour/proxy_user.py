@@ -6,7 +6,8 @@ per home, from 500000, kept in `proxy.uid` and claimed machine-wide in /run/deto
 with no capabilities, no-new-privs and limits of their own:
 - files: the home is 0710 root:<proxy gid>, so the proxy may pass through it but list nothing;
   it owns `audit/` (the one folder it writes besides the environments' databases, which the
-  faults it fires and the replicas it may answer write), reads `policies/` and `secrets/`
+  faults it fires and the replicas it may answer write, and `events/`, where those replicas note
+  an environment that sends events), reads `policies/` and `secrets/`
   through its group, and reads its CA key and the credential signing key from 0640 copies in
   `proxy/`. The API key, the CA's own folder, runs, logs and every other home stay closed.
   The interpreter's folders are shown to it in a mount namespace of its own where a closed
@@ -47,6 +48,7 @@ from mitmproxy.certs import DEFAULT_DHPARAM
 
 from detour_core.paths import RUNTIME_DIR, StatePaths
 from detour_core.policy import ALLOWED_PORTS, InvalidPolicy, load_policy
+from mock_services.events.webhooks import WATCHED
 from sandbox.addressing import SANDBOX_NET
 from sandbox.base import Limits
 from sandbox.cgroups import ROOT, CgroupLimits, available
@@ -357,6 +359,7 @@ class ProxyUser:
         _group_readable(self.state.policies_dir, uid)
         _group_readable(self.state.secrets_dir, uid)
         _group_readable(self.state.environments_dir, uid, writable=True)
+        _group_readable(self.state.home / WATCHED, uid, writable=True)  # replicas it runs note event listeners there
         if self.state.database_file.exists():
             os.chown(self.state.database_file, 0, uid)
             os.chmod(self.state.database_file, 0o640)
