@@ -32,6 +32,8 @@ class EventRule:
     # Whether a subscriber (a user id in the pack's terms) may receive it: Slack delivers a
     # channel's messages only to apps in the channel, and an app_mention only to the one named.
     audience: Callable[[Any, Row, str], bool] | None = None
+    # Payload fields made from an update's row and the row before it (Jira's changelog)
+    compared: Mapping[str, Callable[[Row, Row], object]] | None = None
 
 
 @dataclass(frozen=True)
@@ -48,13 +50,15 @@ class Events:
     actor: Callable[[Row], object] = lambda event: event.get("user")
 
 
-def render(rule: EventRule, state: Any, row: Row) -> Row:
+def render(rule: EventRule, state: Any, row: Row, before: Row | None = None) -> Row:
     """The event's payload: its type and fields; a field with no value is left out, as vendors do."""
     payload: Row = {"type": rule.event}
     for name, source in rule.fields.items():
         value = row.get(source) if isinstance(source, str) else source(state, row)
         if value is not None:
             payload[name] = value
+    for name, compare in (rule.compared or {}).items() if before is not None else ():
+        payload[name] = compare(row, before)
     return payload
 
 
@@ -74,7 +78,7 @@ def rules_by_change(service: str) -> dict[tuple[str, str], list[EventRule]] | No
 def asks_before(service: str, table: str) -> bool:
     """Whether an update of `table` must say what the row was (a rule of it names `changed`)."""
     keyed = rules_by_change(service) or {}
-    return any(rule.changed for rule in keyed.get((table, "update"), ()))
+    return any(rule.changed or rule.compared for rule in keyed.get((table, "update"), ()))
 
 
 def _fires(rule: EventRule, row: Row, before: Row | None) -> bool:
@@ -97,7 +101,7 @@ def emit(state: Any, service: str, table: str, change: Change, row: Row, before:
         return
     for rule in keyed[(table, change)]:
         if _fires(rule, row, before):
-            event = render(rule, state, row)
+            event = render(rule, state, row, before)
             if listening:
                 events.deliver(state, rule, event)
             if awaited:

@@ -15,7 +15,7 @@ from mock_services.rest.errors import RestError
 TOKEN = re.compile(r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')|(?P<op>!=|!~|=|~|\(|\)|,)'
                    r'|(?P<word>[^\s=!~(),"\']+(?:\(\))?))')
 FIELDS = {"project", "status", "statuscategory", "assignee", "reporter", "issuetype", "type", "key", "issue",
-          "labels", "priority", "summary", "description", "text", "id"}
+          "labels", "priority", "summary", "description", "text", "id", "issuekey"}
 ORDERABLE = {"created", "updated", "key", "priority", "summary", "status", "assignee", "duedate"}
 
 
@@ -138,3 +138,23 @@ def sort_key(issue: dict, field: str) -> Any:
     if isinstance(value, dict):
         return str(value.get("name") or value.get("displayName") or value.get("id") or "")
     return str(value or "")
+
+
+def values_of(issue: dict, field: str) -> list[str]:
+    """The texts a stored issue's field matches by (a project's key, id and name; a user's ids and name)."""
+    fields = issue.get("fields", {})
+    name = {"type": "issuetype", "issue": "key", "issuekey": "key", "text": "summary"}.get(field, field)
+    if name in ("key", "id"):
+        return [str(issue.get(name, ""))]
+    if field == "text":
+        return [str(fields.get("summary") or ""), str(fields.get("description") or "")]
+    if name == "statuscategory":
+        category = (fields.get("status") or {}).get("statusCategory") or {}
+        return [str(category.get("name", "")), str(category.get("key", ""))]
+    value = fields.get(name)
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    if isinstance(value, dict):
+        return [str(value[k]) for k in ("id", "key", "name", "accountId", "emailAddress", "displayName")
+                if value.get(k)]
+    return [str(value)] if value else []

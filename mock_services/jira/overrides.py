@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mock_services import clock
-from mock_services.jira import jql
+from mock_services.jira import events, jql
 from mock_services.rest.errors import RestError
 from mock_services.rest.openapi.semantics import Resources
 from mock_services.rest.router import Call, basic_login
@@ -133,29 +133,10 @@ def do_transition(resources: Resources, call: Call) -> None:
     call.state.update("jira_issue", {**issue, "fields": fields})
 
 
-def _values_of(issue: Row, field: str) -> list[str]:
-    fields = issue.get("fields", {})
-    name = {"type": "issuetype", "issue": "key", "text": "summary"}.get(field, field)
-    if name in ("key", "id"):
-        return [str(issue.get(name, ""))]
-    if field == "text":
-        return [str(fields.get("summary") or ""), str(fields.get("description") or "")]
-    if name == "statuscategory":
-        category = (fields.get("status") or {}).get("statusCategory") or {}
-        return [str(category.get("name", "")), str(category.get("key", ""))]
-    value = fields.get(name)
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    if isinstance(value, dict):
-        return [str(value[k]) for k in ("id", "key", "name", "accountId", "emailAddress", "displayName")
-                if value.get(k)]
-    return [str(value)] if value else []
-
-
 def search(resources: Resources, call: Call) -> Any:
     body = resources.body(call) if call.operation.method == "POST" else call.params
     account = (call.state.first("jira_users", id=call.user) or {}).get("accountId", "")
-    holds, order = jql.matcher(str(body.get("jql") or ""), account, _values_of)
+    holds, order = jql.matcher(str(body.get("jql") or ""), account, jql.values_of)
     found = [i for i in call.state.rows("jira_issue") if holds(i)]
     for field, descending in reversed(order or [("key", True)]):
         found.sort(key=lambda i: jql.sort_key(i, field), reverse=descending)
@@ -220,12 +201,27 @@ def fields(resources: Resources, call: Call) -> Any:
              "navigable": True, "searchable": True, "clauseNames": [name]} for name in SYSTEM_FIELDS]
 
 
+def register_webhooks(resources: Resources, call: Call) -> Any:
+    body = resources.body(call)
+    if not body.get("url") or not isinstance(body.get("webhooks"), list):
+        raise invalid("A registration takes a url and a list of webhooks.")
+    return {"webhookRegistrationResult": events.register(call.state, str(body["url"]), body["webhooks"])}
+
+
+def delete_webhooks(resources: Resources, call: Call) -> None:
+    """Removes the webhooks named; ids of no webhook are ignored, as Jira ignores other apps'."""
+    wanted = {int(i) for i in resources.body(call).get("webhookIds") or () if str(i).isdigit()}
+    for webhook in call.state.rows(events.WEBHOOKS):
+        if webhook["id"] in wanted:
+            call.state.delete(events.WEBHOOKS, webhook)
+
+
 HANDLERS = {
     "getFields": fields,
     "createIssue": create_issue, "editIssue": edit_issue, "getTransitions": transitions, "doTransition": do_transition,
     "searchForIssuesUsingJql": search, "searchForIssuesUsingJqlPost": search, "addComment": add_comment,
     "getCurrentUser": current_user, "getUser": get_user, "getAllUsers": all_users, "searchProjects": search_projects,
-    "getServerInfo": server_info,
+    "getServerInfo": server_info, "registerDynamicWebhooks": register_webhooks, "deleteWebhookById": delete_webhooks,
 }
 
 # Credentials: an Atlassian API token with its account's email and the site (basic auth).

@@ -4,6 +4,7 @@ waiting) never calls a payload renderer; once an app listens, the same write rea
 Stripe endpoint gets each change as Stripe's event once (an invoice paid, not again at a later
 edit), signed under the secret its creation answered."""
 
+import base64
 import hashlib
 import hmac
 from datetime import UTC, datetime
@@ -39,9 +40,9 @@ def test_a_write_nobody_hears_renders_nothing_and_a_heard_one_is_delivered(slack
     rendered = []
     real_render = rules.render
 
-    def counting(rule, state, row):
+    def counting(rule, state, row, before=None):
         rendered.append(rule.event)
-        return real_render(rule, state, row)
+        return real_render(rule, state, row, before)
     monkeypatch.setattr(rules, "render", counting)
 
     posted = slack("chat.postMessage", slack.tokens[JOHN], channel=ENGINEERING, text=f"<@{AGENT}> hello?")
@@ -119,3 +120,38 @@ def test_a_held_back_attempt_goes_later_as_the_same_attempt_and_a_failed_one_wai
     assert webhooks.deliver_due(store, env, send(webhooks.Outcome(False))) == 0  # dropped: Stripe's retry in 1 h
     assert waiting() == [(1, start + 5 + stripe_events.RETRIES[0])]
     assert sent == [("customer.created", 0), ("customer.created", 0)]
+
+
+def test_a_jira_webhook_gets_its_projects_issue_and_comment_changes_in_jiras_shape(state):
+    client = TestClient(create_app(state), raise_server_exceptions=False)
+    store = EnvironmentStore(state)
+    env = store.create("jira_default").env_id
+    base = f"/api/env/{env}/services/jira/rest/api/3"
+    priya = {"Authorization": "Basic " + base64.b64encode(b"priya@example.com:token").decode()}
+
+    def call(method, path, body=None, headers=None):
+        answer = client.request(method, base + path, json=body, headers=headers or {})
+        assert answer.status_code < 300, answer.text
+        return answer.json() if answer.content else None
+    registered = call("POST", "/webhook", {"url": "http://localhost:8000/jira", "webhooks": [
+        {"jqlFilter": "project = ACME", "events": ["jira:issue_created", "jira:issue_updated", "comment_created"]},
+        {"jqlFilter": "watchCount > 3", "events": ["jira:issue_created"]}]})["webhookRegistrationResult"]
+    hook = registered[0]["createdWebhookId"]
+    assert isinstance(hook, int) and registered[1]["errors"]
+    assert [w["id"] for w in call("GET", "/webhook")["values"]] == [hook]
+    issue = call("POST", "/issue", {"fields": {"project": {"key": "ACME"}, "summary": "Flaky deploy",
+                                                "issuetype": {"name": "Bug"}}})
+    call("POST", "/issue", {"fields": {"project": {"key": "OPS"}, "summary": "Not ours", "issuetype": {"name": "Task"}}})
+    call("POST", f"/issue/{issue['key']}/transitions", {"transition": {"id": "21"}})
+    call("POST", f"/issue/{issue['key']}/comment", {"body": "On it"}, priya)
+    call("DELETE", "/webhook", {"webhookIds": [hook]})
+    call("POST", "/issue", {"fields": {"project": {"key": "ACME"}, "summary": "After", "issuetype": {"name": "Task"}}})
+
+    with store.open(env) as env_state:
+        sent = [d.body["payload"] for d in outbox.waiting(env_state, f"jira.webhook:{hook}")]
+    assert [p["webhookEvent"] for p in sent] == ["jira:issue_created", "jira:issue_updated", "comment_created"]
+    assert all(p["matchedWebhookIds"] == [hook] and p["issue"]["key"] == issue["key"] for p in sent)
+    status = [i for i in sent[1]["changelog"]["items"] if i["field"] == "status"]
+    assert status[0]["fromString"] == "To Do" and status[0]["toString"] == "In Progress"
+    assert sent[2]["comment"]["author"]["emailAddress"] == "priya@example.com"
+    assert sent[2]["user"]["emailAddress"] == "priya@example.com"
