@@ -3,13 +3,17 @@ mailbox since a history id, from the entries every change records."""
 
 from __future__ import annotations
 
+import re
+
 from mock_services import clock
-from mock_services.gmail import mailbox
+from mock_services.gmail import events, mailbox
 from mock_services.gmail.resources import page
 from mock_services.rest.errors import RestError
+from mock_services.pubsub.overrides import topic_row
 from mock_services.rest.router import Call
 
 WATCH_DAYS = 7
+TOPIC = re.compile(r"projects/[^/]+/topics/[^/]+")
 KINDS = {"messageAdded": "messagesAdded", "messageDeleted": "messagesDeleted", "labelAdded": "labelsAdded",
          "labelRemoved": "labelsRemoved"}
 
@@ -23,16 +27,29 @@ def get_profile(call: Call) -> dict:
 
 
 def watch(call: Call) -> dict:
-    mailbox.owner(call)
+    """The mailbox's one watch (a new one replaces it), published to by events.py."""
+    user = mailbox.owner(call)
     body = call.body if isinstance(call.body, dict) else {}
-    if not body.get("topicName"):
-        raise RestError(400, "invalidArgument", "Invalid topicName")
-    return {"historyId": str(mailbox.current_history_id(call.state)),
-            "expiration": str(int((clock.now() + WATCH_DAYS * 86400) * 1000))}
+    topic = str(body.get("topicName") or "")
+    if not TOPIC.fullmatch(topic):
+        raise RestError(400, "invalidArgument", f"Invalid topicName does not match projects/*/topics/*: {topic}")
+    if "pubsub" in call.state.info.held() and topic_row(call.state.scoped("pubsub"), topic) is None:
+        raise RestError(404, "notFound", f"Resource not found (resource={topic.rpartition('/')[2]}).")
+    row = {"id": user["id"], "user_id": user["id"], "topic_name": topic, "label_ids": list(body.get("labelIds") or []),
+           "label_filter_behavior": body.get("labelFilterBehavior") or body.get("labelFilterAction") or "include",
+           "history_id": mailbox.current_history_id(call.state),
+           "expiration": int((clock.now() + WATCH_DAYS * 86400) * 1000)}
+    if call.state.first(events.WATCHES, id=user["id"]):
+        call.state.update(events.WATCHES, row)
+    else:
+        call.state.insert(events.WATCHES, row)
+    return {"historyId": str(row["history_id"]), "expiration": str(row["expiration"])}
 
 
 def stop(call: Call) -> None:
-    mailbox.owner(call)
+    user = mailbox.owner(call)
+    if found := call.state.first(events.WATCHES, id=user["id"]):
+        call.state.delete(events.WATCHES, found)
 
 
 def list_history(call: Call) -> dict:
