@@ -44,6 +44,7 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services/sheets/spec/pack.json",
     "mock_services/people/spec/pack.json",
     "mock_services/chat/spec/pack.json",
+    "mock_services/pubsub/spec/pack.json",
     "mock_services/pagerduty/spec/pack.json",
     "mock_services/sendgrid/spec/pack.json",
     "mock_services/asana/spec/pack.json",
