@@ -21,7 +21,8 @@ WALL_CLOCK = {("time", "time"), ("time", "time_ns"), ("datetime", "now"), ("date
 # Where the wall clock or the system's randomness is right: credentials a caller presents (they
 # must stay unguessable), request budgets (a rate is real time), and the store's own bookkeeping.
 ALLOWED = {"clock.py", "store.py", "issued_tokens.py", "rest/router.py:within_budget", "slack/router.py:within_budget",
-           "databases/", "slack/socket_mode.py:connections_open"}  # a Socket Mode ticket is a credential
+           "databases/", "slack/socket_mode.py:connections_open",  # a Socket Mode ticket is a credential
+           "mcp/endpoint.py:session"}  # so is an MCP session id (signed; a seed would make it guessable)
 
 
 def wall_clock_reads() -> list[str]:
