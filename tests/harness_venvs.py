@@ -8,13 +8,18 @@ One venv a harness: their pins need not agree."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+from tests.e2e.test_cli import Server
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "detour-tests"
@@ -41,11 +46,25 @@ def harness_venv(name: str, requirements: list[str], wheel: Path) -> Path:
     when today has none yet; then the wheel alone, anew, its dependencies already there)."""
     cache = CACHE / name
     venv = cache / f"{datetime.date.today()}-{hashlib.sha256(' '.join(requirements).encode()).hexdigest()[:8]}"
-    if not (venv / ".complete").exists():
-        shutil.rmtree(cache, ignore_errors=True)  # yesterday's, or one a failure left half made
-        run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", venv], CACHE.parent)
-        run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", *requirements, wheel], CACHE.parent)
-        (venv / ".complete").touch()
-    run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", wheel],
-        CACHE.parent)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"{name}.lock", "w") as lock:  # another session's test may be making it too
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (venv / ".complete").exists():
+            shutil.rmtree(cache, ignore_errors=True)  # yesterday's, or one a failure left half made
+            run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", venv], CACHE.parent)
+            run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", *requirements, wheel], CACHE.parent)
+            (venv / ".complete").touch()
+        run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", wheel],
+            CACHE.parent)
     return venv / "bin" / "python"
+
+
+@contextlib.contextmanager
+def detour_serve(home: Path) -> Iterator[tuple[str, str]]:
+    """A `detour serve` stack for the harnesses to reach over HTTP: its URL and API key."""
+    server = Server(home)
+    server.start()
+    try:
+        yield server.platform()
+    finally:
+        server.stop()

@@ -8,18 +8,15 @@ kept for the day, the client's wheel built and installed anew each run."""
 
 from __future__ import annotations
 
-import datetime
 import json
-import os
-import shutil
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import needs_namespaces
-from tests.e2e.test_cli import Server
+from tests.harness_venvs import client_wheel, detour_serve, harness_venv, run
 
 pytestmark = needs_namespaces
 
@@ -48,49 +45,26 @@ print(json.dumps({"outcomes": outcomes, "left": client.environments(), "refused"
 """
 
 
-def run(argv: list, env: dict, cwd: Path) -> subprocess.CompletedProcess:
-    done = subprocess.run([str(a) for a in argv], env=env, cwd=cwd, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, f"{argv} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done
-
-
 @pytest.fixture(scope="module")
-def trainer(tmp_path_factory) -> tuple[Path, dict]:
+def trainer(tmp_path_factory) -> Path:
     """A venv with the newest verifiers and detour-client's wheel (built now), and nothing of the
-    stack. The venv is kept for the day (installing verifiers takes pip ~4 minutes here); the
-    client's wheel is installed into it anew each time."""
-    root = tmp_path_factory.mktemp("trainer")
-    plain = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "DETOUR_HOME")}
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "detour-tests" / "trainer"
-    venv = cache / str(datetime.date.today())
-    if not (venv / ".complete").exists():
-        shutil.rmtree(cache, ignore_errors=True)  # yesterday's, or one a failure left half made
-        run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", venv], plain, root)
-        run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "verifiers"], plain, root)
-        (venv / ".complete").touch()
-    run([sys.executable, "-m", "build", "--wheel", "--outdir", root / "dist", REPO / "client"], plain, root)
-    [wheel] = (root / "dist").glob("detour_client-*.whl")
-    run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--force-reinstall", wheel], plain, root)
-    return venv / "bin" / "python", plain
+    stack (tests/harness_venvs.py: kept for the day, the wheel installed anew each time)."""
+    return harness_venv("trainer", ["verifiers"], client_wheel(tmp_path_factory.mktemp("trainer")))
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("client-anywhere") / "home")
-    server.start()
-    try:
-        yield server.platform()
-    finally:
-        server.stop()
+def served(tmp_path_factory) -> Iterator[tuple[str, str]]:
+    with detour_serve(tmp_path_factory.mktemp("client-anywhere") / "home") as platform:
+        yield platform
 
 
 def test_the_client_beside_the_newest_verifiers_runs_rollouts_against_a_stack(trainer, served, tmp_path):
-    python, env = trainer
+    python = trainer
     stack_free = subprocess.run([python, "-c", "import mitmproxy"], capture_output=True, text=True)
     assert stack_free.returncode != 0  # nothing of the stack came with the client
     (tmp_path / "trainer.py").write_text(TRAINER)
     url, key = served
-    report = json.loads(run([python, tmp_path / "trainer.py", url, key, SUITE, AGENT], env, tmp_path).stdout)
+    report = json.loads(run([python, tmp_path / "trainer.py", url, key, SUITE, AGENT], tmp_path).stdout)
     assert tuple(int(p) for p in report["pydantic"].split(".")[:2]) >= (2, 12)  # beyond mitmproxy 12.2's pins
     assert tuple(int(p) for p in report["verifiers"].split(".")[:2]) >= (0, 4)
     outcomes = report["outcomes"]

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from detour_client import StackClient
 from tests.conftest import needs_namespaces
-from tests.e2e.test_cli import Server
-from tests.harness_venvs import REPO, client_wheel, harness_venv, run
+from tests.harness_venvs import REPO, client_wheel, detour_serve, harness_venv, run
 
 pytestmark = needs_namespaces
 
@@ -35,13 +35,9 @@ REQUIREMENTS = {"openenv": ["openenv", "uvicorn"], "verifiers-openenv": ["verifi
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("harnesses") / "home")
-    server.start()
-    try:
-        yield server.platform()
-    finally:
-        server.stop()
+def served(tmp_path_factory) -> Iterator[tuple[str, str]]:
+    with detour_serve(tmp_path_factory.mktemp("harnesses") / "home") as platform:
+        yield platform
 
 
 @pytest.fixture(scope="module")
