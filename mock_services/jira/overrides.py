@@ -32,10 +32,14 @@ def invalid(message: str, status: int = 400) -> RestError:
 
 
 def identify(state: EnvState, token: str | None, headers: dict[str, str]) -> str:
-    """Basic auth names its user by email (an API token's owner); anything else acts as the
-    environment's user."""
+    """Basic auth names its user by email (an API token's owner); a bearer token (an OAuth 2.0
+    app's, which is who registers webhooks; a timeline step's person) is its own user's where the
+    environment issued it; anything else acts as the environment's user."""
     email = basic_login(headers)
     found = state.first("jira_users", emailAddress=email) if email else None
+    if found is None and token and not email:
+        owner = next((uid for uid, issued in credentials(state).tokens.items() if issued == token), None)
+        found = {"id": owner} if owner else None
     return found["id"] if found else state.info.acting_user
 
 

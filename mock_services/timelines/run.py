@@ -113,7 +113,8 @@ def act(store: Any, env_id: str, step: Step, event: dict[str, Any], results: dic
         token = _token(store, env_id, step)
     except LookupError as e:
         return {"ok": False, "error": str(e)}
-    return resolve(hook)(store, env_id, token, step.do, _filled(step.args, event, results))
+    # A REST step's request line may name the event's object too (`POST /issue/{event.issue.key}/comment`)
+    return resolve(hook)(store, env_id, token, _filled(step.do, event, results), _filled(step.args, event, results))
 
 
 def fire_due(store: Any, env_id: str) -> int:

@@ -15,6 +15,7 @@ from fastapi import APIRouter
 
 from detour_core.registry import package_of
 from mock_services.coverage import Kind
+from mock_services.rest.act import rest_act
 from mock_services.rest.openapi.runtime import build
 from mock_services.rest.router import RestApi
 
@@ -30,6 +31,11 @@ class Generated:
     def coverage(self) -> dict[str, Kind]:
         """Each operation of its description: stateful, generated or not served."""
         return self.api.coverage()
+
+    def act(self, *step: Any) -> dict:
+        """A timeline step (`do` a request line) through the pack's own operations, as its person
+        (a descriptor's `act`: `mock_services.rest.openapi.packs:NAME.act`)."""
+        return rest_act(self.api)(*step)
 
 
 def folder_of(package: str) -> Path:
