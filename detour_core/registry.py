@@ -52,6 +52,7 @@ PACK_MODULES: tuple[str, ...] = (
     "mock_services/sentry/spec/pack.json",
     "mock_services/discord/spec/pack.json",
     "mock_services/trello/spec/pack.json",
+    "mock_services/gitlab/spec/pack.json",
     "mock_services/outlook_mail/spec/pack.json",
     "mock_services/outlook_calendar/spec/pack.json",
     "mock_services/teams/spec/pack.json",

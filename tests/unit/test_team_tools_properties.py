@@ -1,5 +1,5 @@
 """The team-tool packs generated from the vendors' own OpenAPI descriptions (PagerDuty, SendGrid,
-Asana, Intercom, Sentry, Discord, Trello), each against its own description (tests/unit/openapi_properties.py),
+Asana, Intercom, Sentry, Discord, Trello, GitLab), each against its own description (tests/unit/openapi_properties.py),
 on a small sample."""
 
 from tests.unit.openapi_properties import property_test
@@ -14,3 +14,4 @@ test_intercom_answers_as_its_description_says = property_test("intercom", exampl
 test_sentry_answers_as_its_description_says = property_test("sentry", examples=2, coverage=False)
 test_discord_answers_as_its_description_says = property_test("discord", examples=2, coverage=False)
 test_trello_answers_as_its_description_says = property_test("trello", examples=2, coverage=False)
+test_gitlab_answers_as_its_description_says = property_test("gitlab", examples=2, coverage=False)

@@ -28,7 +28,7 @@ def test_the_shipped_acme_is_what_its_data_builds():
 
 ACME = ["slack", "linear", "calendar", "box", "gmail", "drive", "github", "jira", "hubspot", "stripe", "twilio", "zendesk",
         "notion", "tasks", "docs", "sheets", "people", "chat", "pagerduty", "sendgrid", "asana", "intercom", "sentry",
-        "outlook_mail", "outlook_calendar", "teams", "onedrive", "discord", "trello"]
+        "outlook_mail", "outlook_calendar", "teams", "onedrive", "discord", "trello", "gitlab"]
 
 
 def test_acme_holds_its_services_whose_people_are_the_same(store):
@@ -48,7 +48,7 @@ def test_acme_holds_its_services_whose_people_are_the_same(store):
     assert all(len(found) == 1 for found in emails.values()) and len(emails) == 6
     assert all(set(p.ids) == {"slack", "linear", "calendar", "box", "gmail", "drive", "github", "jira", "hubspot",
                                "zendesk", "notion", "pagerduty", "sendgrid", "asana", "intercom", "sentry",
-                               "outlook_mail", "outlook_calendar", "teams", "onedrive", "discord", "trello"} for p in info.people)
+                               "outlook_mail", "outlook_calendar", "teams", "onedrive", "discord", "trello", "gitlab"} for p in info.people)
     assert VARIABLES <= set(store.credentials(info.env_id).variables)
 
 

@@ -9,6 +9,8 @@ A pack's overrides module (optional) may define:
     IDS: {table: id style}                                how ids look where the description has no example
     OPTIONAL: {schema: [field, ...]}                      fields it calls required that the API does not demand
     OPTIONAL_HEADERS: {name, ...}                         headers it calls required that the API does not demand
+    SPANS: {name, ...}                                    path placeholders whose values hold slashes
+                                                          (GitLab's `acme/checkout`, which its clients send as %2F)
     identify: (state, token, headers) -> user id          who acts (default: the environment's user)
     credentials: (state) -> Credentials                   tokens per user and a sandbox's variables
                                                           (credentials.issuer); where it issues
@@ -58,7 +60,8 @@ def _parameter(schemas: Schemas, data: dict) -> Parameter:
     enum = tuple(str(v) for v in inner.get("enum", ()) if isinstance(v, str))
     default = inner.get("default")
     return Parameter(data["name"], data["in"], kind if kind in ("integer", "boolean", "number") else "string",
-                     bool(data.get("required")), repeated, enum, str(default) if default is not None else None)
+                     bool(data.get("required")), repeated, enum, str(default) if default is not None else None,
+                     multi_segment=bool(data.get("x-spans-segments")))
 
 
 def operation_table(pack: str, document: dict, aliases: dict[str, str] | None = None,
@@ -139,6 +142,10 @@ def build(folder: Path, overrides_module: str) -> tuple[RestApi, APIRouter, Any]
     for name, fields in getattr(overrides, "OPTIONAL", {}).items():  # what the API does not demand after all
         schema = document["components"]["schemas"][name]
         schema["required"] = [f for f in schema.get("required", []) if f not in fields]
+    spanning = set(getattr(overrides, "SPANS", ()))  # GitLab's project id, or its path with its slashes
+    for parameter in (p for ops in document["paths"].values() for o in ops.values() for p in o["parameters"]):
+        if parameter["in"] == "path" and parameter["name"] in spanning:
+            parameter["x-spans-segments"] = True
     loose = {h.lower() for h in getattr(overrides, "OPTIONAL_HEADERS", ())}  # PagerDuty's Content-Type on a GET
     for parameter in (p for ops in document["paths"].values() for o in ops.values() for p in o["parameters"]):
         if parameter["in"] == "header" and parameter["name"].lower() in loose:
