@@ -77,7 +77,7 @@ class ProxyFiles:
 
 
 @contextlib.contextmanager
-def _registry_lock():
+def registry_lock():
     REGISTRY.mkdir(parents=True, mode=0o700, exist_ok=True)
     with open(REGISTRY / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -88,7 +88,7 @@ def _claim(home: Path) -> int:
     """The home's proxy uid: the one `proxy.uid` names if the registry still gives it to this
     home, else the first slot free (or whose home is gone). Under the registry's lock."""
     recorded = home / "proxy.uid"
-    with _registry_lock():
+    with registry_lock():
         with contextlib.suppress(OSError, ValueError):
             uid = int(recorded.read_text())
             if (REGISTRY / str(uid)).read_text() == str(home):
@@ -213,8 +213,10 @@ def _addresses(host: str, port: int) -> set[str]:
 
 class ProxyEgress:
     """The stack's share of its proxy user's table: its fixed destinations, and the model
-    servers its home's policies name (looked at again whenever the policies folder changes);
-    taken back at close, and the last stack of the uid to close removes the table."""
+    servers its home's policies name (looked at again whenever the policies folder changes).
+    A stack that closes leaves its elements, and the uid's last stack to close removes the
+    table with all of them: an element two stacks share (the database, a model server) is one
+    element, which a stack taking its own back would take from the other too."""
 
     def __init__(self, uid: int, opened: dict[str, list[int]], policies: Path, alone: bool) -> None:
         self.table = f"{TABLE_PREFIX}{uid}"
@@ -222,7 +224,7 @@ class ProxyEgress:
         self.elements: set[tuple[str, str]] = set()
         self.seen: float | None = None
         self.stopping = threading.Event()
-        with _registry_lock():
+        with registry_lock():
             if alone:  # what a killed stack of the uid (or a home gone before) left opened goes
                 _nft("delete", "table", "inet", self.table)
             if _nft("list", "table", "inet", self.table).returncode != 0:
@@ -252,18 +254,20 @@ class ProxyEgress:
             self.refresh()
 
     def _each(self, verb: str, elements: set[tuple[str, str]]) -> None:
+        """One command adds them all; deletes go one by one, since a delete naming one element
+        already gone does nothing at all."""
         for name in ("opened4", "opened6"):
             items = sorted(e for n, e in elements if n == name)
-            if items:
-                _nft(verb, "element", "inet", self.table, name, "{ " + ", ".join(items) + " }")
+            batches = [items] if verb == "add" else [[item] for item in items]
+            for batch in batches if items else []:
+                _nft(verb, "element", "inet", self.table, name, "{ " + ", ".join(batch) + " }")
 
-    def close(self) -> None:
+    def close(self, alone: bool) -> None:
+        """Under the registry's lock: `alone`, no other stack of the uid runs."""
         self.stopping.set()
         self.watcher.join()
-        with _registry_lock():
-            self._each("delete", self.elements)
-            if "elements =" not in _nft("list", "table", "inet", self.table).stdout:
-                _nft("delete", "table", "inet", self.table)
+        if alone:
+            _nft("delete", "table", "inet", self.table)
 
 
 @functools.cache
@@ -281,27 +285,46 @@ def can_confine() -> bool:
     return done.returncode == 0
 
 
-def _alone(uid: int, own: Path) -> bool:
-    """No other stack of the uid runs (each has a broker socket, `own` is this one's, named by
-    its process); the sockets of stacks that were killed go."""
-    alone = True
-    for made in BROKERS.glob(f"{uid}-*.sock"):
-        owner = int(made.name.split("-")[1])
-        if not Path(f"/proc/{owner}").exists():
-            made.unlink(missing_ok=True)
-        elif made != own:
-            alone = False
-    return alone
+def _dead(pid: str) -> bool:
+    return not Path(f"/proc/{pid}").exists()
+
+
+def dead_sockets(uid: int | str = "*") -> list[Path]:
+    """The broker sockets of the uid's stacks that were killed (each is named by its stack's process)."""
+    return [made for made in BROKERS.glob(f"{uid}-*.sock") if _dead(made.name.split("-")[1])]
+
+
+def dead_groups(uid: int | str = "*") -> list[Path]:
+    """The cgroups of the uid's stacks that were killed (each is named by its stack's process)."""
+    return [folder for base in (ROOT, ROOT / "memory", ROOT / "pids", ROOT / "cpuacct")
+            for folder in base.glob(f"detour.proxy-{uid}-*") if _dead(folder.name.rsplit("-", 1)[1])]
+
+
+def _alone(uid: int, own: Path | None) -> bool:
+    """No other stack of the uid runs (each has a broker socket, `own` is this one's); the
+    sockets of stacks that were killed go."""
+    for made in dead_sockets(uid):
+        made.unlink(missing_ok=True)
+    return all(made == own for made in BROKERS.glob(f"{uid}-*.sock"))
+
+
+def dead_tables() -> list[str]:
+    """The proxy users' tables no running stack holds. Read under the registry's lock: a stack
+    makes its socket before it takes the lock to make its table."""
+    live = {made.name.split("-")[0] for made in set(BROKERS.glob("*.sock")) - set(dead_sockets())}
+    listed = _nft("list", "tables", "inet").stdout.split() if shutil.which("nft") else []
+    return [name for name in listed if name.startswith(TABLE_PREFIX) and name[len(TABLE_PREFIX):] not in live]
+
+
+def delete_table(name: str) -> None:
+    _nft("delete", "table", "inet", name)
 
 
 def _sweep_groups(uid: int) -> None:
     """The cgroups a killed stack of this home left behind (its proxies died with it)."""
-    for base in (ROOT, ROOT / "memory", ROOT / "pids", ROOT / "cpuacct"):
-        for folder in base.glob(f"detour.proxy-{uid}-*"):
-            owner = int(folder.name.rsplit("-", 1)[1])
-            if not Path(f"/proc/{owner}").exists():
-                with contextlib.suppress(OSError):
-                    folder.rmdir()  # only an empty one goes
+    for folder in dead_groups(uid):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only an empty one goes
 
 
 def _interpreter_folders() -> list[Path]:
@@ -392,16 +415,19 @@ class ProxyUser:
                 *become, *broker, *argv]
 
     def close(self) -> None:
-        """The nft table, the cgroup and the broker go with the stack."""
-        if self.egress:
-            self.egress.close()
-            self.egress = None
+        """The cgroup and the broker go with the stack, and the nft table with the uid's last
+        stack: whether another runs and the socket that says this one does are settled under
+        the registry's lock, so two stacks closing at once do not both leave it."""
         if self.cgroup:
             self.cgroup.remove()
             self.cgroup = None
-        if self.broker:
-            self.broker.close()
-            self.broker = None
+        if self.uid is not None:
+            with registry_lock():
+                if self.egress:
+                    self.egress.close(_alone(self.uid, self.broker.path if self.broker else None))
+                if self.broker:
+                    self.broker.close()
+        self.egress = self.broker = None
         self.uid = None
 
 

@@ -3,6 +3,7 @@ sandboxes left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from typing import Annotated
@@ -42,6 +43,26 @@ def docker_leftovers(fix: bool) -> list[str]:
             docker_backend.remove(client, name)
         typer.echo(f"{'removed' if fix else 'left over'}: container {name}")
     return stale
+
+
+def proxy_user_leftovers(fix: bool) -> list[str]:
+    """List (and remove) what the proxy users of killed stacks left (detour/proxy_user.py):
+    nftables tables of uids no running stack holds, broker sockets and cgroups named by
+    processes that are gone. A running stack's stay."""
+    from detour import proxy_user
+    with proxy_user.registry_lock():
+        tables, sockets, groups = proxy_user.dead_tables(), proxy_user.dead_sockets(), proxy_user.dead_groups()
+        for name in tables if fix else []:
+            proxy_user.delete_table(name)
+        for made in sockets if fix else []:
+            made.unlink(missing_ok=True)
+        for folder in groups if fix else []:
+            with contextlib.suppress(OSError):  # only an empty one goes: a killed stack's proxies die with it
+                folder.rmdir()
+    found = [f"nftables table {n}" for n in tables] + [f"broker socket {s}" for s in sockets] + [f"cgroup {g}" for g in groups]
+    for what in found:
+        typer.echo(f"{'removed' if fix else 'left over'}: a killed stack's proxy user's {what}")
+    return found
 
 
 def report_needs(install: bool) -> None:
@@ -90,14 +111,15 @@ def report_languages() -> None:
 def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what is left over.")] = True,
            install: Annotated[bool, typer.Option(help="Install missing Debian packages with apt (as root).")] = False) -> None:
     """What this machine lacks and how to get it; which backends can run; and (removed) the
-    namespaces, veths, nftables tables, cgroups and containers of sandboxes that are gone."""
+    namespaces, veths, nftables tables, cgroups and containers of sandboxes that are gone, and
+    the tables, sockets and cgroups of killed stacks' proxy users."""
     report_needs(install)
     report_languages()
     missing = namespace.requirements_missing()
     typer.echo("namespace backend: " + ("available" if not missing else f"unavailable (needs {', '.join(missing)})"))
     if "root" in missing:
         return
-    containers = docker_leftovers(fix)
+    containers = docker_leftovers(fix) + proxy_user_leftovers(fix)
     stale = netns.leftovers()
     for sid in stale:
         if fix:
