@@ -1,5 +1,5 @@
 """The escape classes reported against sandbox egress layers, each tried by an agent in one
-namespace sandbox run against a listener this module runs (a canary at 10.214.5.2 and
+sandbox run (namespace and docker backends) against a listener this module runs (a canary at 10.214.5.2 and
 fd99:5::2 in a namespace of its own, with forwarding on as on a routing machine). The stack maps
 `evil.test` to that canary, so a request the proxy let through by name would reach it too.
 Each attempt is denied (or goes nowhere), every request the proxy saw is recorded as denied,
@@ -16,7 +16,7 @@ import pytest
 from detour.stack import Stack
 from detour_core.paths import StatePaths
 from mock_services.store import EnvironmentStore
-from tests.conftest import LiveStack, needs_namespaces
+from tests.conftest import ISOLATING, LiveStack, needs_namespaces
 from tests.e2e.netlab import canary, forwarding, linked, namespace, seen
 
 pytestmark = needs_namespaces
@@ -180,10 +180,11 @@ def lab(tmp_path_factory):
             yield LiveStack(state, info, EnvironmentStore(state), scripts), log
 
 
-def test_every_escape_class_is_denied_recorded_and_reaches_nothing(lab):
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_every_escape_class_is_denied_recorded_and_reaches_nothing(lab, backend):
     stack, log = lab
     before = len(seen(log))
-    result = stack.run(stack.env(), AGENT, ".py", backend="namespace")
+    result = stack.run(stack.env(), AGENT, ".py", backend=backend)
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
     assert {case: out[case] for case in EXPECTED} == EXPECTED
