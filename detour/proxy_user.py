@@ -417,10 +417,8 @@ class ProxyUser:
     def close(self) -> None:
         """The cgroup and the broker go with the stack, and the nft table with the uid's last
         stack: whether another runs and the socket that says this one does are settled under
-        the registry's lock, so two stacks closing at once do not both leave it."""
-        if self.cgroup:
-            self.cgroup.remove()
-            self.cgroup = None
+        the registry's lock, so two stacks closing at once do not both leave it. The cgroup
+        last: a proxy that will not leave it (it gives up after 5 s) keeps only the cgroup."""
         if self.uid is not None:
             with registry_lock():
                 if self.egress:
@@ -429,6 +427,9 @@ class ProxyUser:
                     self.broker.close()
         self.egress = self.broker = None
         self.uid = None
+        if self.cgroup:
+            cgroup, self.cgroup = self.cgroup, None
+            cgroup.remove()
 
 
 def proxy_destinations(replica_address: str, upstream_hosts: dict[str, str], database_url: str | None) -> dict[str, list[int]]:
