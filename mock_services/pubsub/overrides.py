@@ -32,9 +32,10 @@ def _now() -> str:
 
 
 def _create(resources: Resources, call: Call, table: str, key: str, kind: str, extra: Row) -> Any:
-    """A topic or subscription made at its name (PUT), 409 where the name is taken."""
+    """A topic or subscription made at its name (PUT), 409 where the name is taken (the short
+    name is the row's id: one per environment, whichever project names it)."""
     project, made = call.params["projectsId"], call.params[key]
-    if call.state.first(table, id=made, projectsId=project):
+    if call.state.first(table, id=made):
         raise RestError(409, "alreadyExists", "Resource already exists in the project (resource=" + made + ").")
     return resources.create(call, {"id": made, "name": f"projects/{project}/{kind}/{made}", **extra})
 
