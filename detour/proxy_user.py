@@ -286,7 +286,11 @@ def can_confine() -> bool:
 
 
 def _dead(pid: str) -> bool:
-    return not Path(f"/proc/{pid}").exists()
+    """Gone, or killed and not yet reaped by its parent (a zombie: its /proc entry stays)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def dead_sockets(uid: int | str = "*") -> list[Path]:

@@ -45,13 +45,14 @@ def docker_leftovers(fix: bool) -> list[str]:
     return stale
 
 
-def proxy_user_leftovers(fix: bool) -> list[str]:
+def proxy_user_leftovers(fix: bool, uid: int | None = None) -> list[str]:
     """List (and remove) what the proxy users of killed stacks left (detour/proxy_user.py):
     nftables tables of uids no running stack holds, broker sockets and cgroups named by
-    processes that are gone. A running stack's stay."""
+    processes that are gone; every uid's, or one's (a test's own stack). A running stack's stay."""
     from detour import proxy_user
     with proxy_user.registry_lock():
-        tables, sockets, groups = proxy_user.dead_tables(), proxy_user.dead_sockets(), proxy_user.dead_groups()
+        tables = [t for t in proxy_user.dead_tables() if uid is None or t == f"{proxy_user.TABLE_PREFIX}{uid}"]
+        sockets, groups = proxy_user.dead_sockets(uid or "*"), proxy_user.dead_groups(uid or "*")
         for name in tables if fix else []:
             proxy_user.delete_table(name)
         for made in sockets if fix else []:

@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from detour.cli.doctor import proxy_user_leftovers
 from detour_core.paths import StatePaths
 from mock_services.store import EnvironmentStore
 from tests.conftest import needs_docker
@@ -166,7 +167,11 @@ def test_a_stack_killed_mid_run_ends_it_with_a_clear_error_and_a_sound_audit_cha
     serve = psutil.Process(json.loads(StatePaths(home).stack_file.read_text())["pid"])
     for part in [serve, *serve.children()]:  # the stack's own processes: the sandbox below them is sent nothing
         part.kill()
-    out, err = proc.communicate(timeout=120)
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:  # what the killed stack's proxy user left (its firewall table, socket, cgroups): this test's to remove
+        if (home / "proxy.uid").exists():
+            proxy_user_leftovers(fix=True, uid=int((home / "proxy.uid").read_text()))
     assert proc.returncode == 2 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1].startswith("detour: the stack went away during the run")
     posted = [line for line in (seen + out).splitlines() if line.startswith("posted ")]
