@@ -1,9 +1,10 @@
 """What the Gmail replica's state changes emit: push notifications of a watched mailbox.
 
 `users.watch` (a `topicName`, optionally `labelIds` with `labelFilterBehavior` include or
-exclude) keeps a row of `gmail_watches` per mailbox; each message that then lands there with a
-label the watch covers is published to the topic as Gmail publishes it: a Pub/Sub message whose
-`data` is base64 of `{"emailAddress", "historyId"}` (the history id after the change, from which
+exclude) keeps a row of `gmail_watches` per mailbox; each change of the mailbox's history that
+then touches a label the watch covers (a message added or deleted, labels added or removed) is
+published to the topic as Gmail publishes it: a Pub/Sub message whose
+`data` is base64 of `{"emailAddress", "historyId"}` (the change's history id, after which
 `users.history.list` answers). Publishing adds rows to the environment's Pub/Sub replica (one
 per subscription of the topic, mock_services/pubsub/overrides.py), which the agent pulls; no
 HTTP is sent. `users.stop` or the watch's expiration (7 days on the environment's clock) ends it.
@@ -20,8 +21,18 @@ from mock_services.pubsub.overrides import publish
 from mock_services.store import EnvState
 
 WATCHES = "gmail_watches"
-RULES = (EventRule("gmail_messages", "insert", "messageAdded",
-                   {"user": "user_id", "labels": "label_ids", "historyId": "history_id"}),)
+
+
+def labels_of(state: EnvState, entry: Row) -> list[str]:
+    """The labels a history entry touches: its message's (stored before or after the entry is
+    written) and those the entry names (a message's labels when added, the ids added or removed)."""
+    message = state.first("gmail_messages", id=entry["message_id"]) or {}
+    return sorted({*(message.get("label_ids") or ()), *(entry.get("label_ids") or ())})
+
+
+# Every change Gmail keeps in the mailbox's history (a message added or deleted, labels added
+# or removed) is a notification, numbered by its history entry.
+RULES = (EventRule("gmail_history", "insert", "history", {"user": "user_id", "labels": labels_of, "historyId": "id"}),)
 
 
 def covers(watch: Row, labels: list[str]) -> bool:

@@ -90,3 +90,14 @@ def test_a_watch_publishes_what_its_labels_cover_until_it_is_stopped(world, beha
     mail_from_john(store, env_id, "Still failing")
     set_clock(store, env_id, moved(store.get(env_id).clock, advance_s=60))
     assert pull(client, root) == []
+
+
+def test_a_label_change_is_a_notification_too(world):
+    """Any change of the mailbox's history the watch covers: the agent stars a message."""
+    client, _, _, root = world
+    gmail = f"{root}/gmail/gmail/v1/users/me"
+    client.post(f"{gmail}/watch", json={"topicName": TOPIC})
+    message = client.get(f"{gmail}/messages", params={"labelIds": "INBOX"}).json()["messages"][0]
+    assert client.post(f"{gmail}/messages/{message['id']}/modify", json={"addLabelIds": ["STARRED"]}).status_code == 200
+    [note] = [json.loads(base64.b64decode(r["message"]["data"]))["historyId"] for r in pull(client, root)]
+    assert note == client.get(f"{gmail}/profile").json()["historyId"]
