@@ -1,6 +1,6 @@
 """The vendors' official Python clients, run unmodified in a sandbox on the acme world, reach the
 team-tool replicas generated from the vendors' own OpenAPI descriptions (mock_services/pagerduty,
-sendgrid, asana, intercom, sentry, discord, trello) through the proxy, one program per backend (each sandbox run
+sendgrid, asana, intercom, sentry, discord, trello, gitlab) through the proxy, one program per backend (each sandbox run
 is the expensive part; one covers all of them), authenticated from the variables the run gets:
 
 - PagerDuty (`pagerduty`, which replaced pdpyras): /users/me, services, open incidents by
@@ -19,6 +19,9 @@ is the expensive part; one covers all of them), authenticated from the variables
 - Trello (`requests` with `key` and `token`: Trello publishes no Python client): /members/me and
   its boards, a board's lists, a card made in To Do and moved to Doing, a comment, a list's cards,
   a card's comments; its 404 and its 400 for an id that is not one.
+- GitLab (`python-gitlab`, PRIVATE-TOKEN): /user, a project by its path, an issue's notes, an
+  issue made (the project's next iid), assigned and closed, a merge request made and noted; the
+  open issues newest first; its 404 and its 400 for an issue with an empty title.
 
 The diff holds what the program made, as it ended."""
 
@@ -38,7 +41,8 @@ def refused(call):
     try:
         call()
     except Exception as e:  # each client its own error type; all carry the answer's status
-        status = getattr(e, "status_code", None) or getattr(e, "status", None) or e.response.status_code
+        status = (getattr(e, "status_code", None) or getattr(e, "status", None) or getattr(e, "response_code", None)
+                  or e.response.status_code)
         return int(status)
     raise SystemExit(f"{call} answered")
 
@@ -189,8 +193,30 @@ def trello():
             "bad": refused(lambda: call("GET", "/cards/nope"))}
 
 
+def gitlab():
+    import gitlab
+    gl = gitlab.Gitlab(os.environ["GITLAB_URL"], private_token=os.environ["GITLAB_TOKEN"])
+    gl.auth()
+    project = gl.projects.get("acme/checkout")
+    issue = project.issues.get(1)
+    issue.notes.create({"body": "The fix is in !1."})
+    made = project.issues.create({"title": "Load-test carts of 500 items", "labels": "checkout-v2",
+                                  "assignee_ids": [issue.assignee["id"]]})
+    made.state_event = "close"
+    made.save()
+    mr = project.mergerequests.create({"source_branch": "eng-5-docs", "target_branch": "main",
+                                       "title": "Document large carts"})
+    project.mergerequests.get(1).notes.create({"body": "Looks good."})
+    return {"me": gl.user.username, "project": project.path_with_namespace,
+            "open": [i.title for i in project.issues.list(state="opened", get_all=True)],
+            "notes": [n.body for n in issue.notes.list(sort="asc", get_all=True)],
+            "made": [made.iid, made.state, made.assignee["username"]], "mr": [mr.iid, mr.author["username"]],
+            "reviewed": project.mergerequests.get(1).user_notes_count,
+            "missing": refused(lambda: project.issues.get(99)), "no_title": refused(lambda: project.issues.create({"title": ""}))}
+
+
 print(json.dumps({check.__name__: check() for check in (pagerduty, sendgrid, asana, intercom, sentry, discord,
-                                                       trello)}))
+                                                       trello, gitlab)}))
 '''
 
 EXPECTED = {
@@ -215,10 +241,16 @@ EXPECTED = {
                 "missing": 404, "empty": 400},
     "trello": {"me": "agent", "board": "Checkout v2", "lists": ["To Do", "Doing", "Done"], "moved": True,
                "doing": ["Fix checkout for carts over 50 items (ENG-5)", "Load-test carts of 500 items"],
-               "comments": ["I can reproduce with 51 items in the cart."], "missing": 404, "bad": 400}}
+               "comments": ["I can reproduce with 51 items in the cart."], "missing": 404, "bad": 400},
+    "gitlab": {"me": "agent", "project": "acme/checkout",
+               "open": ["Write the checkout v2 launch announcement", "Checkout fails for carts over 50 items (ENG-5)"],
+               "notes": ["I can reproduce with 51 items in the cart.", "The fix is in !1."],
+               "made": [4, "closed", "robert"], "mr": [2, "agent"], "reviewed": "1", "missing": 404, "no_title": 400}}
+# GitLab's description types user_notes_count as a string (GitLab answers a number); the replica follows it.
 HOSTS = {"api.pagerduty.com", "api.sendgrid.com", "app.asana.com", "api.intercom.io", "sentry.io", "discord.com",
-         "api.trello.com"}
+         "api.trello.com", "gitlab.com"}
 INSERTED = ["asana.asana_tasks", "asana.asana_tasks", "asana.asana_tasks_stories", "discord.discord_messages",
+            "gitlab.gitlab_issue_notes", "gitlab.gitlab_issues", "gitlab.gitlab_merge_requests", "gitlab.gitlab_mr_notes",
             "intercom.intercom_contacts",
             "intercom.intercom_contacts_notes", "pagerduty.pagerduty_incidents", "pagerduty.pagerduty_incidents_notes",
             "sendgrid.sendgrid_messages", "sendgrid.sendgrid_templates", "sendgrid.sendgrid_templates_versions",
@@ -229,7 +261,8 @@ INSERTED = ["asana.asana_tasks", "asana.asana_tasks", "asana.asana_tasks_stories
 def test_official_clients_through_the_proxy_on_the_team_tool_packs(live_stack, backend):
     result = run_official_client(live_stack, "acme", AGENT, EXPECTED, HOSTS, INSERTED, backend, frozenset({
         "intercom.intercom_conversations", "sentry.sentry_issues", "discord.discord_channels",
-        "discord.discord_messages"}))  # a channel's last message, a message's reaction
+        "discord.discord_messages", "gitlab.gitlab_issues", "gitlab.gitlab_merge_requests"}))
+    # a channel's last message, a message's reaction; a noted issue's and merge request's updated_at
     inserted = {row["__table__"]: row for row in result.diff.inserts}
     assert (inserted["pagerduty.pagerduty_incidents"]["status"], inserted["sendgrid.sendgrid_messages"]["to"]) == \
         ("acknowledged", ["peter@initech.example.com"])  # as they ended
