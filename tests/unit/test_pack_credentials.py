@@ -61,6 +61,8 @@ def test_a_world_gives_every_services_variables_and_env_tokens_lists_them(state)
     ("sentry_default", "sentry/api/0/organizations/acme/issues/",
      lambda v: {"Authorization": f"Bearer {v['SENTRY_AUTH_TOKEN']}"}),
     ("discord_default", "discord/api/v10/users/@me", lambda v: {"Authorization": f"Bot {v['DISCORD_BOT_TOKEN']}"}),
+    ("gitlab_default", "gitlab/api/v4/user", lambda v: {"PRIVATE-TOKEN": v["GITLAB_TOKEN"]}),
+    ("gitlab_default", "gitlab/api/v4/projects/acme%2Fcheckout", lambda v: {"Authorization": f"Bearer {v['GITLAB_TOKEN']}"}),
 ])
 def test_a_generated_pack_takes_its_issued_credentials_and_refuses_others_where_required(state, template, path, auth):
     store = EnvironmentStore(state)

@@ -51,8 +51,10 @@ Identify = Callable[[EnvState, "str | None", dict[str, str]], str]
 
 def presented(token: str | None, headers: dict[str, str]) -> set[str]:
     """Every secret a request shows: its bearer token, both halves of its HTTP Basic, PagerDuty's
-    `Token token=…` and Discord's `Bot …`."""
+    `Token token=…`, Discord's `Bot …` and GitLab's `PRIVATE-TOKEN` header."""
     shown = {token} if token else set()
+    if headers.get("private-token"):
+        shown.add(headers["private-token"])
     value = headers.get("authorization", "")
     scheme, _, rest = value.partition(" ")
     if scheme.lower() in ("token", "bot"):
