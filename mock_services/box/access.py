@@ -7,6 +7,7 @@ small for what is asked gets 403 `access_denied_insufficient_permissions`.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 from mock_services.box import errors
@@ -37,11 +38,20 @@ def issue_token(user_id: str) -> str:
     return f"{TOKEN_PREFIX}{user_id}.{secrets.token_urlsafe(12)}"
 
 
+def signature_keys(env_id: str) -> tuple[str, str]:
+    """The app's primary and secondary signature keys (drawn from the environment's id on read)."""
+    return tuple(hashlib.sha256(f"box:{which}:{env_id}".encode()).hexdigest()[:32]  # type: ignore[return-value]
+                 for which in ("primary", "secondary"))
+
+
 def credentials(state: EnvState) -> Credentials:
-    """A token per user; a sandbox gets the acting user's as BOX_DEVELOPER_TOKEN."""
+    """A token per user; a sandbox gets the acting user's as BOX_DEVELOPER_TOKEN, and the app's
+    webhook signature keys (the Developer Console's primary and secondary)."""
     tokens = {u["id"]: issue_token(u["id"]) for u in state.rows("box_users")}
     own = tokens.get(state.info.acting_user)
-    return Credentials(tokens, {"BOX_DEVELOPER_TOKEN": own} if own else {})
+    primary, secondary = signature_keys(state.info.env_id)
+    keys = {"BOX_WEBHOOK_PRIMARY_KEY": primary, "BOX_WEBHOOK_SECONDARY_KEY": secondary}
+    return Credentials(tokens, {"BOX_DEVELOPER_TOKEN": own, **keys} if own else keys)
 
 
 def identify(state: EnvState, token: str | None, headers: dict[str, str]) -> str:

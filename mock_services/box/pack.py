@@ -20,6 +20,7 @@ PACK = ServicePack(
             "box_folder_locks", "box_web_links", "box_comments", "box_tasks", "box_task_assignments",
             "box_collaborations", "box_hubs", "box_hub_items", "box_metadata_templates", "box_metadata_instances",
             "box_webhooks"),
+    events="mock_services.box.events:EVENTS",
     spec="Box's official Python SDK (PyPI boxsdk, box_sdk_gen's managers and schemas; spec/box_sdk.json)",
     mcp=McpSurface(hosts=("mcp.box.com",), tools=Path(__file__).parent / "spec" / "mcp_tools.json",
                    operations="mock_services.box.mcp_tools:OPERATIONS",

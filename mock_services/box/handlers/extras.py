@@ -1,5 +1,5 @@
 """Smaller families an agent reaches for: recent items (from the event stream), folder locks,
-watermarks, webhooks (kept, never delivered: a sandbox has no way out) and zip downloads."""
+watermarks, webhooks (delivered into the sandbox: mock_services/box/events.py) and zip downloads."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from mock_services import clock
 from mock_services.box import access, contents, errors, tree
+from mock_services.box import events as box_events
 from mock_services.box.access import DOWNLOAD, EDIT
 from mock_services.box.handlers.paging import marker_page
 from mock_services.box.handlers.transfer import DOWNLOAD_BASE, DOWNLOAD_KEY
@@ -123,6 +124,7 @@ def create_webhook(call: Call) -> dict:
     if call.state.first("box_webhooks", target_id=row["target_id"], address=row["address"]):
         raise RestError(409, "conflict", "A webhook for this target and address exists")
     call.state.insert("box_webhooks", row)
+    box_events.webhook_made(call.state, row["id"])
     call.status = 201
     return _webhook(call, row)
 
