@@ -393,7 +393,10 @@ class ProxyUser:
         _sweep_groups(uid)
         via = available()
         if via:
-            self.cgroup = CgroupLimits(f"detour.proxy-{uid}-{os.getpid()}", Limits(memory_mb=MEMORY_MB, processes=TASKS), via)
+            # One a stack, even beside another of the home in this process (the pid, last, says whose it is):
+            # removing a group kills what is in it.
+            self.cgroup = CgroupLimits(f"detour.proxy-{uid}-{id(self) % 10**6}-{os.getpid()}",
+                                       Limits(memory_mb=MEMORY_MB, processes=TASKS), via)
         BROKERS.mkdir(parents=True, exist_ok=True)
         os.chmod(BROKERS, 0o711)  # a socket's path is short (108 bytes), a home's may not be
         self.broker = InboundBroker(BROKERS / f"{uid}-{os.getpid()}-{id(self) % 10**6}.sock", uid)

@@ -6,6 +6,7 @@ of a stack still running."""
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -41,7 +42,7 @@ def made(home: Path, pid: int) -> set[str]:
     found = {name for name in tables if name == f"{TABLE_PREFIX}{uid}"}
     found |= {str(p) for p in BROKERS.glob(f"{uid}-{pid}-*.sock")}
     return found | {str(p) for base in (ROOT, ROOT / "memory", ROOT / "pids", ROOT / "cpuacct")
-                    for p in base.glob(f"detour.proxy-{uid}-{pid}")}
+                    for p in base.glob(f"detour.proxy-{uid}-*-{pid}")}
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +63,7 @@ def test_stopped_stacks_of_one_home_leave_no_table_socket_or_cgroup(running, tmp
         assert {n for n in during if n.startswith(TABLE_PREFIX)} and len([n for n in during if n.endswith(".sock")]) == 2
         first.stop()
         assert any(n.startswith(TABLE_PREFIX) for n in made(state.home, os.getpid()))  # the second still runs
+        socket.create_connection(("127.0.0.1", second.info.proxy_port), timeout=5).close()  # its proxy too
     finally:
         first.stop()
         second.stop()
