@@ -64,7 +64,7 @@ CASES = {
     "gmail": Case("GOOGLE_OAUTH_ACCESS_TOKEN", [
         ("draft", "create_draft", {"to": ["robert@acme.example"], "subject": TITLE, "body": "Hello"}),
         ("labels", "list_labels", {})],
-        {"draft.id": PRESENT, "labels.labels.0.id": PRESENT}, "gmail.gmail_messages"),  # the draft's message
+        {"draft.message.labelIds.0": "DRAFT", "labels.labels.0.id": "CHAT"}, "gmail.gmail_messages"),  # the draft's message
     "calendar": Case("GOOGLE_OAUTH_ACCESS_TOKEN", [
         ("made", "create_event", {"summary": TITLE, "startTime": "2026-12-01T10:00:00Z",
                                   "endTime": "2026-12-01T11:00:00Z"}),
