@@ -118,7 +118,6 @@ def test_proxy_workers_killed_mid_run_are_started_again_and_the_run_says_so(home
     run = start(home, "run", "--backend", "process", "tick_agent.py")
     out, err = killed_mid_run(home, run, workers)
     assert run.returncode == 0, err
-    assert re.search(r"^failed \d+: ", out, re.M), out  # the ports were closed until the workers came back
     [line] = [line for line in err.splitlines() if "the stack lost" in line]
     for worker in workers:
         assert f"(pid {worker.pid}, signal SIGKILL)" in line
