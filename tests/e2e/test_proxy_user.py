@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from certs.authority import CertificateAuthority
-from detour.proxy_user import MEMORY_MB, OPT_IN_VARIABLE
+from detour.proxy_user import MEMORY_MB
 from detour.stack import Stack
 from detour_core.credentials import load_or_create_key
 from detour_core.paths import StatePaths
@@ -23,21 +23,8 @@ from detour_core.policy import build_policy, policy_file, save_policy
 from mock_services.store import EnvironmentStore
 from tests.conftest import LiveStack
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("nft"), reason="the proxy user needs root and nftables")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def proxy_user_on() -> Iterator[None]:
-    """The proxy user is opt-in (detour/proxy_user.py's OPT_IN_VARIABLE): on for this module's stacks."""
-    before = os.environ.get(OPT_IN_VARIABLE)
-    os.environ[OPT_IN_VARIABLE] = "1"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[OPT_IN_VARIABLE]
-        else:
-            os.environ[OPT_IN_VARIABLE] = before
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("nft"), reason="the proxy user needs root and nftables"),
+              pytest.mark.usefixtures("proxy_user_on")]
 
 COMPROMISED = r"""
 import json, socket, sys

@@ -16,26 +16,13 @@ import psutil
 import pytest
 
 from detour.cli.doctor import proxy_user_leftovers
-from detour.proxy_user import BROKERS, OPT_IN_VARIABLE, TABLE_PREFIX
+from detour.proxy_user import BROKERS, TABLE_PREFIX
 from detour.stack import Stack
 from detour_core.paths import StatePaths
 from sandbox.cgroups import ROOT
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("nft"), reason="the proxy user needs root and nftables")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def proxy_user_on() -> Iterator[None]:
-    """The proxy user is opt-in (detour/proxy_user.py's OPT_IN_VARIABLE): on for this module's stacks."""
-    before = os.environ.get(OPT_IN_VARIABLE)
-    os.environ[OPT_IN_VARIABLE] = "1"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[OPT_IN_VARIABLE]
-        else:
-            os.environ[OPT_IN_VARIABLE] = before
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("nft"), reason="the proxy user needs root and nftables"),
+              pytest.mark.usefixtures("proxy_user_on")]
 
 SHARED = {"api.example.com": "127.0.0.1"}  # both stacks open 127.0.0.1 on the policy ports: shared elements
 KILLABLE = """
