@@ -10,11 +10,12 @@ import time
 import uvicorn
 
 from detour_client import StackClient
-from detour_client.openenv import make_app
 
 
 def serve(url: str, key: str, suite_path: str) -> str:
     """detour_client.openenv's app for the suite over the stack at `url`; its base URL."""
+    from detour_client.openenv import make_app  # here: a harness's venv without OpenEnv imports `policies` too
+
     app = make_app(StackClient(url, api_key=key), json.load(open(suite_path)), backend="namespace")
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
