@@ -58,9 +58,12 @@ test: $(RUNTIME_STAMP) provision $(NODE_STAMP) $(TEST_NODE_STAMP)
 	DETOUR_REQUIRE_DOCKER= DETOUR_TEST_DATABASE=postgres $(BIN)/pytest $(PARALLEL) tests/unit \
 		tests/e2e/test_parts_killed.py tests/e2e/test_rollouts_hung_up.py -k "not properties"
 
-# The replicas against the vendors' references, a score per family (also part of `make test`).
-fidelity: $(RUNTIME_STAMP) provision $(NODE_STAMP)
+# The replicas against the vendors' references, a score per family (also part of `make test`);
+# then each pack's official-client tests run again, and the cases each passed are written to
+# mock_services/fidelity.json (detour services and the service pages read it; not in `make test`).
+fidelity: $(RUNTIME_STAMP) provision $(NODE_STAMP) $(TEST_NODE_STAMP)
 	$(BIN)/pytest -s tests/fidelity
+	$(BIN)/python -m tests.fidelity.client_scores
 
 # detour/sandbox, detour/proxy and detour/replicas (needs a Docker engine; no registry).
 images: $(STAMP) $(NODE_STAMP)
