@@ -1,7 +1,8 @@
 """MkDocs hook: a service page's coverage table is written from the pack itself at build time
 (mock_services/coverage.py: each operation of the vendor's description, stateful, generated
-or not served), so it cannot drift from what the replica answers. A page holds
-`<!-- coverage:NAME -->` where the table goes."""
+or not served), so it cannot drift from what the replica answers; above it, the pack's fidelity
+score as `make fidelity` last measured it (mock_services/fidelity.json, read, never typed). A
+page holds `<!-- coverage:NAME -->` where they go."""
 
 from __future__ import annotations
 
@@ -10,6 +11,19 @@ import re
 MARKER = re.compile(r"<!-- coverage:(\w+) -->")
 WORDS = {"stateful": "reads or changes the environment's rows", "generated": "the vendor's shape, nothing stored",
          "not served": "says so, in the vendor's error shape"}
+
+
+def fidelity(service: str) -> str:
+    """The official-client cases passed, when they were measured, and each case in a folded block."""
+    from mock_services.fidelity import load
+    found = load().get(service)
+    if found is None or not found.total:
+        return f"**Fidelity**: no official-client test covers `{service}` yet.\n\n"
+    cases = [f"    | `{case}` | {'passed' if ok else '**failed**'} |" for case, ok in found.cases.items()]
+    return "\n".join([
+        f"**Fidelity**: {found.passed} of {found.total} cases of the vendor's official clients pass (measured "
+        f"{found.when()} by `make fidelity`).", "",
+        f'??? note "The {found.total} cases"', "", "    | case | result |", "    |---|---|", *cases, "", ""])
 
 
 def table(service: str) -> str:
@@ -29,4 +43,4 @@ def table(service: str) -> str:
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001 - MkDocs' hook signature
-    return MARKER.sub(lambda found: table(found.group(1)), markdown)
+    return MARKER.sub(lambda found: fidelity(found.group(1)) + table(found.group(1)), markdown)
