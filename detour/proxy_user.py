@@ -333,9 +333,13 @@ def _sweep_groups(uid: int) -> None:
 
 
 def _interpreter_folders() -> list[Path]:
-    """The folders this interpreter (which the proxy runs too) and detour's source are read from."""
+    """The folders this interpreter (which the proxy runs too) and detour's source are read from.
+    Not the first entry of sys.path: that is the folder of the command this process was started
+    with, or (`python -m`, as a background stack is) the folder it was started in, the user's:
+    the proxy is not shown it."""
     source = Path(__file__).resolve().parents[1]
-    found = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path) if p and Path(p).exists()}
+    searched = sys.path if sys.flags.safe_path else sys.path[1:]
+    found = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *searched) if p and Path(p).exists()}
     return sorted(found | {source})
 
 
@@ -420,7 +424,7 @@ class ProxyUser:
         steps = reveal_commands([*_interpreter_folders(), self.state.home], REGISTRY / f"reveal-{self.uid}")
         if self.cgroup:
             steps += [f"echo $$ > {folder}/cgroup.procs" for folder in sorted(set(self.cgroup.dirs.values()))]
-        script = " && ".join([*steps, 'exec "$@"'])
+        script = " && ".join([*steps, "cd /", 'exec "$@"'])  # not in the folder the stack was started in
         become = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", *NO_PRIVILEGES, "--"]
         broker = ["env", f"{InboundBroker.VARIABLE}={self.broker.path}"] if self.broker else []
         return [*limits, "unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh",

@@ -53,19 +53,23 @@ def hand_over(folder: Path, uid: int) -> None:
             os.lchown(Path(parent, name), uid, uid)
 
 
-def _closed_on_the_way(folder: Path) -> Path | None:
-    """The outermost folder on the way to `folder` that others may not pass, if any."""
-    return next((p for p in reversed(folder.parents) if not p.stat().st_mode & stat.S_IXOTH), None)
+def _closed_on_the_way(folder: Path, base: Path | None = None) -> Path | None:
+    """The outermost folder on the way to `folder` (from `base` on, `base` included) that
+    others may not pass, if any."""
+    way = [p for p in reversed(folder.parents) if base is None or p.is_relative_to(base)]
+    return next((p for p in way if not p.stat().st_mode & stat.S_IXOTH), None)
 
 
 def reveal_commands(folders: list[Path], stash: Path) -> list[str]:
     """Shell commands (run as root in the run's mount namespace) that make each folder reachable
-    by any uid: folders inside another one are left to it."""
+    by any uid. A folder inside another one is left to it, unless a closed folder stands
+    between them: revealing the outer one makes it reachable, not what lies behind that closed
+    folder, which gets a mask of its own (applied after the outer one's: its path sorts later)."""
     chosen = sorted({f.resolve() for f in folders if f.exists()})
-    chosen = [f for f in chosen if not any(f != o and f.is_relative_to(o) for o in chosen)]
     masks: dict[Path, list[Path]] = {}
     for folder in chosen:
-        if (closed := _closed_on_the_way(folder)) is not None:
+        around = [o for o in chosen if o != folder and folder.is_relative_to(o)]
+        if (closed := _closed_on_the_way(folder, around[-1] if around else None)) is not None:
             masks.setdefault(closed, []).append(folder)
     commands = []
     for number, (mask, inside) in enumerate(sorted(masks.items())):

@@ -16,12 +16,14 @@ import pytest
 
 from certs.authority import CertificateAuthority
 from detour.proxy_user import MEMORY_MB
-from detour.stack import Stack
+from detour.stack import Stack, running_stack
 from detour_core.credentials import load_or_create_key
 from detour_core.paths import StatePaths
 from detour_core.policy import build_policy, policy_file, save_policy
 from mock_services.store import EnvironmentStore
 from tests.conftest import LiveStack
+
+DETOUR = str(Path(sys.executable).parent / "detour")
 
 pytestmark = [pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("nft"), reason="the proxy user needs root and nftables"),
               pytest.mark.usefixtures("proxy_user_on")]
@@ -152,3 +154,24 @@ print(slack.chat_postMessage(channel=room, text="through the proxy's own user")[
     assert result.exit_code == 0 and result.stdout.strip() == "True", result.stderr
     assert [r["message_text"] for r in result.diff.inserts if r["__table__"] == "messages"] == ["through the proxy's own user"]
     assert [r.path for r in result.requests] == ["/api/conversations.create", "/api/chat.postMessage"]  # its audit
+
+
+def test_a_background_stack_started_from_the_folder_holding_its_home_confines_its_proxy(tmp_path):
+    """`detour run` in a folder that holds the home, behind a folder only root enters (pytest's,
+    as the default home lies under /root): its background stack runs from that folder, which
+    the proxy is not shown, while the home is."""
+    env = os.environ | {"DETOUR_HOME": str(tmp_path / "home"), "DETOUR_BACKGROUND": "on"}
+    (tmp_path / "hi.py").write_text("print('hi')\n")
+    try:
+        done = subprocess.run([DETOUR, "run", "--backend", "process", "hi.py"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and done.stdout == "hi\n", done.stderr
+        info = running_stack(StatePaths(tmp_path / "home"))
+        children = Path(f"/proc/{info.pid}/task/{info.pid}/children").read_text().split()
+        proxy = next(p for p in children if b"proxy_addons" in Path(f"/proc/{p}/cmdline").read_bytes())
+        assert status(int(proxy))["Uid"].split()[0] == (tmp_path / "home" / "proxy.uid").read_text()
+        seen = Path(f"/proc/{proxy}/root{tmp_path}")  # the folder as the proxy's mount namespace shows it
+        assert (seen / "home" / "proxy").is_dir() and not (seen / "hi.py").exists()
+        assert os.readlink(f"/proc/{proxy}/cwd") == "/"
+    finally:
+        subprocess.run([DETOUR, "stack", "stop"], env=env, capture_output=True, timeout=60)

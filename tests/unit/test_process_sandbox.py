@@ -1,9 +1,14 @@
 """The process backend with real child processes: environment, limits, cleanup."""
 
 import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import textwrap
 import uuid
+from pathlib import Path
 
 import psutil
 import pytest
@@ -11,6 +16,7 @@ import pytest
 from certs.authority import CertificateAuthority
 from sandbox.base import Limits, ProxyAccess, SandboxSpec
 from sandbox.process import ProcessSandbox
+from sandbox.run_uid import reveal_commands
 
 
 @pytest.fixture
@@ -125,3 +131,25 @@ def test_an_httplib2_that_went_around_the_proxy_is_explained_on_the_process_back
                "httplib2.error.ServerNotFoundError: Unable to find the server at www.googleapis.com\n")
     assert "pip install PySocks" in proxy_hints("process", failure)[0]
     assert proxy_hints("namespace", failure) == [] and proxy_hints("process", "Traceback: KeyError\n") == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="masks are mounted by root")
+def test_a_folder_behind_a_closed_one_inside_another_revealed_folder_is_revealed_too(tmp_path):
+    """Revealing a folder (here behind pytest's 0700 one) makes it reachable, not what a closed
+    folder inside it holds: a revealed folder in there gets a mask of its own, and the closed
+    folder's other files stay hidden."""
+    inner = tmp_path / "outer" / "closed" / "inner"
+    inner.mkdir(parents=True)
+    (inner / "file").write_text("shown")
+    (inner.parent / "other").write_text("hidden")
+    inner.parent.chmod(0o700)
+    stash = Path(tempfile.mkdtemp())  # outside every folder masked
+    try:
+        look = f"cat {inner}/file && test ! -e {inner.parent}/other"
+        script = " && ".join([*reveal_commands([tmp_path / "outer", inner], stash),
+                              f"setpriv --reuid=65534 --regid=65534 --clear-groups -- sh -c '{look}'"])
+        done = subprocess.run(["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", script],
+                              capture_output=True, text=True, timeout=30)
+    finally:
+        shutil.rmtree(stash)
+    assert done.returncode == 0 and done.stdout == "shown", done.stderr
