@@ -55,12 +55,13 @@ class Episode:
         self.run_id = self.stack._call("POST", "/startRun", {"envId": self.env_id})["runId"]
         return self
 
-    def execute(self, code: str, language: str = "python") -> dict[str, Any]:
-        """The program in a sandbox against the episode's environment: exit code, stdout, stderr."""
+    def execute(self, code: str, language: str = "python", **options: Any) -> dict[str, Any]:
+        """The program in a sandbox against the episode's environment: exit code, stdout, stderr.
+        `options` (limits, ...) replace the episode's `run_options` for this step."""
         if self.env_id is None:
             raise SuiteError("the episode has not started: call start() first")
         self.steps += 1
-        done = self.stack.run(code, language=language, env=self.env_id, **self.run_options)
+        done = self.stack.run(code, language=language, env=self.env_id, **{**self.run_options, **options})
         return {key: done.get(key) for key in ("exit_code", "stdout", "stderr")}
 
     def score(self) -> dict[str, Any]:

@@ -8,7 +8,10 @@ each harness's reward equals the stack's own rollouts' score for the same test a
   over the WebSocket session, plus OpenEnv's plain HTTP /schema.
 - verifiers 0.4: its own OpenEnv taskset (verifiers.v1.tasksets.openenv) pointed at that server,
   its engine (OpenEnvEnv.run) stepping it; the player's replies are the policy's actions, where
-  a model's would be, and the reward is the one verifiers records on the trace."""
+  a model's would be, and the reward is the one verifiers records on the trace.
+- Harbor: each test a Harbor task (detour_client.harbor.write_tasks) run by `harbor run` on detour's
+  environment type and verifier (by import path); the scripted policy is Harbor's oracle agent
+  running the program as the task's solution, the idle one its nop agent."""
 
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ HARNESSES = REPO / "tests" / "harnesses"
 TESTS = ["acme_1", "acme_4", "acme_7"]  # a Linear+Slack, a Box+Slack and a Linear-state task: lean on time
 IDLE = "pass"
 # OpenEnv's current distribution is `openenv` (openenv-core stopped at 0.3); verifiers' extra asks for it.
-REQUIREMENTS = {"openenv": ["openenv", "uvicorn"], "verifiers-openenv": ["verifiers[openenv]", "uvicorn"]}
+REQUIREMENTS = {"openenv": ["openenv", "uvicorn"], "verifiers-openenv": ["verifiers[openenv]", "uvicorn"],
+                "harbor": ["harbor"]}
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +84,10 @@ def test_verifiers_openenv_taskset_scores_detour_episodes_as_the_stack_does(serv
     report = play("verifiers-openenv", wheel, served, tmp_path)
     assert report["rewards"] == expected
     assert report["verifiers"].startswith("0.4") and report["left"] == []
+
+
+def test_harbor_runs_tasks_on_detour_environments_scored_on_their_diffs(served, wheel, expected, tmp_path):
+    report = play("harbor", wheel, served, tmp_path)
+    assert report["rewards"] == expected
+    assert all(t["passed"] == t["total"] > 0 for t in report["trials"]["scripted"].values())  # the calls are in the diff
+    assert report["left"] == []  # each trial's environment went with its stop
