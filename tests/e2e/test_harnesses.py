@@ -11,7 +11,11 @@ each harness's reward equals the stack's own rollouts' score for the same test a
   a model's would be, and the reward is the one verifiers records on the trace.
 - Harbor: each test a Harbor task (detour_client.harbor.write_tasks) run by `harbor run` on detour's
   environment type and verifier (by import path); the scripted policy is Harbor's oracle agent
-  running the program as the task's solution, the idle one its nop agent."""
+  running the program as the task's solution, the idle one its nop agent.
+- NeMo Gym: detour_client.nemo_gym's resources server behind NeMo Gym's own simple_agent, the
+  suite's rows posted by its own rollout collection (RolloutCollectionHelper, through its head
+  server); the model is a scripted Responses API server writing the policy's program as the
+  execute_code call, and the reward is the one /verify returns."""
 
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ TESTS = ["acme_1", "acme_4", "acme_7"]  # a Linear+Slack, a Box+Slack and a Line
 IDLE = "pass"
 # OpenEnv's current distribution is `openenv` (openenv-core stopped at 0.3); verifiers' extra asks for it.
 REQUIREMENTS = {"openenv": ["openenv", "uvicorn"], "verifiers-openenv": ["verifiers[openenv]", "uvicorn"],
-                "harbor": ["harbor"]}
+                "harbor": ["harbor"], "nemo-gym": ["nemo-gym"]}
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +95,12 @@ def test_harbor_runs_tasks_on_detour_environments_scored_on_their_diffs(served, 
     assert report["rewards"] == expected
     assert all(t["passed"] == t["total"] > 0 for t in report["trials"]["scripted"].values())  # the calls are in the diff
     assert report["left"] == []  # each trial's environment went with its stop
+
+
+def test_nemo_gym_collects_detour_rollouts_with_the_rewards_of_the_stacks_rollouts(served, wheel, expected, tmp_path):
+    report = play("nemo-gym", wheel, served, tmp_path)
+    assert report["rewards"] == expected
+    assert [status for status, _ in report["refused"]] == [422, 409]  # an unknown test; a tool call before a seed
+    assert "acme_1, acme_2" in report["refused"][0][1]
+    assert report["abandoned"] == 1  # the verified sessions' environments went; the one never verified stayed...
+    assert report["left"] == []  # ...until the server's shutdown
