@@ -111,7 +111,7 @@ class InProcessReplicas:
         if not is_websocket(flow) and not flow.metadata.get(STREAM_KEY):
             await asgiapp.serve(app, flow)
             return
-        if self.websockets is None:
-            self.websockets = serve_websockets(app)
+        if self.websockets is None:  # uvicorn's scope is right as it is: the app without AsgiScope's mending
+            self.websockets = serve_websockets(app.app)
         flow.request.host, flow.request.port = self.websockets
         PERMITTED.setdefault(flow.client_conn, set()).add(self.websockets)  # the upstream guard lets it through

@@ -15,7 +15,8 @@ POSTs as JSON:
   until the client goes), and the legacy HTTP+SSE transport where the vendor still publishes
   it (`McpSurface.sse`: Linear's and Notion's `/sse`), the SDK's SseServerTransport. Both hold a
   connection open, so the proxy serves them from its own loopback server and streams them
-  (proxy_addons/mcp_calls.py); a legacy session lives in the process that holds its stream.
+  (proxy_addons/mcp_calls.py); a legacy session lives in the process that holds its stream,
+  and a message POSTed to another worker is passed on to it (sse_holders.py).
 - bearer auth with the tokens the environment issues: no token is 401 with
   `WWW-Authenticate` (naming the resource's metadata where the vendor has OAuth: oauth.py); a
   token it did not issue is refused too where the environment requires issued tokens, as its
@@ -43,6 +44,7 @@ from detour_core.registry import packs
 from mock_services.issued_tokens import SALT_KEY, Credentials
 from mock_services.mcp.oauth import oauth_router, resource_metadata
 from mock_services.mcp.server import build_server
+from mock_services.mcp.sse_holders import HeldStream, holder_elsewhere, pass_on
 from mock_services.store import EnvironmentStore
 
 ENDED_KEY = "mcp_ended_sessions"  # in the environment's meta: the session ids a DELETE ended
@@ -144,15 +146,24 @@ class LegacySse:
         self.transport = SseServerTransport(path + SSE_MESSAGES)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        refused = self.endpoint.caller(Request(scope, receive)).refused
+        request = Request(scope, receive)
+        refused = self.endpoint.caller(request).refused
         if refused is not None:
             await refused(scope, receive, send)
         elif scope["method"] == "POST":
-            await self.transport.handle_post_message(scope, receive, send)
+            holder = holder_elsewhere(request)
+            if holder is None:
+                await self.transport.handle_post_message(scope, receive, send)
+            else:  # another proxy worker holds the session's stream
+                await pass_on(request, holder, send)
         else:
-            async with self.transport.connect_sse(scope, receive, send) as (read, write):
-                server = self.endpoint.server
-                await server.run(read, write, server.create_initialization_options())
+            held = HeldStream(request, send)
+            try:
+                async with self.transport.connect_sse(scope, receive, held) as (read, write):
+                    server = self.endpoint.server
+                    await server.run(read, write, server.create_initialization_options())
+            finally:
+                held.release()
 
 
 def mcp_routes() -> list[BaseRoute]:

@@ -2,11 +2,13 @@
 connections spread over the workers, and what one environment sees stays one whole (its
 state, its request budget, its audit records, its faults' counts)."""
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import psutil
 import pytest
+from httpx_sse import connect_sse
 
 from certs.authority import CertificateAuthority
 from detour_core.audit import AuditLog
@@ -115,6 +117,45 @@ def test_a_seeded_fault_hits_the_same_requests_in_every_environment(two_workers)
             for client in open_clients:
                 client.close()
     assert patterns[0] == patterns[1] == patterns[2] and {200, 503} == set(patterns[0]), patterns
+
+
+def test_a_legacy_sse_sessions_messages_reach_the_worker_holding_its_stream(two_workers):
+    """Linear's legacy `/sse`: one worker holds the session's stream; its messages go over a
+    connection the kernel gave the other worker (told by the workers' own sockets), and the
+    answers come on the stream, as the SDK's SSE client reads them."""
+    state, stack, info = two_workers
+    env_id = EnvironmentStore(state).create("linear_default").env_id
+    workers = [stack.processes[name].pid for name in ("proxy", "proxy-2")]
+    open_clients = clients(state, info, env_id)
+    try:
+        with connect_sse(open_clients[0], "GET", "https://mcp.linear.app/sse") as source:
+            events = source.iter_sse()
+            endpoint = next(events).data
+            other = workers[[established(pid, info.proxy_port) for pid in workers].index(0)]
+            poster = next(client for client in open_clients[1:] if opens_a_connection_to(client, other, info))
+            statuses = [poster.post(f"https://mcp.linear.app{endpoint}", json=message).status_code
+                        for message in SSE_MESSAGES]
+            answers = [json.loads(next(events).data) for _ in range(2)]
+    finally:
+        for client in open_clients:
+            client.close()
+    assert statuses == [202, 202, 202]
+    assert answers[0]["result"]["serverInfo"]["name"] == "detour-linear"
+    assert "create_issue" in {tool["name"] for tool in answers[1]["result"]["tools"]}
+
+
+SSE_MESSAGES = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bare", "version": "0"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+
+
+def opens_a_connection_to(client: httpx.Client, pid: int, info) -> bool:
+    """Whether the client's (first) connection to Linear's MCP host went to the worker `pid`."""
+    before = established(pid, info.proxy_port)
+    client.get("https://mcp.linear.app/.well-known/oauth-authorization-server").raise_for_status()
+    return established(pid, info.proxy_port) > before
 
 
 def test_a_stack_needs_a_worker(tmp_path):
