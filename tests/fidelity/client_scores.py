@@ -173,11 +173,11 @@ class Scores:
 
 def write(cases: dict[str, dict[str, bool]]) -> None:
     """The measured packs' cases over the file's earlier ones; every pack of the registry is in
-    the file, one no source names with no cases."""
+    the file, one no source names with no cases (as of this run)."""
     now, commit = datetime.now(UTC).replace(microsecond=0), head()
     results = load()
     for pack in (p.name for p in packs()):
-        if pack in cases or pack not in results:
+        if pack in cases or not (pack in results and results[pack].total):
             results[pack] = PackFidelity(measured_at=now, commit=commit, cases=dict(sorted(cases.get(pack, {}).items())))
     save(results)
     for pack, found in sorted(results.items()):
