@@ -69,6 +69,25 @@ HOST_TRUST_VARIABLES = ("CURL_CA_BUNDLE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", 
                         "SSL_CERT_FILE", "HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy")
 
 
+# What reaches the test database from a unit test: the home (`state`) or the server itself.
+DATABASE_FIXTURES = frozenset({"state", "postgres", "postgres_url"})
+UNIT = Path(__file__).parent / "unit"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In the Makefile's Postgres pass, of the unit tests only those whose stores can be in
+    Postgres: the rest would run exactly as in the first pass (SQLite files either way). The
+    e2e modules it names start stacks on Postgres themselves (tests.postgres.store_options)."""
+    if os.environ.get("DETOUR_TEST_DATABASE") != "postgres":
+        return
+    reach = [item for item in items if not item.path.is_relative_to(UNIT)
+             or DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))]
+    kept = set(reach)
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = reach
+
+
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[str]:
     """A PostgreSQL server for the session (its base URL)."""
