@@ -17,7 +17,9 @@ def fidelity(service: str) -> str:
     """The official-client cases passed, when they were measured, and each case in a folded block."""
     from mock_services.fidelity import load
     found = load().get(service)
-    if found is None or not found.total:
+    if found is None:
+        return f"**Fidelity**: `{service}` is not measured yet (`make fidelity` measures it).\n\n"
+    if not found.total:
         return f"**Fidelity**: no official-client test covers `{service}` yet.\n\n"
     cases = [f"    | `{case}` | {'passed' if ok else '**failed**'} |" for case, ok in found.cases.items()]
     return "\n".join([
