@@ -83,10 +83,13 @@ def measured(item: pytest.Item) -> bool:
         callspec is None or callspec.params.get("backend", "process") in MEASURED_BACKENDS)
 
 
-def packs_of(item: pytest.Item, named: Packs) -> tuple[str, ...]:
-    if named == PARAM:
-        return (item.callspec.params["pack"],)
+def listed(named: Packs) -> tuple[str, ...]:
+    """The packs a source names (all sections' packs, for a program keyed by section)."""
     return (named,) if isinstance(named, str) else tuple(named.values()) if isinstance(named, dict) else named
+
+
+def packs_of(item: pytest.Item, named: Packs) -> tuple[str, ...]:
+    return (item.callspec.params["pack"],) if named == PARAM else listed(named)
 
 
 def printed_table(results: list) -> dict:

@@ -16,15 +16,13 @@ from typer.testing import CliRunner
 from detour.cli import app
 from detour_core.registry import packs
 from mock_services.fidelity import RESULTS, PackFidelity, load, save
-from tests.fidelity.client_scores import PARAM, SOURCES, printed_table, table_cases
+from tests.fidelity.client_scores import PARAM, SOURCES, listed, printed_table, table_cases
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def named_packs() -> set[str]:
-    return {pack for named in SOURCES.values() if named != PARAM
-            for pack in ((named,) if isinstance(named, str) else tuple(named.values()) if isinstance(named, dict)
-                         else named)}
+    return {pack for named in SOURCES.values() if named != PARAM for pack in listed(named)}
 
 
 def test_the_results_cover_every_pack_and_only_the_named_ones_have_cases():
