@@ -25,6 +25,7 @@ from detour_core.credentials import api_key
 from detour_core.paths import StatePaths
 from sandbox.namespace import requirements_missing
 from sandbox.netns_pool import POOL_VARIABLE
+from sandbox.warm import WARM_VARIABLE
 
 WORKERS = 4
 EACH = 5
@@ -106,6 +107,7 @@ def variants() -> list[tuple[str, int]]:
 
 
 def bench_rollouts(state: StatePaths, info: StackInfo) -> None:
+    os.environ.setdefault(WARM_VARIABLE, "wait")  # Python programs forked once the server is warm (sandbox/warm.py)
     with tempfile.TemporaryDirectory(prefix="detour-bench-rollout-") as folder:
         program = Path(folder, "agent.py")
         program.write_text(calls_program(20))

@@ -30,6 +30,7 @@ from sandbox.netns_pool import NetworkPools
 from sandbox.process import apply_rlimits
 from sandbox.runtimes import Runtime, host_runtime
 from sandbox.supervisor import supervise
+from sandbox.warm import WarmRun, eligible, server_for
 from sandbox.workspace import prepare_workspace
 
 HOME = Path("/home/agent")
@@ -173,10 +174,11 @@ def _pinned_bundles(folders: tuple[Path, ...]) -> list[str]:
 
 
 def bwrap_argv(spec: SandboxSpec, runtime: Runtime, network: SandboxNetwork, support: dict[str, Path],
-               copies: dict[Path, Path], state_home: Path) -> list[str]:
+               copies: dict[Path, Path], state_home: Path, warm: WarmRun | None = None) -> list[str]:
+    """`warm`: the sandbox runs the warm interpreter's holder in place of the program."""
     disk = str(spec.limits.disk_mb * MB)
     uid = str(sandbox_uid(network))
-    argv = ["nsenter", f"--net=/run/netns/{network.netns}", "bwrap",
+    argv = ["nsenter", f"--net=/run/netns/{network.netns}", "bwrap", *(warm.bwrap_options() if warm else []),
             "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", "sandbox",
             *_root_binds(), "--dev", "/dev", "--proc", "/proc"]
@@ -209,7 +211,7 @@ def bwrap_argv(spec: SandboxSpec, runtime: Runtime, network: SandboxNetwork, sup
     argv += ["--chdir", str(HOME), "--",
              "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
              "--inh-caps=-all", "--bounding-set=-all", "--",
-             *clock_command(spec), *spec.argv]
+             *(warm.command(spec.argv) if warm else [*clock_command(spec), *spec.argv])]
     return argv
 
 
@@ -271,15 +273,39 @@ class NamespaceSandbox(Sandbox):
             env = sandbox_environment(spec, INSIDE_TRUST, self.runtime, proxy_host=network.host_ip) | {
                 "HOME": str(HOME), "TMPDIR": "/tmp"}
 
+            warm = self._warm_run(spec, network, limits, env)
+            if warm:
+                cleanup.callback(warm.close)
+
             def preexec() -> None:
                 if limits:
                     limits.attach()
                 apply_rlimits(spec.limits)
                 resource.setrlimit(resource.RLIMIT_NPROC, (spec.limits.processes,) * 2)
+                if warm:
+                    warm.place_descriptors()
 
-            argv = bwrap_argv(spec, self.runtime, network, support, copies, self.state.home)
+            argv = bwrap_argv(spec, self.runtime, network, support, copies, self.state.home, warm)
             return supervise(argv, env=env, cwd=folder,
                              limits=spec.limits, stdin=spec.stdin, live=spec.stdio, control=spec.control,
                              limits_via=limits.via if limits else "rlimit+watchdog", preexec=preexec,
                              extra_breach=limits.breach if limits else lambda: None,
-                             spent=limits.cpu_counter() if limits else None)
+                             spent=limits.cpu_counter() if limits else None,
+                             pass_fds=warm.pass_fds() if warm else (),
+                             on_start=(lambda: warm.started(spec.limits.timeout_s)) if warm else None)
+
+    def _warm_run(self, spec: SandboxSpec, network: SandboxNetwork, limits: cgroups.CgroupLimits | None,
+                  env: dict[str, str]) -> WarmRun | None:
+        """The hand-over to the warm interpreter, for a run that may have it (sandbox/warm.py)."""
+        if not eligible(spec, self.runtime, counted=limits is not None):
+            return None
+        server = server_for(self.runtime)
+        if not server.available():
+            return None
+        assert limits is not None
+        rlimits = {"RLIMIT_CPU": (spec.limits.cpu_s, spec.limits.cpu_s + 2),
+                   "RLIMIT_FSIZE": (spec.limits.file_size_mb * MB,) * 2, "RLIMIT_CORE": (0, 0),
+                   "RLIMIT_NPROC": (spec.limits.processes,) * 2}
+        return WarmRun(server, {
+            "argv": spec.argv, "env": env, "cwd": str(HOME), "uid": sandbox_uid(network), "rlimits": rlimits,
+            "cgroups": sorted({str(folder / "cgroup.procs") for folder in limits.dirs.values()})})

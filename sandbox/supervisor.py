@@ -226,18 +226,22 @@ def exit_code(returncode: int) -> int:
 def supervise(argv: list[str], *, env: dict[str, str], cwd: Path, limits: Limits, stdin: bytes,
               limits_via: LimitsVia, preexec: Callable[[], None],
               extra_breach: Callable[[], KilledReason | None] = lambda: None, live: bool = False,
-              control: RunControl | None = None, spent: Callable[[], int] | None = None) -> Execution:
+              control: RunControl | None = None, spent: Callable[[], int] | None = None,
+              pass_fds: tuple[int, ...] = (), on_start: Callable[[], None] | None = None) -> Execution:
     """`live`: the program reads this process's own stdin and its stdout is written to ours as it
     comes (kept as well): a stdio server, such as an MCP server, talks to whoever started detour.
     `control`: where its output goes as it comes, and the stop that ends it early. `spent`: the
-    CPU its whole group has used (ns), which paces the looks (Pace)."""
+    CPU its whole group has used (ns), which paces the looks (Pace). `pass_fds`: descriptors
+    the program keeps; `on_start`: called once it runs, before its stdin is written."""
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=None if live else subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds)
     capture = OutputCapture(limits.output_bytes, echo_of(control, live))
     for stream, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
         capture.follow(functools.partial(_pump, stream, name, capture))
     watchdog = Watchdog(proc.pid, limits, started + limits.timeout_s)
+    if on_start is not None:
+        on_start()
     if not live:
         _feed(proc, stdin)
     killed: KilledReason | None = None

@@ -1,0 +1,220 @@
+"""The namespace backend's warm interpreter: Python programs forked from a server that has the
+runtime's common client libraries imported (sandbox/forkserver.py), instead of a new
+interpreter per run (~165 ms of CPU against ~5 ms for a fork).
+
+The run's sandbox is made exactly as for any program (bwrap: mounts, PID namespace and its
+reaping init, the pooled network, cgroups), but the command it starts is a holder, a shell
+under the run's uid that says it is ready and waits for the agent's exit code. The backend
+then sends the fork server the holder's namespaces and stdio as descriptors; the server's fork
+starts the agent in them (see forkserver.py), and writes its exit code to the holder, which
+exits with it. The holder's end ends the run as before: the PID namespace's init goes, and the
+kernel kills whatever of the agent is left. Where the server cannot take a run, the holder is
+told "cold" and runs the program itself.
+
+Used for `python FILE`, `python -c CODE` and `python -` with the runtime's own interpreter,
+in proxy mode, where cgroups count the run (the watchdog's process tree would not see the
+forked agent) and the environment's clock is the real one (libfaketime is preloaded at exec).
+The first such run starts the runtime's server in the background and runs cold; the server
+lives as long as this process (its stdin is its lifeline).
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import json
+import os
+import select
+import shutil
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+from sandbox.base import SandboxSpec
+from sandbox.runtimes import Runtime
+
+# "0": every Python program starts its own interpreter; "wait": the first run waits for the server
+# (tests and benches that must see the warm path); otherwise it starts in the background.
+WARM_VARIABLE = "DETOUR_WARM_PYTHON"
+STARTING_S = 120  # the longest a "wait" run waits for a server to import its libraries
+SERVER = Path(__file__).with_name("forkserver.py")
+# Imported once by the server; what a runtime lacks is skipped.
+MODULES = ("ssl", "json", "asyncio", "http.client", "urllib.request", "certifi", "urllib3", "requests",
+           "httpx", "aiohttp", "slack_sdk", "slack_sdk.web", "slack_sdk.web.async_client")
+NAMESPACES = ("cgroup", "ipc", "uts", "net", "pid", "mnt")
+# The holder: ready on fd 4, then the agent's exit code (or "cold": run the program itself) on fd 3.
+HOLDER = 'echo >&4; exec 4>&-; read c <&3; [ "$c" = cold ] && exec "$@" 3<&-; exit "${c:-125}"'
+STATUS_FD, READY_FD, INFO_FD = 3, 4, 5
+
+
+def enabled() -> bool:
+    return os.environ.get(WARM_VARIABLE, "1") != "0"
+
+
+def eligible(spec: SandboxSpec, runtime: Runtime, counted: bool) -> bool:
+    """Whether this run's program may be forked from the warm interpreter."""
+    argv = spec.argv
+    runs_python = len(argv) >= 2 and argv[0] == str(runtime.python) and \
+        (argv[1] == "-" or (argv[1] == "-c" and len(argv) >= 3) or not argv[1].startswith("-"))
+    return enabled() and runs_python and counted and spec.mode == "proxy" and spec.clock_at is None \
+        and not spec.stdio
+
+
+class ForkServer:
+    """One interpreter's server: started in the background on first use, and again if it died;
+    it ends when this process closes its stdin (exits, or stop_all)."""
+
+    def __init__(self, python: Path, path: str) -> None:
+        self.python = python
+        self.path = path
+        self.folder = Path(tempfile.mkdtemp(prefix="detour-warm-"))  # 0700: root's alone
+        self.socket = self.folder / "server.sock"
+        self.proc: subprocess.Popen | None = None
+        self.ready = threading.Event()
+        self.lock = threading.Lock()
+
+    def available(self) -> bool:
+        """Ready to take a run; starts the server (in the background) when there is none."""
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self._start()
+        return self.ready.wait(STARTING_S) if os.environ.get(WARM_VARIABLE) == "wait" else self.ready.is_set()
+
+    def _start(self) -> None:
+        self.ready.clear()
+        self.folder.mkdir(mode=0o700, exist_ok=True)
+        self.socket.unlink(missing_ok=True)
+        # Nothing of a run's: an environment of its own, no token; stdin is its lifeline.
+        self.proc = subprocess.Popen(
+            [str(self.python), str(SERVER), str(self.socket), *MODULES],
+            env={"PATH": self.path, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"},
+            cwd="/", stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+        threading.Thread(target=self._wait_ready, args=(self.proc,), name="detour warm python", daemon=True).start()
+
+    def _wait_ready(self, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        if proc.stdout.readline().strip() == b"ready":
+            self.ready.set()
+
+    def hand_over(self, init_pid: int, request: dict, status: int) -> None:
+        """Send the run to the server: the namespaces and stdio of the sandbox's init (the holder's
+        parent, in the same namespaces with the same stdio), and the holder's status pipe."""
+        fds = {name: os.open(f"/proc/{init_pid}/ns/{name}", os.O_RDONLY) for name in NAMESPACES}
+        try:
+            for number, name in enumerate(("stdin", "stdout", "stderr")):
+                fds[name] = os.open(f"/proc/{init_pid}/fd/{number}", os.O_RDONLY if number == 0 else os.O_WRONLY)
+            fds["status"] = status
+            body = json.dumps(request | {"fds": list(fds)}).encode()
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.connect(str(self.socket))
+                socket.send_fds(conn, [struct.pack("!I", len(body))], list(fds.values()))
+                conn.sendall(body)
+        finally:
+            for name, fd in fds.items():
+                if name != "status":
+                    os.close(fd)
+
+    def stop(self) -> None:
+        """Stop the server (its forks die with it, and each run's agent with its holder)."""
+        with self.lock:
+            proc, self.proc = self.proc, None
+            if proc is not None:
+                proc.kill()
+                proc.wait()
+                for pipe in (proc.stdin, proc.stdout):
+                    if pipe:
+                        pipe.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_SERVERS: dict[Path, ForkServer] = {}
+_LOCK = threading.Lock()
+
+
+def server_for(runtime: Runtime) -> ForkServer:
+    """The one server of this runtime's interpreter in this process."""
+    with _LOCK:
+        if runtime.python not in _SERVERS:
+            if not _SERVERS:
+                atexit.register(stop_all)
+            _SERVERS[runtime.python] = ForkServer(runtime.python, runtime.path)
+        return _SERVERS[runtime.python]
+
+
+def server_pids() -> list[int]:
+    """The servers running now (a benchmark counts their CPU and their forks')."""
+    with _LOCK:
+        return [s.proc.pid for s in _SERVERS.values() if s.proc is not None and s.proc.poll() is None]
+
+
+def stop_all() -> None:
+    with _LOCK:
+        servers = list(_SERVERS.values())
+        _SERVERS.clear()
+    for server in servers:
+        server.stop()
+
+
+class WarmRun:
+    """One run's pipes to its holder, and the hand-over once bwrap has made the sandbox."""
+
+    def __init__(self, server: ForkServer, request: dict) -> None:
+        self.server = server
+        self.request = request
+        self.status_r, self.status_w = os.pipe()
+        self.ready_r, self.ready_w = os.pipe()
+        self.info_r, self.info_w = os.pipe()
+        self.open = {self.status_r, self.status_w, self.ready_r, self.ready_w, self.info_r, self.info_w}
+
+    def command(self, argv: list[str]) -> list[str]:
+        """The holder, in place of the program (which it runs itself when told "cold")."""
+        return ["/bin/sh", "-c", HOLDER, "sh", *argv]
+
+    def bwrap_options(self) -> list[str]:
+        return ["--info-fd", str(INFO_FD)]
+
+    def pass_fds(self) -> tuple[int, ...]:
+        return STATUS_FD, READY_FD, INFO_FD
+
+    def place_descriptors(self) -> None:
+        """In the child before exec: the pipe ends at the numbers the holder and bwrap are given
+        (through copies above them, as any end may sit at one of those numbers)."""
+        copies = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (self.status_r, self.ready_w, self.info_w)]
+        for copy, target in zip(copies, (STATUS_FD, READY_FD, INFO_FD), strict=True):
+            os.dup2(copy, target)
+            os.close(copy)
+
+    def started(self, timeout: float) -> None:
+        """bwrap runs: wait for the holder, hand the run over, or tell the holder to run it cold."""
+        self._close(self.status_r, self.ready_w, self.info_w)
+        try:
+            self.server.hand_over(self._wait(timeout), self.request, self.status_w)
+        except (OSError, ValueError, KeyError):
+            os.write(self.status_w, b"cold\n")
+        finally:
+            self.close()
+
+    def _wait(self, timeout: float) -> int:
+        """The sandbox init's pid once the holder is ready (bwrap's --info-fd names it)."""
+        ready, _, _ = select.select([self.ready_r], [], [], timeout)
+        if not ready or not os.read(self.ready_r, 1):
+            raise OSError("the sandbox's holder never became ready")
+        text = b""
+        while b"}" not in text and select.select([self.info_r], [], [], timeout)[0]:
+            if not (chunk := os.read(self.info_r, 4096)):
+                break
+            text += chunk
+        return int(json.loads(text)["child-pid"])
+
+    def _close(self, *fds: int) -> None:
+        for fd in fds:
+            if fd in self.open:
+                self.open.discard(fd)
+                os.close(fd)
+
+    def close(self) -> None:
+        """Every end this process still holds (also when the sandbox never started)."""
+        self._close(*list(self.open))

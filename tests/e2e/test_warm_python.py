@@ -1,0 +1,129 @@
+"""The namespace backend's warm interpreter (sandbox/warm.py): Python programs forked from a
+server with the runtime's libraries imported. A run sees nothing a previous run did; the
+server holds nothing of any run's; the agent runs under its sandbox's uid with no
+capabilities; the server and its forks end with the process that started them."""
+
+import json
+import os
+import re
+import threading
+from pathlib import Path
+
+import psutil
+import pytest
+
+from sandbox import warm
+from sandbox.base import Limits
+from sandbox.namespace import FIRST_UID, NamespaceSandbox, requirements_missing
+
+pytestmark = pytest.mark.skipif(bool(requirements_missing()), reason="the namespace backend cannot run here")
+
+CANARY = """
+import json, os, sys
+warm = "requests" in sys.modules  # imported by the server, never by a fresh interpreter
+import requests
+seen = {"warm": warm, "attribute": hasattr(requests, "canary"), "patched": requests.get.__name__,
+        "variable": os.environ.get("CANARY"), "file": os.path.exists("/tmp/canary"),
+        "home": os.listdir(os.environ["HOME"]) != [os.path.basename(__file__)], "path": sys.path[-1] == "/canary"}
+requests.canary = 1
+requests.get = lambda *a, **k: None
+os.environ["CANARY"] = "1"
+open("/tmp/canary", "w").write("1")
+open(os.path.join(os.environ["HOME"], "left"), "w").write("1")
+sys.path.append("/canary")
+status = dict(line.split(":\\t", 1) for line in open("/proc/self/status").read().splitlines() if ":\\t" in line)
+seen["ids"] = [status["Uid"].split(), status["Gid"].split(), status["Groups"].strip()]
+seen["caps"] = sorted({status[k].strip() for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")})
+seen["no_new_privs"] = status["NoNewPrivs"].strip()
+seen["fds"] = sorted(os.listdir("/proc/self/fd"))
+seen["ok"] = requests.post("https://slack.com/api/auth.test", headers={"Authorization": "Bearer xoxb-1"}).json()["ok"]
+print(json.dumps(seen))
+"""
+
+
+@pytest.fixture(scope="module")
+def sandbox(live_stack):
+    sandbox = NamespaceSandbox(live_stack.state)
+    try:
+        yield sandbox
+    finally:
+        sandbox.close()
+
+
+@pytest.fixture(scope="module")
+def server(live_stack, sandbox):
+    """The runtime's server, started by a first (cold) run."""
+    live_stack.run(live_stack.env(), "print(1)", ".py", sandbox=sandbox)
+    server = warm.server_for(sandbox.runtime)
+    assert server.ready.wait(120)
+    return server
+
+
+def _canary(live_stack, sandbox) -> dict:
+    result = live_stack.run(live_stack.env(), CANARY, ".py", sandbox=sandbox)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_run_sees_nothing_of_the_one_before(live_stack, sandbox, server):
+    first, second = _canary(live_stack, sandbox), _canary(live_stack, sandbox)
+    assert first["warm"] and second["warm"]
+    assert {k: second[k] for k in ("attribute", "patched", "variable", "file", "home", "path", "ok")} == {
+        "attribute": False, "patched": "get", "variable": None, "file": False, "home": False, "path": False,
+        "ok": True}
+    assert int(second["ids"][0][0]) >= FIRST_UID and len(set(second["ids"][0] + second["ids"][1])) == 1
+    assert second["ids"][2] == "" and second["caps"] == ["0000000000000000"] and second["no_new_privs"] == "1"
+    assert second["fds"] == ["0", "1", "2", "3"]  # stdio, and listdir's own
+
+
+def _memory(pid: int) -> bytes:
+    """Every readable region of a process's memory."""
+    chunks = []
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
+        for line in maps:
+            span, perms = line.split()[:2]
+            if perms[0] != "r" or line.rstrip().endswith("[vvar]"):
+                continue
+            start, end = (int(x, 16) for x in span.split("-"))
+            try:
+                mem.seek(start)
+                chunks.append(mem.read(end - start))
+            except OSError:
+                continue
+    return b"".join(chunks)
+
+
+def test_the_server_holds_no_secret_of_a_run(live_stack, sandbox, server):
+    result = live_stack.run(live_stack.env(), "import json, os; print(json.dumps(dict(os.environ)))", ".py",
+                            sandbox=sandbox)
+    env = json.loads(result.stdout)
+    secrets = {value for name, value in env.items() if re.search("TOKEN|KEY|SECRET|PROXY", name) and len(value) > 16}
+    secrets |= {re.sub(r"^http://|@.*$", "", value) for value in secrets if value.startswith("http://")}
+    assert len(secrets) >= 3, env
+    pid = server.proc.pid
+    assert Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")[:-1] == [
+        b"PATH=" + sandbox.runtime.path.encode(), b"LANG=C.UTF-8", b"PYTHONDONTWRITEBYTECODE=1"]
+    memory = _memory(pid)
+    assert b"slack_sdk" in memory  # what it imported is there to be found
+    assert not [s for s in secrets if s.encode() in memory]
+
+
+def test_the_agent_ends_with_its_server(live_stack, sandbox, server):
+    """A server killed mid-run takes the run with it (its fork dies, the holder's pipe closes),
+    and the next run starts one again (running cold meanwhile); stop_all ends it with detour."""
+    results = []
+    thread = threading.Thread(target=lambda: results.append(live_stack.run(
+        live_stack.env(), "import time; time.sleep(60)", ".py", sandbox=sandbox, limits=Limits(timeout_s=50))))
+    thread.start()
+    forks = []
+    while thread.is_alive() and not forks:  # the server's fork, and the agent it started
+        forks = [p for p in psutil.Process(server.proc.pid).children() if p.children()]
+    agent = forks[0].children()[0]
+    server.proc.kill()
+    thread.join()
+    assert (results[0].exit_code, results[0].killed_reason) == (125, None)
+    assert not psutil.pid_exists(agent.pid) or agent.status() == psutil.STATUS_ZOMBIE
+    assert live_stack.run(live_stack.env(), "print(2)", ".py", sandbox=sandbox).stdout == "2\n"
+    assert server.ready.wait(120) and server.proc.poll() is None
+    warm.stop_all()
+    assert server.proc is None and not psutil.pid_exists(forks[0].pid)
