@@ -46,11 +46,12 @@ from detour_client.rollouts import SuiteError
 
 SUITE_FILE = "detour.json"  # in the task's environment/: a suite holding the task's test
 WORKDIR = "/app"            # a task's working directory when its [environment] names none
-NO_TIMEOUT_S = 3600.0       # a command Harbor gives no timeout: the sandbox's own limit
+NO_TIMEOUT_S = 3600.0       # how long a command Harbor gives no timeout may run
 TEST_SH = """#!/bin/bash
 echo "this task is scored on its detour environment's diff: --verifier detour_client.harbor:DetourVerifier" >&2
 exit 1
 """
+OUTPUT_BYTES = 64 * 1024 * 1024  # the files and the command's output, as base64, on the program's stdout
 MARGIN_S = 30.0             # the program's unpacking and packing around the command
 
 # The program each command becomes. The files arrive as base64 of a tar.gz, the command runs in a
@@ -155,20 +156,30 @@ class DetourEnvironment(BaseEnvironment):
             raise ValueError(f"{path!r}: a path with '..' is refused")
         return self.root.joinpath(*inside.parts[1:])
 
+    @cached_property
+    def files(self) -> asyncio.Lock:
+        """One command or copy at a time: a command brings the whole tree back, and would undo
+        a copy made while it ran (or another command's files)."""
+        return asyncio.Lock()
+
     async def upload_file(self, source_path: Path | str, target_path: str) -> None:
-        target = self._local(target_path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source_path, target)
+        async with self.files:
+            target = self._local(target_path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source_path, target)
 
     async def upload_dir(self, source_dir: Path | str, target_dir: str) -> None:
-        shutil.copytree(source_dir, self._local(target_dir), dirs_exist_ok=True)
+        async with self.files:
+            shutil.copytree(source_dir, self._local(target_dir), dirs_exist_ok=True)
 
     async def download_file(self, source_path: str, target_path: Path | str) -> None:
-        Path(target_path).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(self._local(source_path), target_path)
+        async with self.files:
+            Path(target_path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self._local(source_path), target_path)
 
     async def download_dir(self, source_dir: str, target_dir: Path | str) -> None:
-        shutil.copytree(self._local(source_dir), target_dir, dirs_exist_ok=True)
+        async with self.files:
+            shutil.copytree(self._local(source_dir), target_dir, dirs_exist_ok=True)
 
     async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
                    timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
@@ -181,15 +192,16 @@ class DetourEnvironment(BaseEnvironment):
             options += ["--setenv", name, value]
         if self._resolve_user(user) in ("root", 0):
             options += ["--unshare-user", "--uid", "0", "--gid", "0"]
-        program = PROGRAM.format(files=_pack(self.root), timeout_s=timeout_s, command=shlex.quote(command),
-                                 options=shlex.join(options))
-        done = await asyncio.to_thread(self.episode.execute, program, "bash",
-                                       limits={"timeout_s": timeout_s + MARGIN_S})
-        try:
-            out, err = _unpack(done["stdout"] or "", self.root)
-        except (ValueError, tarfile.TarError):
-            raise RuntimeError(f"detour's sandbox did not run the command (exit {done['exit_code']}): "
-                               f"{(done['stderr'] or '')[-500:]}") from None
+        limits = {"timeout_s": timeout_s + MARGIN_S, "output_bytes": OUTPUT_BYTES}
+        async with self.files:
+            program = PROGRAM.format(files=_pack(self.root), timeout_s=timeout_s, command=shlex.quote(command),
+                                     options=shlex.join(options))
+            done = await asyncio.to_thread(self.episode.execute, program, "bash", limits=limits)
+            try:
+                out, err = _unpack(done["stdout"] or "", self.root)
+            except (ValueError, tarfile.TarError):
+                raise RuntimeError(f"detour's sandbox did not run the command (exit {done['exit_code']}): "
+                                   f"{(done['stderr'] or '')[-500:]}") from None
         return ExecResult(stdout=out, stderr=err, return_code=done["exit_code"] if done["exit_code"] is not None else -1)
 
 
