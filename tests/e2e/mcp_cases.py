@@ -1,8 +1,9 @@
 """The one table of what a program does on each hosted MCP server, read by every test that drives
-all of them with a different client (Node's SDK, the OpenAI Agents SDK): the credential variable
-the run gives for the server, the tool calls in order, the values picked from their answers with
-what each must be, and the table the write lands in. Programs get it as JSON (`program_cases`)
-and interpret it the same small way, so no program hard-codes a case:
+all of them with a different client (Node's SDK, the `mcp` SDK's, the OpenAI Agents SDK's): the
+credential variable the run gives for the server, the tool calls in order, the values picked
+from their answers with what each must be, and the table the write lands in. Programs get it as JSON (`program_cases`)
+and interpret it the same small way (the Python ones with one interpreter, `python_program`),
+so no program hard-codes a case:
 
 - a step is `[name, tool, arguments]`; its answer (structured content, else the first text
   content as JSON) is kept under `name`;
@@ -92,6 +93,65 @@ def program_cases() -> str:
     assert set(served) == set(CASES), "a hosted MCP server without a case (or a case without a server)"
     return json.dumps({name: {"url": served[name], "token": case.token, "steps": case.steps, "picks": list(case.expect)}
                        for name, case in CASES.items()})
+
+
+PYTHON = r'''
+import asyncio, json, os
+
+CASES = json.loads(CASES_JSON)
+
+
+def field(result, name):
+    """The mcp SDK's 1.x spells a result's fields in camel case, 2.x in snake case."""
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in name)
+    return getattr(result, snake) if hasattr(result, snake) else getattr(result, name)
+
+
+def at(kept, path):
+    """A path "a.0.b" into the answers kept so far (and the run's variables as "env")."""
+    value = kept
+    for key in path.split("."):
+        try:
+            value = value[int(key)] if isinstance(value, list) else value[key]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+    return value
+
+
+def resolve(kept, value):
+    if isinstance(value, str) and value.startswith("$"):
+        return at(kept, value[1:])
+    if isinstance(value, list):
+        return [resolve(kept, item) for item in value]
+    if isinstance(value, dict):
+        return {key: resolve(kept, item) for key, item in value.items()}
+    return value
+
+
+async def perform(name, spec, call):
+    """The case's steps through `call(tool, arguments)` (the client's own): the picks' values."""
+    kept = {"env": dict(os.environ)}
+    for as_, tool, args in spec["steps"]:
+        result = await call(tool, resolve(kept, args))
+        if field(result, "isError"):
+            raise SystemExit(f"{name} {tool}: {result.content[0].text}")
+        kept[as_] = field(result, "structuredContent") or json.loads(result.content[0].text)
+    return {path: at(kept, path) for path in spec["picks"]}
+'''
+
+PYTHON_MAIN = r'''
+
+async def main():
+    print(json.dumps({name: await drive(name, spec) for name, spec in CASES.items()}))
+
+asyncio.run(main())
+'''
+
+
+def python_program(drive: str) -> str:
+    """A Python program over the table: the shared interpreter above, then `drive`, the client's
+    own `async def drive(name, spec)` (connect, `perform` the steps, say server, tools, picks)."""
+    return f"CASES_JSON = {program_cases()!r}\n" + PYTHON + drive + PYTHON_MAIN
 
 
 def check(result, out: dict) -> None:

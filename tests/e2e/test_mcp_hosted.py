@@ -2,9 +2,11 @@
 `https://api.githubcopilot.com/mcp/` with the official `mcp` SDK's Streamable HTTP client, as it
 would to GitHub's, and its tools act on the environment's state through the replica's own REST
 handlers: an issue made over MCP is in the REST answer and in the diff, one made over REST in
-MCP's answer. Clients of the SDK's 1.x and 2.x lines both connect. A published tool the replica
-does not back says so; no token is 401. Linear's server the same way with Node's
-@modelcontextprotocol/sdk client, and with LangChain's MCP adapters as an agent framework would."""
+MCP's answer. Clients of the SDK's 1.x and 2.x lines both connect. A published tool the
+replica does not back says so; no token is 401. Linear's server the same way with Node's
+@modelcontextprotocol/sdk client, and with LangChain's MCP adapters as an agent framework would.
+(Every server, on namespace and docker, is driven from the shared case table by the `mcp` SDK's,
+Node's and the Agents SDK's clients: test_mcp_python.py, test_mcp_node.py, test_mcp_agents_sdk.py.)"""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from detour_core.faults import Fault
 from mock_services.request_rows import request_rows
 from sandbox.namespace import NamespaceSandbox
 from sandbox.runtimes import host_runtime
-from tests.conftest import needs_docker, needs_namespaces
+from tests.conftest import needs_namespaces
 from tests.e2e.official_clients import run_node_client
 
 GITHUB_AGENT = r'''
@@ -164,11 +166,11 @@ console.log(JSON.stringify(out));
 '''
 
 
-@pytest.mark.parametrize("backend", [pytest.param("namespace", marks=needs_namespaces),
-                                     pytest.param("docker", marks=needs_docker)])
-def test_linears_hosted_mcp_server_with_nodes_official_client(live_stack, request, backend):
-    """On docker, in the image derived from tests/node_clients/package.json, as a user would."""
-    result = run_node_client(live_stack, request, backend, "@modelcontextprotocol/sdk", LINEAR_AGENT,
+@needs_namespaces
+def test_linears_hosted_mcp_server_with_nodes_official_client(live_stack, request):
+    """On namespace: on docker, Node's client drives Linear's server with the others
+    (test_mcp_node.py)."""
+    result = run_node_client(live_stack, request, "namespace", "@modelcontextprotocol/sdk", LINEAR_AGENT,
                              "linear_default")
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
