@@ -271,12 +271,17 @@ def test_an_mcp_clients_own_oauth_flow_gets_the_acting_persons_token(live_stack,
     assert {"/.well-known/oauth-authorization-server", "/register", "/authorize", "/token"} <= set(paths)
 
 
-CONNECT = r'''
+BUSINESS_AGENT = r'''
 import asyncio, json, os
 from contextlib import asynccontextmanager
 import httpx
+import stripe
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from slack_sdk import WebClient
+
+SITE = os.environ["JIRA_URL"]
+out = {}
 
 
 @asynccontextmanager
@@ -286,14 +291,10 @@ async def connected(url, token):
             streamable_http_client(url, http_client=http) as streams, ClientSession(*streams[:2]) as session:
         await session.initialize()
         yield session
-'''
-
-JIRA_AGENT = CONNECT + r'''
-SITE = os.environ["JIRA_URL"]
-rest = httpx.Client(base_url=SITE + "/rest/api/3", auth=(os.environ["JIRA_EMAIL"], os.environ["JIRA_API_TOKEN"]))
 
 
-async def main():
+async def jira():
+    rest = httpx.Client(base_url=SITE + "/rest/api/3", auth=(os.environ["JIRA_EMAIL"], os.environ["JIRA_API_TOKEN"]))
     async with connected("https://mcp.atlassian.com/v1/mcp", os.environ["JIRA_API_TOKEN"]) as mcp:
         call = lambda name, **args: mcp.call_tool(name, {"cloudId": SITE, **args})
         made = json.loads((await call("createJiraIssue", projectKey="ACME", issueTypeName="Bug",
@@ -303,77 +304,58 @@ async def main():
         await call("addCommentToJiraIssue", issueIdOrKey=other, commentBody="Seen over MCP")
         seen = json.loads((await call("getJiraIssue", issueIdOrKey=other)).content[0].text)
         lacking = await call("getConfluenceSpaces")
-        print(json.dumps({"rest_sees": rest.get(f"/issue/{made['key']}").json()["fields"]["summary"],
-                          "mcp_sees": seen["fields"]["summary"], "self": made["self"].split("/rest/")[0] == SITE,
-                          "lacking": lacking.content[0].text}))
-
-asyncio.run(main())
-'''
+    out["jira"] = {"rest_sees": rest.get(f"/issue/{made['key']}").json()["fields"]["summary"],
+                   "mcp_sees": seen["fields"]["summary"], "self": made["self"].split("/rest/")[0] == SITE,
+                   "lacking": lacking.content[0].text}
 
 
-@needs_namespaces
-def test_atlassians_hosted_mcp_server_over_the_jira_replica(live_stack):
-    out, result = run_agent(live_stack, "jira_default", JIRA_AGENT)
-    assert out == {
-        "rest_sees": "Made over MCP", "mcp_sees": "Made over REST", "self": True,
-        "lacking": "tool getConfluenceSpaces is not available: detour's jira replica does not back it"}
-    assert sorted(r["fields"]["summary"] for r in result.diff.inserts if r["__table__"] == "jira_issue") == [
-        "Made over MCP", "Made over REST"]
-    assert [r["body"] for r in result.diff.inserts if r["__table__"] == "jira_issue_comment"] == ["Seen over MCP"]
-
-
-SLACK_AGENT = CONNECT + r'''
-from slack_sdk import WebClient
-
-slack = WebClient(token=os.environ["SLACK_TOKEN"])
-
-
-async def main():
+async def slack():
+    api = WebClient(token=os.environ["SLACK_TOKEN"])
     async with connected("https://mcp.slack.com/mcp", os.environ["SLACK_TOKEN"]) as mcp:
         call = lambda name, **args: mcp.call_tool(name, args)
         sent = json.loads((await call("slack_send_message", channel_id="C01ABCD1234", message="Sent over MCP")).content[0].text)
-        slack.chat_postMessage(channel="C01ABCD1234", text="Posted with slack_sdk", thread_ts=sent["ts"])
+        api.chat_postMessage(channel="C01ABCD1234", text="Posted with slack_sdk", thread_ts=sent["ts"])
         thread = json.loads((await call("slack_read_thread", channel_id="C01ABCD1234", message_ts=sent["ts"])).content[0].text)
         failed = await call("slack_read_channel", channel_id="C0NOSUCHONE")
-        print(json.dumps({"rest_sees": slack.conversations_history(channel="C01ABCD1234", limit=1)["messages"][0]["text"],
-                          "mcp_sees": [m["text"] for m in thread["messages"]], "failed": failed.content[0].text}))
-
-asyncio.run(main())
-'''
+    out["slack"] = {"rest_sees": api.conversations_history(channel="C01ABCD1234", limit=1)["messages"][0]["text"],
+                    "mcp_sees": [m["text"] for m in thread["messages"]], "failed": failed.content[0].text}
 
 
-@needs_namespaces
-def test_slacks_hosted_mcp_server_over_the_slack_replica(live_stack):
-    out, result = run_agent(live_stack, "slack_default", SLACK_AGENT)
-    assert out == {"rest_sees": "Sent over MCP", "mcp_sees": ["Sent over MCP", "Posted with slack_sdk"],
-                                         "failed": '{"ok": false, "error": "channel_not_found"}'}
-    assert sorted(r["message_text"] for r in result.diff.inserts if r["__table__"] == "messages") == [
-        "Posted with slack_sdk", "Sent over MCP"]
-
-
-STRIPE_AGENT = CONNECT + r'''
-import stripe
-
-stripe.api_key = os.environ["STRIPE_API_KEY"]
-
-
-async def main():
+async def stripe_():
+    stripe.api_key = os.environ["STRIPE_API_KEY"]
     async with connected("https://mcp.stripe.com", os.environ["STRIPE_API_KEY"]) as mcp:
         made = json.loads((await mcp.call_tool("create_customer", {"name": "Ada Lovelace", "email": "ada@example.com"}))
                           .content[0].text)
         stripe.Product.create(name="Made with stripe-python")
         products = json.loads((await mcp.call_tool("list_products", {"limit": 100})).content[0].text)["data"]
-        print(json.dumps({"rest_sees": stripe.Customer.retrieve(made["id"]).name,
-                          "mcp_sees": "Made with stripe-python" in [p["name"] for p in products]}))
+    out["stripe"] = {"rest_sees": stripe.Customer.retrieve(made["id"]).name,
+                     "mcp_sees": "Made with stripe-python" in [p["name"] for p in products]}
+
+
+async def main():
+    for step in (jira, slack, stripe_):
+        await step()
+    print(json.dumps(out))
 
 asyncio.run(main())
 '''
 
 
 @needs_namespaces
-def test_stripes_hosted_mcp_server_at_the_hosts_root(live_stack):
-    out, result = run_agent(live_stack, "stripe_default", STRIPE_AGENT)
-    assert out == {"rest_sees": "Ada Lovelace", "mcp_sees": True}
-    assert sorted((r["__table__"], r["name"]) for r in result.diff.inserts) == [
-        ("stripe_customers", "Ada Lovelace"), ("stripe_products", "Made with stripe-python")]
-    assert {(r.host, r.path) for r in result.requests if r.host == "mcp.stripe.com"} == {("mcp.stripe.com", "/")}
+def test_atlassians_slacks_and_stripes_hosted_mcp_servers_over_their_replicas(live_stack):
+    """One program on `acme`: each server's write in REST's answer, REST's write in its answer;
+    Stripe's server at the host's root."""
+    out, result = run_agent(live_stack, "acme", BUSINESS_AGENT)
+    assert out["jira"] == {
+        "rest_sees": "Made over MCP", "mcp_sees": "Made over REST", "self": True,
+        "lacking": "tool getConfluenceSpaces is not available: detour's jira replica does not back it"}
+    assert out["slack"] == {"rest_sees": "Sent over MCP", "mcp_sees": ["Sent over MCP", "Posted with slack_sdk"],
+                            "failed": '{"ok": false, "error": "channel_not_found"}'}
+    assert out["stripe"] == {"rest_sees": "Ada Lovelace", "mcp_sees": True}
+    made = sorted((r["__table__"], r.get("fields", {}).get("summary") or r.get("body") or r.get("message_text")
+                   or r.get("name")) for r in result.diff.inserts)
+    assert made == [("jira.jira_issue", "Made over MCP"), ("jira.jira_issue", "Made over REST"),
+                    ("jira.jira_issue_comment", "Seen over MCP"), ("slack.messages", "Posted with slack_sdk"),
+                    ("slack.messages", "Sent over MCP"), ("stripe.stripe_customers", "Ada Lovelace"),
+                    ("stripe.stripe_products", "Made with stripe-python")]
+    assert {r.path for r in result.requests if r.host == "mcp.stripe.com"} == {"/"}
