@@ -10,7 +10,7 @@ wrong answer costs one case, not the program; the test itself is a case too (it 
 hosts reached and the diff). Where one program covers several packs, its table is keyed by
 program section, and SOURCES says which pack each section is. The results go to
 mock_services/fidelity.json (mock_services/fidelity.py), each pack with the date and commit it
-was measured at; a pack whose tests did not run keeps its last measurement.
+was measured at; a pack whose tests this machine skips keeps its last measurement.
 """
 
 from __future__ import annotations
@@ -193,11 +193,10 @@ def head() -> str:
 
 
 def main(args: list[str]) -> int:
-    """Runs the sources' tests (or the paths among `args`, pytest's options besides) and writes
-    the scores."""
-    paths = [arg for arg in args if not arg.startswith("-")]
+    """Runs every source's tests (pytest's options from `args`, e.g. -x) and writes the scores:
+    always all of them, since a pack's cases come from several files."""
     files = sorted({prefix.split("::")[0] for prefix in SOURCES})
-    return pytest.main(["-p", "no:randomly", *args, *([] if paths else files)], plugins=[Scores()])
+    return pytest.main(["-p", "no:randomly", *args, *files], plugins=[Scores()])
 
 
 if __name__ == "__main__":
