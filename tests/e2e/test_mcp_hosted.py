@@ -216,6 +216,7 @@ def test_langchains_remote_mcp_client_reaches_linears_server(live_stack, own_ven
 
 OAUTH_AGENT = r'''
 import asyncio, json, os
+from importlib.metadata import version
 from urllib.parse import parse_qs, urlparse
 import httpx
 from mcp import ClientSession
@@ -250,7 +251,7 @@ async def main():
             ClientSession(*streams[:2]) as session:
         await session.initialize()
         made = await session.call_tool("create_issue", {"title": "Made after OAuth", "team": "ENG"})
-    print(json.dumps({"registered": storage.client is not None,
+    print(json.dumps({"sdk": version("mcp").split(".")[0], "registered": storage.client is not None,
                       "token_is_the_persons": storage.tokens.access_token == os.environ["LINEAR_API_KEY"],
                       "made": json.loads(made.content[0].text)["title"]}))
 
@@ -260,11 +261,11 @@ asyncio.run(main())
 
 @needs_namespaces
 def test_an_mcp_clients_own_oauth_flow_gets_the_acting_persons_token(live_stack, own_venv):
-    """The SDK's OAuthClientProvider: a 401 names the metadata, the client registers itself,
+    """The SDK's OAuthClientProvider (its 1.x line): a 401 names the metadata, the client registers itself,
     `/authorize` redirects at once with a code (no browser), `/token` gives the acting person's
     token, and the issue it makes is theirs."""
     out, result = run_agent(live_stack, "linear_default", OAUTH_AGENT, own_venv)
-    assert out == {"registered": True, "token_is_the_persons": True, "made": "Made after OAuth"}
+    assert out == {"sdk": "1", "registered": True, "token_is_the_persons": True, "made": "Made after OAuth"}
     made = next(r for r in result.diff.inserts if r["__table__"] == "issues")
     assert made["creatorId"] == live_stack.store.get(result.env_id).acting_user
     paths = [r.path.split("?")[0] for r in result.requests]
