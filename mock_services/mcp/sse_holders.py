@@ -13,6 +13,7 @@ wrote are ever reached: the client names a session, never where it lives.
 from __future__ import annotations
 
 import re
+
 import httpx
 from starlette.requests import Request
 from starlette.responses import Response
