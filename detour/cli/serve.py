@@ -115,13 +115,13 @@ def wait(paths: StatePaths, stack: Stack, record: Path, idle_exit: float | None)
     signal.signal(signal.SIGHUP, lambda number, _: (hangups.append(number), woken.set()))
     signal.signal(signal.SIGCHLD, lambda *_: woken.set())
     description = stack.info.model_copy(update={"idle_exit_s": idle_exit}).model_dump_json()
-    record.write_text(description)  # only now: a SIGHUP before the handler would end the server
+    _write_whole(record, description)  # only now: a SIGHUP before the handler would end the server
     started = time.time()
     while idle_exit is None or background.idle_for(paths, started) < idle_exit:
         if hangups:
             hangups.clear()
             stack.restart("proxy")
-            record.write_text(description)
+            _write_whole(record, description)
         for death in stack.revive():
             typer.echo(f"detour: {death.text()} died; started again", err=True)
         woken.wait(1.0 if idle_exit is None else min(1.0, idle_exit / 4))
@@ -144,9 +144,15 @@ def choose_database(paths: StatePaths, url: str) -> None:
         raise fail(f"database check interrupted: nothing recorded, {kept}", 130) from None
     except DetourError as e:
         raise fail(f"{e}; nothing recorded, {kept}") from None
-    partial = paths.database_file.with_suffix(".writing")
-    partial.write_text(url)
-    partial.replace(paths.database_file)
+    _write_whole(paths.database_file, url)
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Under another name, then renamed: a reader that sees the file sees all of it (a test or a
+    `detour run` waiting for stack.json read it empty, half written, under load)."""
+    partial = path.with_suffix(".writing")
+    partial.write_text(text)
+    partial.replace(path)
 
 
 @app.command("api-key")
