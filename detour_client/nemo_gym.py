@@ -20,7 +20,6 @@ its config (`stack_url`, `api_key`) or DETOUR_URL and DETOUR_API_KEY."""
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import sys
@@ -39,6 +38,7 @@ from nemo_gym.base_resources_server import (
 )
 from nemo_gym.server_utils import SESSION_ID_KEY
 from pydantic import BaseModel, Field, PrivateAttr
+from starlette.concurrency import run_in_threadpool
 
 from detour_client.episode import Episode, find_test
 from detour_client.http import StackClient
@@ -83,7 +83,9 @@ class DetourVerifyResponse(BaseVerifyResponse):
 
 
 class DetourResourcesServer(SimpleResourcesServer):
-    """A suite's tests, each session one of them; the episodes live in this process."""
+    """A suite's tests, each session one of them; the episodes live in this process. The stack's
+    calls block (StackClient), so they run in Starlette's thread pool (anyio's, 40 at once), as
+    NeMo Gym runs its own blocking tools, and the event loop keeps serving the other sessions."""
 
     config: DetourResourcesServerConfig
     _stack: StackClient = PrivateAttr()
@@ -107,7 +109,7 @@ class DetourResourcesServer(SimpleResourcesServer):
                     yield state
             finally:  # sessions never verified (a rollout abandoned) leave no environment behind
                 for session in list(self._episodes):
-                    await asyncio.to_thread(self._end, session)
+                    await run_in_threadpool(self._end, session)
 
         app.router.lifespan_context = lifespan
         return app
@@ -118,23 +120,23 @@ class DetourResourcesServer(SimpleResourcesServer):
         except SuiteError as e:
             raise HTTPException(status_code=422, detail=str(e)) from None
         session = request.session[SESSION_ID_KEY]
-        await asyncio.to_thread(self._end, session)
+        await run_in_threadpool(self._end, session)
         episode = Episode(self._stack, self._suite, body.test_id, self.config.run_options)
-        self._episodes[session] = await asyncio.to_thread(episode.start)
+        self._episodes[session] = await run_in_threadpool(episode.start)
         return BaseSeedSessionResponse()
 
     async def execute_code(self, request: Request, body: ExecuteCodeRequest) -> ExecuteCodeResponse:
         episode = self._episode(request)
-        return ExecuteCodeResponse(**await asyncio.to_thread(episode.execute, body.code, body.language))
+        return ExecuteCodeResponse(**await run_in_threadpool(episode.execute, body.code, body.language))
 
     async def verify(self, request: Request, body: DetourVerifyRequest) -> DetourVerifyResponse:
         episode = self._episode(request)
         if episode.test_id != body.test_id:
             raise HTTPException(status_code=409, detail=f"this session plays {episode.test_id!r}, not {body.test_id!r}")
         try:
-            scored = await asyncio.to_thread(episode.score)
+            scored = await run_in_threadpool(episode.score)
         finally:
-            await asyncio.to_thread(self._end, request.session[SESSION_ID_KEY])
+            await run_in_threadpool(self._end, request.session[SESSION_ID_KEY])
         return DetourVerifyResponse(**body.model_dump(), **scored)
 
     def _episode(self, request: Request) -> Episode:
