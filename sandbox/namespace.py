@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import resource
 import shutil
 import stat
 import tempfile
@@ -27,7 +26,7 @@ from sandbox.base import SYSTEM_CERTS, Execution, Mode, ProxyAccess, Sandbox, Sa
 from sandbox.variables import clock_command, sandbox_environment
 from sandbox.netns import SandboxNetwork, teardown
 from sandbox.netns_pool import NetworkPools
-from sandbox.process import apply_rlimits
+from sandbox.process import apply_rlimits, rlimit_values
 from sandbox.runtimes import Runtime, host_runtime
 from sandbox.supervisor import supervise
 from sandbox.warm import WarmRun, eligible, server_for
@@ -215,6 +214,11 @@ def bwrap_argv(spec: SandboxSpec, runtime: Runtime, network: SandboxNetwork, sup
     return argv
 
 
+def _per_uid(spec: SandboxSpec) -> dict[str, tuple[int, int]]:
+    """RLIMIT_NPROC: counted per uid, and each sandbox has its own."""
+    return {"RLIMIT_NPROC": (spec.limits.processes,) * 2}
+
+
 def sandbox_uid(network: SandboxNetwork) -> int:
     """Each sandbox's own, so that two at once cannot touch each other's processes or files."""
     return FIRST_UID + network.index
@@ -280,8 +284,7 @@ class NamespaceSandbox(Sandbox):
             def preexec() -> None:
                 if limits:
                     limits.attach()
-                apply_rlimits(spec.limits)
-                resource.setrlimit(resource.RLIMIT_NPROC, (spec.limits.processes,) * 2)
+                apply_rlimits(spec.limits, _per_uid(spec))
                 if warm:
                     warm.place_descriptors()
 
@@ -303,9 +306,7 @@ class NamespaceSandbox(Sandbox):
         if not server.available():
             return None
         assert limits is not None
-        rlimits = {"RLIMIT_CPU": (spec.limits.cpu_s, spec.limits.cpu_s + 2),
-                   "RLIMIT_FSIZE": (spec.limits.file_size_mb * MB,) * 2, "RLIMIT_CORE": (0, 0),
-                   "RLIMIT_NPROC": (spec.limits.processes,) * 2}
+        rlimits = rlimit_values(spec.limits) | _per_uid(spec)
         return WarmRun(server, {
             "argv": spec.argv, "env": env, "cwd": str(HOME), "uid": sandbox_uid(network), "rlimits": rlimits,
             "cgroups": sorted({str(folder / "cgroup.procs") for folder in limits.dirs.values()})})

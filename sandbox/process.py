@@ -25,11 +25,16 @@ from sandbox.supervisor import MB, supervise
 from sandbox.workspace import prepare_workspace
 
 
-def apply_rlimits(limits: Limits) -> None:
+def rlimit_values(limits: Limits) -> dict[str, tuple[int, int]]:
+    """resource's name of each rlimit a run gets -> (soft, hard)."""
+    return {"RLIMIT_CPU": (limits.cpu_s, limits.cpu_s + 2), "RLIMIT_FSIZE": (limits.file_size_mb * MB,) * 2,
+            "RLIMIT_CORE": (0, 0)}
+
+
+def apply_rlimits(limits: Limits, extra: dict[str, tuple[int, int]] | None = None) -> None:
     """Runs in the child between fork and exec."""
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 2))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * MB,) * 2)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for name, value in (rlimit_values(limits) | (extra or {})).items():
+        resource.setrlimit(getattr(resource, name), value)
 
 
 def _copies_for_the_uid(files: list[Path], folder: Path) -> dict[str, str]:

@@ -74,17 +74,25 @@ class ForkServer:
         self.socket = self.folder / "server.sock"
         self.proc: subprocess.Popen | None = None
         self.ready = threading.Event()
+        self.settled = threading.Event()  # ready, or it never will be
         self.lock = threading.Lock()
 
     def available(self) -> bool:
-        """Ready to take a run; starts the server (in the background) when there is none."""
+        """Ready to take a run; starts the server (in the background) when there is none, and
+        again when one that worked has died (never again after one that never did: an
+        interpreter it cannot run in)."""
         with self.lock:
-            if self.proc is None or self.proc.poll() is not None:
+            if self.proc is None or (self.proc.poll() is not None and self.ready.is_set()):
                 self._start()
-        return self.ready.wait(STARTING_S) if os.environ.get(WARM_VARIABLE) == "wait" else self.ready.is_set()
+        if os.environ.get(WARM_VARIABLE) == "wait":
+            self.settled.wait(STARTING_S)
+        return self.ready.is_set() and self.proc is not None and self.proc.poll() is None
 
     def _start(self) -> None:
+        if self.proc is not None:  # one that died: its pipes
+            self._close_pipes(self.proc)
         self.ready.clear()
+        self.settled.clear()
         self.folder.mkdir(mode=0o700, exist_ok=True)
         self.socket.unlink(missing_ok=True)
         # Nothing of a run's: an environment of its own, no token; stdin is its lifeline.
@@ -96,8 +104,12 @@ class ForkServer:
 
     def _wait_ready(self, proc: subprocess.Popen) -> None:
         assert proc.stdout is not None
-        if proc.stdout.readline().strip() == b"ready":
-            self.ready.set()
+        try:
+            if proc.stdout.readline().strip() == b"ready":
+                self.ready.set()
+        except (OSError, ValueError):  # its pipe closed under it: it was stopped
+            pass
+        self.settled.set()
 
     def hand_over(self, init_pid: int, request: dict, status: int) -> None:
         """Send the run to the server: the namespaces and stdio of the sandbox's init (the holder's
@@ -117,6 +129,12 @@ class ForkServer:
                 if name != "status":
                     os.close(fd)
 
+    @staticmethod
+    def _close_pipes(proc: subprocess.Popen) -> None:
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe:
+                pipe.close()
+
     def stop(self) -> None:
         """Stop the server (its forks die with it, and each run's agent with its holder)."""
         with self.lock:
@@ -124,9 +142,7 @@ class ForkServer:
             if proc is not None:
                 proc.kill()
                 proc.wait()
-                for pipe in (proc.stdin, proc.stdout):
-                    if pipe:
-                        pipe.close()
+                self._close_pipes(proc)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

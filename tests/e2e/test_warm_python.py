@@ -3,6 +3,7 @@ server with the runtime's libraries imported. A run sees nothing a previous run 
 server holds nothing of any run's; the agent runs under its sandbox's uid with no
 capabilities; the server and its forks end with the process that started them."""
 
+import contextlib
 import json
 import os
 import re
@@ -108,16 +109,27 @@ def test_the_server_holds_no_secret_of_a_run(live_stack, sandbox, server):
     assert not [s for s in secrets if s.encode() in memory]
 
 
+def _with_children(process: psutil.Process) -> list[psutil.Process]:
+    """Its children that have children (others' forks come and go meanwhile)."""
+    found = []
+    for child in process.children():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if child.children():
+                found.append(child)
+    return found
+
+
 def test_the_agent_ends_with_its_server(live_stack, sandbox, server):
     """A server killed mid-run takes the run with it (its fork dies, the holder's pipe closes),
-    and the next run starts one again (running cold meanwhile); stop_all ends it with detour."""
+    and the next run starts one again (running cold meanwhile); a server ends with the detour
+    that started it."""
     results = []
     thread = threading.Thread(target=lambda: results.append(live_stack.run(
         live_stack.env(), "import time; time.sleep(60)", ".py", sandbox=sandbox, limits=Limits(timeout_s=50))))
     thread.start()
     forks = []
     while thread.is_alive() and not forks:  # the server's fork, and the agent it started
-        forks = [p for p in psutil.Process(server.proc.pid).children() if p.children()]
+        forks = _with_children(psutil.Process(server.proc.pid))
     agent = forks[0].children()[0]
     server.proc.kill()
     thread.join()
@@ -125,5 +137,7 @@ def test_the_agent_ends_with_its_server(live_stack, sandbox, server):
     assert not psutil.pid_exists(agent.pid) or agent.status() == psutil.STATUS_ZOMBIE
     assert live_stack.run(live_stack.env(), "print(2)", ".py", sandbox=sandbox).stdout == "2\n"
     assert server.ready.wait(120) and server.proc.poll() is None
+    server.proc.stdin.close()  # as when the detour that started it dies
+    assert server.proc.wait(60) == 0 and not psutil.pid_exists(forks[0].pid)
     warm.stop_all()
-    assert server.proc is None and not psutil.pid_exists(forks[0].pid)
+    assert server.proc is None
