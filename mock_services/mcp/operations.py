@@ -16,7 +16,9 @@ from string import Formatter
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
-import httpx
+from starlette.types import ASGIApp
+
+from mock_services.mcp import in_process
 
 Arguments = dict[str, Any]
 
@@ -39,20 +41,19 @@ class Caller:
     """The acting person's way into the pack's router: the replica app, the environment's
     service prefix and the credentials the MCP client presented."""
 
-    client: httpx.AsyncClient
+    app: ASGIApp
     prefix: str          # /api/env/{env}/services/{service}
     headers: Mapping[str, str]
 
     async def send(self, method: str, path: str, query: Arguments | None = None, body: Any = None,
                    form: bool = False, headers: Mapping[str, str] | None = None) -> Answer:
-        sent = await self.client.request(method, self.prefix + path, params=query or None,
-                                         headers={**self.headers, **(headers or {})},
-                                         **({"data": body} if form else {"json": body}))
+        sent = await in_process.request(self.app, method, self.prefix + path, query,
+                                        {**self.headers, **(headers or {})}, body, form)
         try:
-            body = sent.json()
+            body = json.loads(sent.body)
         except ValueError:
-            body = sent.text
-        return Answer(sent.status_code, body, sent.headers.get("location"))
+            body = sent.body.decode(errors="replace")
+        return Answer(sent.status, body, sent.header("location"))
 
 
 def _as_int(value: Any) -> Any:

@@ -14,12 +14,10 @@ from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import httpx
 import jsonschema
 import mcp.types as types
 from mcp.server.lowlevel import Server
 from starlette.requests import Request
-from starlette.types import ASGIApp
 
 from detour_core.pack import ServicePack, resolve
 from mock_services.issued_tokens import Credentials
@@ -60,12 +58,6 @@ def validator(table: Path, name: str) -> jsonschema.protocols.Validator:
     return jsonschema.validators.validator_for(schema)(schema)
 
 
-@cache
-def replica_client(app: ASGIApp) -> httpx.AsyncClient:
-    """Requests to the replica app in this process, by ASGI: one client per app, kept."""
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://replica")
-
-
 def api_host(pack: ServicePack, request: Request) -> str:
     """The host a client of the pack's API names (its answers' URLs are built from it): its first
     named host; for a tenant's (Jira's `*.atlassian.net`), the one the acting person's
@@ -83,7 +75,7 @@ def caller_for(request: Request, pack: ServicePack) -> Caller:
     """The acting person's way into the pack's own router, in this process."""
     prefix = f"/api/env/{request.path_params['env_id']}/services/{pack.name}"
     headers = {k: v for k, v in request.headers.items() if k in FORWARDED}
-    return Caller(replica_client(request.scope["app"]), prefix, {**headers, "host": api_host(pack, request)})
+    return Caller(request.scope["app"], prefix, {**headers, "host": api_host(pack, request)})
 
 
 def offered(tools: tuple[types.Tool, ...], request: Request) -> set[str]:
