@@ -9,8 +9,10 @@ POSTs as JSON:
   without it is 400, with one this environment did not issue or a DELETE ended, 404; DELETE
   ends it. A stack runs several proxy workers and any of them may take the next request, so
   a session is nothing in memory: its id is signed with the environment's salt (any worker can
-  check it) and the ids a DELETE ended are in the environment's meta. Each request is the
-  SDK's transport with that id over a server run of its own.
+  check it) and the ids a DELETE ended are in the environment's meta. A session's POSTs go
+  to the SDK's transport with that id and a server run over it, which each process keeps
+  for the sessions it serves (kept.py); initialize, the GET stream and DELETE are each a
+  transport and a server run of their own.
 - the GET stream for the server's own messages (these servers send none: it stays open, quiet,
   until the client goes), and the legacy HTTP+SSE transport where the vendor still publishes
   it (`McpSurface.sse`: Linear's and Notion's `/sse`), the SDK's SseServerTransport. Both hold a
@@ -42,6 +44,7 @@ from starlette.types import Receive, Scope, Send
 from detour_core.pack import ServicePack, resolve
 from detour_core.registry import packs
 from mock_services.issued_tokens import SALT_KEY, Credentials
+from mock_services.mcp.kept import KeptSessions
 from mock_services.mcp.oauth import oauth_router, resource_metadata
 from mock_services.mcp.server import build_server
 from mock_services.mcp.sse_holders import HeldStream, holder_elsewhere, pass_on
@@ -88,6 +91,7 @@ class McpEndpoint:
         self.pack = pack
         self.server = server
         self.metadata = resource_metadata(pack)
+        self.kept = KeptSessions(server)
 
     def caller(self, request: Request) -> Caller:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -117,8 +121,12 @@ class McpEndpoint:
             return
         given = request.headers.get(MCP_SESSION_ID_HEADER)
         session = caller.session(given)
+        if request.method == "POST" and session == given:  # a session's message: its kept transport
+            await (await self.kept.transport(session)).handle_request(scope, receive, send)
+            return
         if request.method == "DELETE" and session == given:
             self.end(request, session)
+            await self.kept.end(session)
         transport = StreamableHTTPServerTransport(mcp_session_id=session, is_json_response_enabled=True)
         async with anyio.create_task_group() as running:
             await running.start(self.run, transport)
