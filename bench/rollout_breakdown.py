@@ -5,8 +5,9 @@ sandbox's teardown, the diff, the environment's deletion. Wall time of each (med
 rollouts run one after another, so that nothing else shares the machine), and the CPU each
 process spent: detour's (this process), the sandbox's (its processes and the tools that set
 it up, once they have exited: on the namespace backend the program's own CPU is not among them,
-bwrap's PID namespace keeps it, so the program counts it itself) and the stack's (proxy and
-replicas).
+bwrap's PID namespace keeps it, so the program counts it itself; a program forked by the warm
+interpreter is counted from its server's reaped forks, less its own count) and the stack's (proxy
+and replicas).
 
 The program stamps its own clock at its first instruction, after its imports and after its
 calls; the host reads the time around each call it makes. `python -m bench.rollout_breakdown
