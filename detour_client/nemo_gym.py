@@ -20,7 +20,6 @@ its config (`stack_url`, `api_key`) or DETOUR_URL and DETOUR_API_KEY."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -156,7 +155,7 @@ def rows(suite: str | dict[str, Any], agent: str | None = None) -> list[dict[str
     as the one tool, the test's id for /seed_session and /verify, and `agent_ref` naming the
     agent server that plays them (what `gym` rollout collection posts each row to) when given."""
     tool = {"type": "function", "name": "execute_code",
-            "description": inspect.cleandoc(ExecuteCodeRequest.__doc__ or ""),
+            "description": " ".join((ExecuteCodeRequest.__doc__ or "").split()),
             "parameters": ExecuteCodeRequest.model_json_schema(), "strict": False}
     ref = {"agent_ref": {"type": "responses_api_agents", "name": agent}} if agent else {}
     return [{"responses_create_params": {"input": [{"role": "user", "content": str(test.get("prompt", ""))}],
@@ -167,5 +166,9 @@ def rows(suite: str | dict[str, Any], agent: str | None = None) -> list[dict[str
 if __name__ == "__main__":  # python -m detour_client.nemo_gym SUITE [AGENT] > data.jsonl
     if not 2 <= len(sys.argv) <= 3:
         sys.exit("usage: python -m detour_client.nemo_gym SUITE.json [AGENT_SERVER_NAME] > rows.jsonl")
-    for row in rows(*sys.argv[1:]):
+    try:
+        made = rows(*sys.argv[1:])
+    except SuiteError as e:
+        sys.exit(f"detour_client.nemo_gym: {e}")
+    for row in made:
         print(json.dumps(row))
