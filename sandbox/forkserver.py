@@ -161,8 +161,12 @@ def serve_one(conn: socket.socket) -> None:
         return
     request, received = _receive(conn)
     fds = dict(zip(request["fds"], received, strict=True))
-    _setns(fds["pid"])  # for the children only: the agent is the namespace's, this process is not
-    child = os.fork()
+    try:
+        _setns(fds["pid"])  # for the children only: the agent is the namespace's, this process is not
+        child = os.fork()
+    except OSError:
+        os.write(fds["status"], b"cold\n")  # the holder runs the program itself
+        raise
     if child == 0:
         conn.close()
         try:

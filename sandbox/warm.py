@@ -21,6 +21,7 @@ lives as long as this process (its stdin is its lifeline).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import fcntl
 import json
 import os
@@ -209,7 +210,8 @@ class WarmRun:
         try:
             self.server.hand_over(self._wait(timeout), self.request, self.status_w)
         except (OSError, ValueError, KeyError):
-            os.write(self.status_w, b"cold\n")
+            with contextlib.suppress(OSError):  # the holder may be gone (bwrap failed): nothing to tell
+                os.write(self.status_w, b"cold\n")
         finally:
             self.close()
 
