@@ -36,7 +36,8 @@ def two_workers(tmp_path_factory):
 def clients(state: StatePaths, info, env_id: str) -> list[httpx.Client]:
     proxy = info.access(env_id, secret_for(state, env_id)).url()
     bundle = str(CertificateAuthority(state).ensure().bundle)
-    return [httpx.Client(proxy=proxy, verify=bundle, headers=AUTH) for _ in range(CONNECTIONS)]
+    # Not httpx's 5 s: a busy machine's first calls (each worker's first handshakes) may take longer.
+    return [httpx.Client(proxy=proxy, verify=bundle, headers=AUTH, timeout=60) for _ in range(CONNECTIONS)]
 
 
 def established(pid: int, port: int) -> int:
