@@ -203,8 +203,10 @@ def main(path: str, modules: list[str]) -> None:
     while True:
         readable = select.select([listener, sys.stdin], [], [], 1.0)[0]
         _reap()
-        if sys.stdin in readable:
-            return  # stdin closed: the detour that started this server is gone
+        if sys.stdin in readable:  # stdin closed: the detour that started this server is gone
+            os.unlink(path)
+            os.rmdir(os.path.dirname(path))
+            return
         if not readable:
             continue
         conn, _ = listener.accept()

@@ -71,8 +71,7 @@ class ForkServer:
     def __init__(self, python: Path, path: str) -> None:
         self.python = python
         self.path = path
-        self.folder = Path(tempfile.mkdtemp(prefix="detour-warm-"))  # 0700: root's alone
-        self.socket = self.folder / "server.sock"
+        self.socket = Path()  # in a folder of its own (0700: root's alone), made at each start
         self.proc: subprocess.Popen | None = None
         self.ready = threading.Event()
         self.settled = threading.Event()  # ready, or it never will be
@@ -90,12 +89,12 @@ class ForkServer:
         return self.ready.is_set() and self.proc is not None and self.proc.poll() is None
 
     def _start(self) -> None:
-        if self.proc is not None:  # one that died: its pipes
+        if self.proc is not None:  # one that died: its pipes, and its folder if it could not remove it
             self._close_pipes(self.proc)
+            shutil.rmtree(self.socket.parent, ignore_errors=True)
         self.ready.clear()
         self.settled.clear()
-        self.folder.mkdir(mode=0o700, exist_ok=True)
-        self.socket.unlink(missing_ok=True)
+        self.socket = Path(tempfile.mkdtemp(prefix="detour-warm-")) / "server.sock"  # the server removes it
         # Nothing of a run's: an environment of its own, no token; stdin is its lifeline.
         self.proc = subprocess.Popen(
             [str(self.python), str(SERVER), str(self.socket), *MODULES],
@@ -144,7 +143,7 @@ class ForkServer:
                 proc.kill()
                 proc.wait()
                 self._close_pipes(proc)
-        shutil.rmtree(self.folder, ignore_errors=True)
+                shutil.rmtree(self.socket.parent, ignore_errors=True)
 
 
 _SERVERS: dict[Path, ForkServer] = {}
