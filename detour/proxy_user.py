@@ -20,8 +20,8 @@ with no capabilities, no-new-privs and limits of their own:
   other loopback port, the sandboxes' network and link-local addresses (cloud metadata) are
   refused.
 Started as root where namespaces cannot be made (a container without CAP_SYS_ADMIN, as
-compose runs it), and as any other user, the proxy runs as that user, with no-new-privs and
-the limits.
+compose runs it), as any other user, or with DETOUR_PROXY_USER=off, the proxy runs as the
+stack's user, with no-new-privs and the limits.
 - limits: RLIMIT_NOFILE and RLIMIT_NPROC, and a memory cgroup for all of a stack's proxies.
 - sandboxes' own loopback (event deliveries) is reached through the stack's root process
   (sandbox/inbound.py's broker), since entering a network namespace takes a capability.
@@ -59,7 +59,7 @@ FIRST_UID = 500_000  # above the run uids (300000) and the namespace backend's (
 SLOTS = 65_536
 REGISTRY = RUNTIME_DIR / "proxy-users"
 BROKERS = RUNTIME_DIR / "proxy-brokers"  # each stack's inbound broker socket (0660, its proxy's group)
-OPT_IN_VARIABLE = "DETOUR_PROXY_USER"  # "1": started as root, the proxy runs as its own user
+PROXY_USER_VARIABLE = "DETOUR_PROXY_USER"  # "off": the proxy keeps the stack's user (no-new-privs and the limits)
 TABLE_PREFIX = "detourproxy_"  # not "detour_": those are sandboxes' tables (doctor finds leftovers by it)
 OPEN_FILES = 65_536  # a connection is a file; each environment may hold 256 (policy.DEFAULT_MAX_CONNECTIONS)
 TASKS = 4_096  # processes and threads of the proxy user, all its workers together
@@ -355,11 +355,8 @@ class ProxyUser:
 
     @property
     def confined(self) -> bool:
-        """Opt-in (DETOUR_PROXY_USER=1) until a background stack whose home lies behind a folder
-        only root may enter (the default ~/.local/share under /root) starts confined: its proxy
-        is refused its own confdir copy there, though a foreground `detour serve` of the same
-        home is not (not understood yet)."""
-        return os.environ.get(OPT_IN_VARIABLE) == "1" and os.geteuid() == 0 and can_confine()
+        """Started as root where mount namespaces can be made, unless DETOUR_PROXY_USER=off."""
+        return os.environ.get(PROXY_USER_VARIABLE) != "off" and os.geteuid() == 0 and can_confine()
 
     def files(self, confdir: Path, upstream_ca: Path | None, opened: dict[str, list[int]]) -> ProxyFiles:
         """Ready the home for the proxy user (once per stack), and say where the proxy reads."""

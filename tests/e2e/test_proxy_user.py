@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from certs.authority import CertificateAuthority
-from detour.proxy_user import MEMORY_MB
+from detour.proxy_user import MEMORY_MB, PROXY_USER_VARIABLE, ProxyUser
 from detour.stack import Stack, running_stack
 from detour_core.credentials import load_or_create_key
 from detour_core.paths import StatePaths
@@ -25,8 +25,7 @@ from tests.conftest import LiveStack
 
 DETOUR = str(Path(sys.executable).parent / "detour")
 
-pytestmark = [pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("nft"), reason="the proxy user needs root and nftables"),
-              pytest.mark.usefixtures("proxy_user_on")]
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("nft"), reason="the proxy user needs root and nftables")
 
 COMPROMISED = r"""
 import json, socket, sys
@@ -175,3 +174,9 @@ def test_a_background_stack_started_from_the_folder_holding_its_home_confines_it
         assert os.readlink(f"/proc/{proxy}/cwd") == "/"
     finally:
         subprocess.run([DETOUR, "stack", "stop"], env=env, capture_output=True, timeout=60)
+
+
+def test_detour_proxy_user_off_keeps_the_stack_s_user(tmp_path, monkeypatch):
+    monkeypatch.setenv(PROXY_USER_VARIABLE, "off")
+    user = ProxyUser(StatePaths(tmp_path / "home").ensure())
+    assert not user.confined and not any(word.startswith("--reuid") for word in user.wrap(["true"]))

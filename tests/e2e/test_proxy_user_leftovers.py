@@ -21,8 +21,7 @@ from detour.stack import Stack
 from detour_core.paths import StatePaths
 from sandbox.cgroups import ROOT
 
-pytestmark = [pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("nft"), reason="the proxy user needs root and nftables"),
-              pytest.mark.usefixtures("proxy_user_on")]
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("nft"), reason="the proxy user needs root and nftables")
 
 SHARED = {"api.example.com": "127.0.0.1"}  # both stacks open 127.0.0.1 on the policy ports: shared elements
 KILLABLE = """

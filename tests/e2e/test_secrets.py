@@ -86,7 +86,7 @@ def test_the_sandbox_holds_a_placeholder_and_only_the_secrets_host_gets_the_valu
     holders = [path for path in stack.state.home.rglob("*") if path.is_file() and value.encode() in path.read_bytes()]
     assert holders == [stack.state.secrets_dir / f"{env}.json"]
     kept = (stack.state.secrets_dir / f"{env}.json").stat()
-    proxy_uid = stack.state.home / "proxy.uid"  # a proxy user's group (DETOUR_PROXY_USER=1), else root's
+    proxy_uid = stack.state.home / "proxy.uid"  # the proxy user's group (unless DETOUR_PROXY_USER=off), else root's
     assert kept.st_mode & 0o777 == 0o640 and kept.st_gid == (int(proxy_uid.read_text()) if proxy_uid.exists() else 0)
     assert verify(AuditLog(stack.state.audit_dir), env).intact  # the chain holds over the new fields
 
