@@ -14,8 +14,8 @@ told "cold" and runs the program itself.
 Used for `python FILE`, `python -c CODE` and `python -` with the runtime's own interpreter,
 in proxy mode, where cgroups count the run (the watchdog's process tree would not see the
 forked agent) and the environment's clock is the real one (libfaketime is preloaded at exec).
-The first such run starts the runtime's server in the background and runs cold; the server
-lives as long as this process (its stdin is its lifeline).
+The second such run of a process starts the runtime's server in the background and runs cold;
+the server lives as long as this process (its stdin is its lifeline).
 """
 
 from __future__ import annotations
@@ -76,15 +76,21 @@ class ForkServer:
         self.ready = threading.Event()
         self.settled = threading.Event()  # ready, or it never will be
         self.lock = threading.Lock()
+        self.asked = 0  # runs that asked for it
 
     def available(self) -> bool:
         """Ready to take a run; starts the server (in the background) when there is none, and
         again when one that worked has died (never again after one that never did: an
-        interpreter it cannot run in)."""
+        interpreter it cannot run in). A process's first run does not start it, unless told to
+        wait: that run is cold either way, and a process of one run (`detour run`) would pay the
+        server's imports, about a second of CPU, for nothing."""
+        waits = os.environ.get(WARM_VARIABLE) == "wait"
         with self.lock:
-            if self.proc is None or (self.proc.poll() is not None and self.ready.is_set()):
+            self.asked += 1
+            if (self.proc is None and (waits or self.asked > 1)) or \
+                    (self.proc is not None and self.proc.poll() is not None and self.ready.is_set()):
                 self._start()
-        if os.environ.get(WARM_VARIABLE) == "wait":
+        if waits:
             self.settled.wait(STARTING_S)
         return self.ready.is_set() and self.proc is not None and self.proc.poll() is None
 
