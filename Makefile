@@ -12,7 +12,7 @@ TEST_NODE_STAMP := $(TEST_NODE)/node_modules/.installed
 RUNTIME := sandbox/runtime
 RUNTIME_STAMP := $(RUNTIME)/venv/.installed
 
-.PHONY: demo test fidelity bench security fuzz images provision docs clean
+.PHONY: demo test test-timings fidelity bench security fuzz images provision docs clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "detour needs Python >= 3.12, but $(PYTHON) is " + sys.version.split()[0] + ": install 3.12 (pyenv reads .python-version) or run make PYTHON=python3.12")'
@@ -43,9 +43,10 @@ demo: $(RUNTIME_STAMP) provision $(NODE_STAMP)
 	bash examples/demo.sh
 
 # The docker tests get an engine: the one that answers, or one tests/engine.py starts and stops.
-# Two workers, a test file each at a time (its fixtures stay together); then, alone, the tests
-# marked `exclusive` (they count every sandbox on the machine). A failure in either fails make.
-PARALLEL := -n 2 --dist loadfile
+# Two workers, a test file each at a time (its fixtures stay together), the longest files first
+# (tests/module_order.py; xdist's own reorder would put them by test count); then, alone, the
+# tests marked `exclusive` (they count every sandbox on the machine). A failure in either fails make.
+PARALLEL := -n 2 --dist loadfile --no-loadscope-reorder
 test: $(RUNTIME_STAMP) provision $(NODE_STAMP) $(TEST_NODE_STAMP)
 	$(BIN)/python -m tests.engine sh -c '$(BIN)/pytest $(PARALLEL) -m "not exclusive"; parallel=$$?; \
 		$(BIN)/pytest -m exclusive && exit $$parallel'
@@ -57,6 +58,11 @@ test: $(RUNTIME_STAMP) provision $(NODE_STAMP) $(TEST_NODE_STAMP)
 	# whose callers hang up, on a stack whose environments are in Postgres (#50).
 	DETOUR_REQUIRE_DOCKER= DETOUR_TEST_DATABASE=postgres $(BIN)/pytest $(PARALLEL) tests/unit \
 		tests/e2e/test_parts_killed.py tests/e2e/test_rollouts_hung_up.py -k "not properties"
+
+# The first pass again, measuring each test module's time into tests/module_seconds.json (the
+# order make test schedules them in): after adding or much changing a slow test module.
+test-timings: $(RUNTIME_STAMP) provision $(NODE_STAMP) $(TEST_NODE_STAMP)
+	$(BIN)/python -m tests.engine $(BIN)/pytest $(PARALLEL) -m "not exclusive" --record-module-seconds
 
 # The replicas against the vendors' references, a score per family (also part of `make test`);
 # then each pack's official-client tests run again, and the cases each passed are written to

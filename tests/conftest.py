@@ -69,6 +69,16 @@ HOST_TRUST_VARIABLES = ("CURL_CA_BUNDLE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", 
                         "SSL_CERT_FILE", "HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--record-module-seconds", action="store_true",
+                     help="write each test module's time to tests/module_seconds.json (make test-timings)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from tests.module_order import ModuleOrder
+    config.pluginmanager.register(ModuleOrder(config.getoption("--record-module-seconds")), "module_order")
+
+
 # What reaches the test database from a unit test: the home (`state`) or the server itself.
 DATABASE_FIXTURES = frozenset({"state", "postgres", "postgres_url"})
 UNIT = Path(__file__).parent / "unit"
