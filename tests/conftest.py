@@ -7,7 +7,6 @@ mitmdump with detour's addons, as child processes, torn down at the end.
 from __future__ import annotations
 
 import os
-from unittest import mock
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,11 +204,3 @@ def node_clients_image() -> Iterator[str]:
     tag = derive_image(connect_engine(), None, NODE_CLIENTS.parent / "package.json", f"detour-test/node-clients:{worker}")
     yield tag
     docker.from_env().images.remove(tag, force=True)
-
-
-@pytest.fixture(scope="module")
-def proxy_user_on() -> Iterator[None]:
-    """The proxy under a user of its own is opt-in (detour/proxy_user.py): on for a module's stacks."""
-    from detour.proxy_user import OPT_IN_VARIABLE
-    with mock.patch.dict(os.environ, {OPT_IN_VARIABLE: "1"}):
-        yield
