@@ -126,6 +126,14 @@ def test_projects_milestones_and_cycles(linear):
     bad = linear("""mutation { cycleCreate(input: {teamId: "ad608998-915c-4bad-bcd9-85ebfccccee8",
         startsAt: "2030-01-15T00:00:00.000Z", endsAt: "2030-01-01T00:00:00.000Z"}) { success } }""")
     assert "endsAt" in bad["errors"][0]["message"]
+    # The fuzzer's find: a duration where a date-time goes was an internal error; a date alone
+    # beside a date-time could not be compared.
+    duration = linear("""mutation { cycleCreate(input: {teamId: "ad608998-915c-4bad-bcd9-85ebfccccee8",
+        startsAt: "2030-01-01", endsAt: "P1D"}) { success } }""")
+    assert duration["errors"][0]["message"] == "Argument Validation Error: endsAt must be a date-time"
+    mixed = data(linear("""mutation { cycleCreate(input: {teamId: "ad608998-915c-4bad-bcd9-85ebfccccee8",
+        startsAt: "2030-02-01", endsAt: "2030-02-15T00:00:00.000Z"}) { cycle { number } } }"""))
+    assert mixed["cycleCreate"]["cycle"]["number"] == 2.0
 
 
 def test_attachments_reactions_favorites_and_relation_update(linear):

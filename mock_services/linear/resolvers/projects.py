@@ -7,7 +7,7 @@ entity starts with, and the few mutations whose inputs are not plain columns.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 
 from mock_services import clock
 from mock_services.graphql.context import GraphQLContext, ctx, new_id
@@ -44,12 +44,21 @@ def milestone_defaults(c: GraphQLContext, values: dict) -> dict:
     return {"sortOrder": float(len(siblings)), "status": "unstarted", "progress": 0.0}
 
 
+def moment(value: object, field: str) -> datetime:
+    """A DateTime argument as an instant (a date alone is its midnight in UTC), or Linear's
+    validation error: the schema's scalar lets any string through, a duration (`P1D`) included."""
+    try:
+        at = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise ApiError(f"Argument Validation Error: {field} must be a date-time") from None
+    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+
 def cycle_defaults(c: GraphQLContext, values: dict) -> dict:
     team = find(c.state, "Team", require(values.get("teamId"), "teamId is required"))
     starts, ends = require(values.get("startsAt"), "startsAt is required"), require(values.get("endsAt"),
                                                                                    "endsAt is required")
-    if datetime.fromisoformat(str(ends).replace("Z", "+00:00")) <= datetime.fromisoformat(
-            str(starts).replace("Z", "+00:00")):
+    if moment(ends, "endsAt") <= moment(starts, "startsAt"):
         raise ApiError("Argument Validation Error: endsAt must be after startsAt")
     number = 1 + max((int(r.get("number") or 0) for r in c.state.rows("cycles", teamId=team["id"])), default=0)
     return {"number": float(number), "progress": 0.0, "completedAt": None}
