@@ -42,12 +42,13 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from mitmproxy.certs import DEFAULT_DHPARAM
 
 from detour_core.paths import RUNTIME_DIR, StatePaths
 from detour_core.policy import ALLOWED_PORTS, InvalidPolicy, load_policy
+from mock_services.databases import database_url
 from mock_services.events.webhooks import WATCHED
 from sandbox.addressing import SANDBOX_NET
 from sandbox.base import Limits
@@ -355,8 +356,11 @@ class ProxyUser:
 
     @property
     def confined(self) -> bool:
-        """Started as root where mount namespaces can be made, unless DETOUR_PROXY_USER=off."""
-        return os.environ.get(PROXY_USER_VARIABLE) != "off" and os.geteuid() == 0 and can_confine()
+        """Started as root where mount namespaces can be made, unless DETOUR_PROXY_USER=off or
+        the environments' Postgres is reached over a Unix socket (its folder is the database
+        server's own, which another uid may not enter: the proxy's replicas could not read)."""
+        return os.environ.get(PROXY_USER_VARIABLE) != "off" and os.geteuid() == 0 and can_confine() \
+            and not over_unix_socket(database_url(self.state))
 
     def files(self, confdir: Path, upstream_ca: Path | None, opened: dict[str, list[int]]) -> ProxyFiles:
         """Ready the home for the proxy user (once per stack), and say where the proxy reads."""
@@ -443,6 +447,15 @@ class ProxyUser:
         if self.cgroup:
             cgroup, self.cgroup = self.cgroup, None
             cgroup.remove()
+
+
+def over_unix_socket(url: str | None) -> bool:
+    """A Postgres URL whose host is a socket's folder (`?host=/path`) or none (libpq's default socket)."""
+    if not url:
+        return False
+    place = urlsplit(url)
+    hosts = parse_qs(place.query).get("host", [])
+    return not place.hostname and (not hosts or hosts[0].startswith("/"))
 
 
 def proxy_destinations(replica_address: str, upstream_hosts: dict[str, str], database_url: str | None) -> dict[str, list[int]]:

@@ -1,7 +1,7 @@
 """Where a proxy under its own user may connect (detour/proxy_user.py); what it does is
 tests/e2e/test_proxy_user.py's."""
 
-from detour.proxy_user import nft_elements, nft_table, proxy_destinations
+from detour.proxy_user import nft_elements, nft_table, over_unix_socket, proxy_destinations
 
 
 def test_the_proxy_opens_its_replicas_its_upstream_addresses_and_its_database():
@@ -19,3 +19,12 @@ def test_its_table_answers_only_its_own_packets_and_refuses_the_rest():
     refusals = [n for n, line in enumerate(lines) if "reject" in line]
     assert lines.index("tcp dport { 80, 443 } accept") > refusals[0]  # loopback and link-local first
     assert lines[-3] == "reject"
+
+
+def test_a_postgres_over_a_unix_socket_is_told_from_one_over_tcp():
+    """Over a socket the proxy keeps the stack's user (the socket's folder is the server's own)."""
+    assert over_unix_socket("postgresql://postgres@/t_1?host=/tmp/pg/socket")
+    assert over_unix_socket("postgresql://postgres@/detour")  # libpq's default socket
+    assert not over_unix_socket("postgresql://u@127.0.0.1:5432/detour")
+    assert not over_unix_socket("postgresql://u@/detour?host=db.internal")
+    assert not over_unix_socket(None)
