@@ -37,8 +37,13 @@ class PostgresServer:
 
     def _start(self) -> subprocess.Popen:
         proc = subprocess.Popen(self.argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        until(lambda: list(self.socket_dir.glob(".s.PGSQL.*")), proc, "postgres did not start")
+        until(self._accepts, proc, "postgres did not start")
         return proc
+
+    def _accepts(self) -> bool:
+        """Taking connections: its socket appears while it still starts up or recovers its WAL,
+        when a connection is refused ("the database system is starting up")."""
+        return subprocess.run([str(Path(BINARIES[-1]) / "pg_isready"), "-q", "-h", str(self.socket_dir)]).returncode == 0
 
     def restart(self) -> None:
         """An immediate shutdown (no checkpoint, clients cut off), recovered from its WAL at start."""
