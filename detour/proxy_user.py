@@ -54,12 +54,13 @@ from sandbox.addressing import SANDBOX_NET
 from sandbox.base import Limits
 from sandbox.cgroups import ROOT, CgroupLimits, available
 from sandbox.inbound import InboundBroker
-from sandbox.run_uid import hand_over, reveal_commands
+from sandbox.run_uid import closed_on_the_way, hand_over, reveal_commands
 
 FIRST_UID = 500_000  # above the run uids (300000) and the namespace backend's (200000)
 SLOTS = 65_536
 REGISTRY = RUNTIME_DIR / "proxy-users"
 BROKERS = RUNTIME_DIR / "proxy-brokers"  # each stack's inbound broker socket (0660, its proxy's group)
+LIBPQ_SOCKET_FOLDER = Path("/var/run/postgresql")  # where libpq looks when a URL names no host (Debian's)
 PROXY_USER_VARIABLE = "DETOUR_PROXY_USER"  # "off": the proxy keeps the stack's user (no-new-privs and the limits)
 TABLE_PREFIX = "detourproxy_"  # not "detour_": those are sandboxes' tables (doctor finds leftovers by it)
 OPEN_FILES = 65_536  # a connection is a file; each environment may hold 256 (policy.DEFAULT_MAX_CONNECTIONS)
@@ -357,10 +358,10 @@ class ProxyUser:
     @property
     def confined(self) -> bool:
         """Started as root where mount namespaces can be made, unless DETOUR_PROXY_USER=off or
-        the environments' Postgres is reached over a Unix socket (its folder is the database
-        server's own, which another uid may not enter: the proxy's replicas could not read)."""
+        the environments' Postgres is reached over a Unix socket in a folder another uid may not
+        pass (the database server's own): the proxy's replicas could not read."""
         return os.environ.get(PROXY_USER_VARIABLE) != "off" and os.geteuid() == 0 and can_confine() \
-            and not over_unix_socket(database_url(self.state))
+            and not socket_closed_to_others(database_url(self.state))
 
     def files(self, confdir: Path, upstream_ca: Path | None, opened: dict[str, list[int]]) -> ProxyFiles:
         """Ready the home for the proxy user (once per stack), and say where the proxy reads."""
@@ -449,13 +450,20 @@ class ProxyUser:
             cgroup.remove()
 
 
-def over_unix_socket(url: str | None) -> bool:
-    """A Postgres URL whose host is a socket's folder (`?host=/path`) or none (libpq's default socket)."""
+def socket_closed_to_others(url: str | None) -> bool:
+    """A Postgres URL naming a Unix socket (`?host=/folder`, or none: libpq's default folder)
+    whose folder, or one on its way, other uids may not pass: the proxy's could not connect."""
     if not url:
         return False
     place = urlsplit(url)
     hosts = parse_qs(place.query).get("host", [])
-    return not place.hostname and (not hosts or hosts[0].startswith("/"))
+    if place.hostname or (hosts and not hosts[0].startswith("/")):
+        return False
+    folder = Path(hosts[0]) if hosts else LIBPQ_SOCKET_FOLDER
+    try:
+        return closed_on_the_way(folder / ".s.PGSQL") is not None
+    except OSError:  # a folder that is not there: nobody connects, the stack says so itself
+        return False
 
 
 def proxy_destinations(replica_address: str, upstream_hosts: dict[str, str], database_url: str | None) -> dict[str, list[int]]:

@@ -53,7 +53,7 @@ def hand_over(folder: Path, uid: int) -> None:
             os.lchown(Path(parent, name), uid, uid)
 
 
-def _closed_on_the_way(folder: Path, base: Path | None = None) -> Path | None:
+def closed_on_the_way(folder: Path, base: Path | None = None) -> Path | None:
     """The outermost folder on the way to `folder` (from `base` on, `base` included) that
     others may not pass, if any."""
     way = [p for p in reversed(folder.parents) if base is None or p.is_relative_to(base)]
@@ -69,7 +69,7 @@ def reveal_commands(folders: list[Path], stash: Path) -> list[str]:
     masks: dict[Path, list[Path]] = {}
     for folder in chosen:
         around = [o for o in chosen if o != folder and folder.is_relative_to(o)]
-        if (closed := _closed_on_the_way(folder, around[-1] if around else None)) is not None:
+        if (closed := closed_on_the_way(folder, around[-1] if around else None)) is not None:
             masks.setdefault(closed, []).append(folder)
     commands = []
     for number, (mask, inside) in enumerate(sorted(masks.items())):

@@ -1,7 +1,10 @@
 """Where a proxy under its own user may connect (detour/proxy_user.py); what it does is
 tests/e2e/test_proxy_user.py's."""
 
-from detour.proxy_user import nft_elements, nft_table, over_unix_socket, proxy_destinations
+import tempfile
+from pathlib import Path
+
+from detour.proxy_user import nft_elements, nft_table, proxy_destinations, socket_closed_to_others
 
 
 def test_the_proxy_opens_its_replicas_its_upstream_addresses_and_its_database():
@@ -21,10 +24,15 @@ def test_its_table_answers_only_its_own_packets_and_refuses_the_rest():
     assert lines[-3] == "reject"
 
 
-def test_a_postgres_over_a_unix_socket_is_told_from_one_over_tcp():
-    """Over a socket the proxy keeps the stack's user (the socket's folder is the server's own)."""
-    assert over_unix_socket("postgresql://postgres@/t_1?host=/tmp/pg/socket")
-    assert over_unix_socket("postgresql://postgres@/detour")  # libpq's default socket
-    assert not over_unix_socket("postgresql://u@127.0.0.1:5432/detour")
-    assert not over_unix_socket("postgresql://u@/detour?host=db.internal")
-    assert not over_unix_socket(None)
+def test_a_postgres_socket_in_a_folder_others_may_not_pass_is_told_apart():
+    """There the proxy keeps the stack's user (its own could not connect); over TCP, or in a
+    folder any uid passes (Debian's /var/run/postgresql), it runs as its own."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as top:  # pytest's own folders are closed ones
+        open_, closed = Path(top), Path(top) / "closed"
+        open_.chmod(0o755)
+        closed.mkdir(mode=0o700)
+        assert socket_closed_to_others(f"postgresql://postgres@/t_1?host={closed}")
+        assert not socket_closed_to_others(f"postgresql://postgres@/t_1?host={open_}")
+    assert not socket_closed_to_others("postgresql://u@127.0.0.1:5432/detour")
+    assert not socket_closed_to_others("postgresql://u@/detour?host=db.internal")
+    assert not socket_closed_to_others(None)
