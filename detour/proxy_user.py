@@ -340,9 +340,12 @@ def _interpreter_folders() -> list[Path]:
     with, or (`python -m`, as a background stack is) the folder it was started in, the user's:
     the proxy is not shown it."""
     source = Path(__file__).resolve().parents[1]
+    # Its packages, not the folder holding them: a checkout in a folder closed to others (as
+    # `mktemp -d` makes) stays closed when revealed itself; its packages are revealed through it.
+    packages = {p for p in source.iterdir() if p.is_dir() and next(p.glob("*.py"), None)}
     searched = sys.path if sys.flags.safe_path else sys.path[1:]
     found = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *searched) if p and Path(p).exists()}
-    return sorted(found | {source})
+    return sorted(found | packages)
 
 
 class ProxyUser:
