@@ -12,19 +12,18 @@ with no capabilities, no-new-privs and limits of their own:
   `proxy/`. The API key, the CA's own folder, runs, logs and every other home stay closed.
   The interpreter's folders are shown to it in a mount namespace of its own where a closed
   folder (`/root`, holding pyenv's Python) stands on their way (sandbox/run_uid.py).
-- network: an nftables table of its own matches the uid's packets. Established connections
-  (its answers to sandboxes) pass; it may open connections to the replica server, to the
-  addresses a stack maps allowed names to (on the ports a policy may open), to its database
-  and resolvers, to the model servers its home's policies name, to listeners of its own (its
-  model translator), and to ports 80/443 beyond this machine (what a policy may open); every
-  other loopback port, the sandboxes' network and link-local addresses (cloud metadata) are
-  refused.
+- network: an nftables table of its own matches the uid's packets (detour/proxy_egress.py):
+  it may open connections to the replica server, its database and resolvers, the model servers
+  its home's policies name, listeners of its own (its model translator), and the addresses of
+  the hosts a policy passes through, which its stack's root process resolves and opens when
+  the proxy asks (through the broker below); nothing else, on this machine or beyond it.
 Started as root where namespaces cannot be made (a container without CAP_SYS_ADMIN, as
 compose runs it), as any other user, or with DETOUR_PROXY_USER=off, the proxy runs as the
 stack's user, with no-new-privs and the limits.
 - limits: RLIMIT_NOFILE and RLIMIT_NPROC, and a memory cgroup for all of a stack's proxies.
 - sandboxes' own loopback (event deliveries) is reached through the stack's root process
-  (sandbox/inbound.py's broker), since entering a network namespace takes a capability.
+  (sandbox/inbound.py's broker), since entering a network namespace takes a capability; the
+  same broker opens the upstreams a policy passes through.
 """
 
 from __future__ import annotations
@@ -32,25 +31,21 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import ipaddress
 import os
 import resource
 import shutil
-import socket
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from mitmproxy.certs import DEFAULT_DHPARAM
 
+from detour.proxy_egress import TABLE_PREFIX, Opened, ProxyEgress, nft
 from detour_core.paths import RUNTIME_DIR, StatePaths
-from detour_core.policy import ALLOWED_PORTS, InvalidPolicy, load_policy
 from mock_services.databases import database_url
 from mock_services.events.webhooks import WATCHED
-from sandbox.addressing import SANDBOX_NET
 from sandbox.base import Limits
 from sandbox.cgroups import ROOT, CgroupLimits, available
 from sandbox.inbound import InboundBroker
@@ -62,11 +57,9 @@ REGISTRY = RUNTIME_DIR / "proxy-users"
 BROKERS = RUNTIME_DIR / "proxy-brokers"  # each stack's inbound broker socket (0660, its proxy's group)
 LIBPQ_SOCKET_FOLDER = Path("/var/run/postgresql")  # where libpq looks when a URL names no host (Debian's)
 PROXY_USER_VARIABLE = "DETOUR_PROXY_USER"  # "off": the proxy keeps the stack's user (no-new-privs and the limits)
-TABLE_PREFIX = "detourproxy_"  # not "detour_": those are sandboxes' tables (doctor finds leftovers by it)
 OPEN_FILES = 65_536  # a connection is a file; each environment may hold 256 (policy.DEFAULT_MAX_CONNECTIONS)
 TASKS = 4_096  # processes and threads of the proxy user, all its workers together
 MEMORY_MB = 4_096  # all of a stack's proxy processes together; past it the kernel kills one, the stack restarts it
-POLICY_LOOK_S = 0.1  # how often the policies folder's time is looked at (a model route named in a policy)
 NO_PRIVILEGES = ["--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--pdeathsig=TERM"]
 
 
@@ -130,149 +123,6 @@ def _copy(source: Path, target: Path, gid: int) -> Path:
     return target
 
 
-def _resolvers() -> list[str]:
-    try:
-        lines = Path("/etc/resolv.conf").read_text().splitlines()
-    except OSError:
-        return []
-    found = [line.split()[1] for line in lines if line.startswith("nameserver") and len(line.split()) > 1]
-    return [a for a in found if _is_ip(a)]
-
-
-def _is_ip(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _accept(address: str, ports: list[int], proto: str) -> str:
-    family = "ip6" if ":" in address else "ip"
-    return f"{family} daddr {address} {proto} dport {{ {', '.join(map(str, sorted(set(ports))))} }} accept"
-
-
-def nft_table(uid: int) -> str:
-    """The proxy user's own egress, one table per uid (every stack of the home shares it): the
-    sets hold the address and port pairs the stacks opened (`nft_elements`). A connection it
-    opens to another loopback port is marked, and the answer of a listener that is not its own
-    (its translator's, say) is dropped, so the handshake never completes: nothing reaches it."""
-    dns = [_accept(a, [53], proto) for a in _resolvers() for proto in ("udp", "tcp")]
-    lines = [
-        f"ct direction reply ct mark {uid} meta skuid != {uid} drop",  # the mark: the uid's own
-        f"meta skuid != {uid} accept",
-        "ct state established,related accept",
-        "ip daddr . tcp dport @opened4 accept",
-        "ip6 daddr . tcp dport @opened6 accept",
-        *dns,
-        f"ip daddr 127.0.0.0/8 meta l4proto tcp ct state new ct mark set {uid} accept",
-        f"ip6 daddr ::1 meta l4proto tcp ct state new ct mark set {uid} accept",
-        f"ip daddr {{ 127.0.0.0/8, 169.254.0.0/16, {SANDBOX_NET} }} reject",
-        "ip6 daddr { ::1, fe80::/10, ::ffff:0:0/96 } reject",
-        f"tcp dport {{ {', '.join(map(str, sorted(ALLOWED_PORTS)))} }} accept",
-        "reject",
-    ]
-    body = "\n    ".join(lines)
-    return (f"table inet {TABLE_PREFIX}{uid} {{\n"
-            "  set opened4 { type ipv4_addr . inet_service; }\n"
-            "  set opened6 { type ipv6_addr . inet_service; }\n"
-            "  chain output {\n    type filter hook output priority filter; policy accept;\n"
-            f"    {body}\n  }}\n}}\n")
-
-
-def nft_elements(opened: dict[str, list[int]]) -> set[tuple[str, str]]:
-    """The sets' elements for `opened` (address -> ports): (set name, element)."""
-    return {("opened6" if ":" in address else "opened4", f"{address} . {port}")
-            for address, ports in opened.items() for port in ports}
-
-
-def _nft(*words: str, script: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(["nft", *words], input=script, text=True, capture_output=True)
-
-
-def _model_servers(policies: Path) -> dict[str, list[int]]:
-    """The addresses and ports the policies' model routes send to (their base URLs)."""
-    opened: dict[str, list[int]] = {}
-    for file in sorted(policies.glob("*.json")):
-        try:
-            routes = load_policy(file).models
-        except InvalidPolicy:
-            continue
-        for route in routes:
-            if route.base_url:
-                place = urlsplit(route.base_url)
-                port = place.port or (443 if place.scheme == "https" else 80)
-                for address in _addresses(place.hostname or "", port):
-                    opened.setdefault(address, []).append(port)
-    return opened
-
-
-def _addresses(host: str, port: int) -> set[str]:
-    try:
-        return {found[4][0] for found in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
-    except OSError:
-        return set()
-
-
-class ProxyEgress:
-    """The stack's share of its proxy user's table: its fixed destinations, and the model
-    servers its home's policies name (looked at again whenever the policies folder changes).
-    A stack that closes leaves its elements, and the uid's last stack to close removes the
-    table with all of them: an element two stacks share (the database, a model server) is one
-    element, which a stack taking its own back would take from the other too."""
-
-    def __init__(self, uid: int, opened: dict[str, list[int]], policies: Path, alone: bool) -> None:
-        self.table = f"{TABLE_PREFIX}{uid}"
-        self.fixed, self.policies = nft_elements(opened), policies
-        self.elements: set[tuple[str, str]] = set()
-        self.seen: float | None = None
-        self.stopping = threading.Event()
-        with registry_lock():
-            if alone:  # what a killed stack of the uid (or a home gone before) left opened goes
-                _nft("delete", "table", "inet", self.table)
-            if _nft("list", "table", "inet", self.table).returncode != 0:
-                made = _nft("-f", "-", script=nft_table(uid))
-                if made.returncode != 0:
-                    raise RuntimeError(f"detour: the proxy user's nftables table: {made.stderr.strip()}")
-        self.refresh()
-        self.watcher = threading.Thread(target=self._watch, name="proxy-egress", daemon=True)
-        self.watcher.start()
-
-    def refresh(self) -> None:
-        """The table's elements to what the stack and the policies open now."""
-        try:
-            changed = self.policies.stat().st_mtime
-        except OSError:
-            changed = None
-        if self.seen is not None and changed == self.seen:
-            return
-        self.seen = changed
-        wanted = self.fixed | nft_elements(_model_servers(self.policies))
-        self._each("add", wanted - self.elements)
-        self._each("delete", self.elements - wanted)
-        self.elements = wanted
-
-    def _watch(self) -> None:
-        while not self.stopping.wait(POLICY_LOOK_S):
-            self.refresh()
-
-    def _each(self, verb: str, elements: set[tuple[str, str]]) -> None:
-        """One command adds them all; deletes go one by one, since a delete naming one element
-        already gone does nothing at all."""
-        for name in ("opened4", "opened6"):
-            items = sorted(e for n, e in elements if n == name)
-            batches = [items] if verb == "add" else [[item] for item in items]
-            for batch in batches if items else []:
-                _nft(verb, "element", "inet", self.table, name, "{ " + ", ".join(batch) + " }")
-
-    def close(self, alone: bool) -> None:
-        """Under the registry's lock: `alone`, no other stack of the uid runs."""
-        self.stopping.set()
-        self.watcher.join()
-        if alone:
-            _nft("delete", "table", "inet", self.table)
-
-
 @functools.cache
 def can_confine() -> bool:
     """Root may make a mount namespace and change user here (not in a container without
@@ -319,12 +169,12 @@ def dead_tables() -> list[str]:
     """The proxy users' tables no running stack holds. Read under the registry's lock: a stack
     makes its socket before it takes the lock to make its table."""
     live = {made.name.split("-")[0] for made in set(BROKERS.glob("*.sock")) - set(dead_sockets())}
-    listed = _nft("list", "tables", "inet").stdout.split() if shutil.which("nft") else []
+    listed = nft("list", "tables", "inet").stdout.split() if shutil.which("nft") else []
     return [name for name in listed if name.startswith(TABLE_PREFIX) and name[len(TABLE_PREFIX):] not in live]
 
 
 def delete_table(name: str) -> None:
-    _nft("delete", "table", "inet", name)
+    nft("delete", "table", "inet", name)
 
 
 def _sweep_groups(uid: int) -> None:
@@ -366,12 +216,15 @@ class ProxyUser:
         return os.environ.get(PROXY_USER_VARIABLE) != "off" and os.geteuid() == 0 and can_confine() \
             and not socket_closed_to_others(database_url(self.state))
 
-    def files(self, confdir: Path, upstream_ca: Path | None, opened: dict[str, list[int]]) -> ProxyFiles:
-        """Ready the home for the proxy user (once per stack), and say where the proxy reads."""
+    def files(self, confdir: Path, upstream_ca: Path | None, opened: Opened,
+              upstream_hosts: dict[str, str]) -> ProxyFiles:
+        """Ready the home for the proxy user (once per stack), and say where the proxy reads.
+        `opened`: where it may always connect; `upstream_hosts`: the stack's own addresses for
+        names (instead of DNS) when a policy passes them through."""
         if not self.confined:
             return ProxyFiles(confdir, self.state.signing_key, upstream_ca)
         if self.uid is None:
-            self._prepare(opened)
+            self._prepare(opened, upstream_hosts)
         own = self.state.home / "proxy"
         copies = own / "confdir"
         copies.mkdir(parents=True, exist_ok=True)
@@ -386,7 +239,7 @@ class ProxyUser:
         ca = _copy(upstream_ca, own / "upstream-ca.pem", self.uid) if upstream_ca else None
         return ProxyFiles(copies, _copy(self.state.signing_key, own / "signing.key", self.uid), ca)
 
-    def _prepare(self, opened: dict[str, list[int]]) -> None:
+    def _prepare(self, opened: Opened, upstream_hosts: dict[str, str]) -> None:
         home = self.state.home
         uid = self.uid = _claim(home)
         os.chown(home, 0, uid)
@@ -415,7 +268,10 @@ class ProxyUser:
         os.chmod(BROKERS, 0o711)  # a socket's path is short (108 bytes), a home's may not be
         self.broker = InboundBroker(BROKERS / f"{uid}-{os.getpid()}-{id(self) % 10**6}.sock", uid)
         if shutil.which("nft"):
-            self.egress = ProxyEgress(uid, opened, self.state.policies_dir, _alone(uid, self.broker.path))
+            with registry_lock():
+                self.egress = ProxyEgress(uid, opened, self.state.policies_dir, _alone(uid, self.broker.path),
+                                          upstream_hosts)
+            self.broker.upstreams = self.egress.open
 
     def wrap(self, argv: list[str]) -> list[str]:
         """The proxy's command line: its limits, and as its user (not root: no-new-privs only)."""
@@ -467,19 +323,3 @@ def socket_closed_to_others(url: str | None) -> bool:
         return closed_on_the_way(folder / ".s.PGSQL") is not None
     except OSError:  # a folder that is not there: nobody connects, the stack says so itself
         return False
-
-
-def proxy_destinations(replica_address: str, upstream_hosts: dict[str, str], database_url: str | None) -> dict[str, list[int]]:
-    """Where on this machine (or in its networks) the proxy may open connections: the replica
-    server (by name too: `--replica-host`), the addresses allowed names are mapped to (on the
-    ports a policy may open), and the environments' database."""
-    host, _, port = replica_address.rpartition(":")
-    wanted = [(host.strip("[]"), [int(port)])] + [(a.strip("[]"), sorted(ALLOWED_PORTS)) for a in upstream_hosts.values()]
-    if database_url:
-        place = urlsplit(database_url)
-        wanted.append((place.hostname or "localhost", [place.port or 5432]))
-    opened: dict[str, list[int]] = {}
-    for name, ports in wanted:
-        for address in _addresses(name, ports[0]):
-            opened.setdefault(address, []).extend(ports)
-    return opened

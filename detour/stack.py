@@ -33,7 +33,8 @@ from certs.authority import CertificateAuthority
 from detour_core.credentials import load_or_create_key
 from detour_core.errors import DetourError
 from detour_core.policy import MOST_REQUEST_BYTES, Policy, save_policy, server_policy_file
-from detour.proxy_user import ProxyUser, proxy_destinations
+from detour.proxy_egress import proxy_destinations
+from detour.proxy_user import ProxyUser
 from detour_core.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, STACK_VARIABLE, StatePaths
 from mock_services.databases import database_url
 from sandbox.base import ProxyAccess
@@ -300,8 +301,8 @@ class Stack:
     def proxy_argv(self) -> list[str]:
         ca = CertificateAuthority(self.state).ensure()
         load_or_create_key(self.state.signing_key)
-        opened = proxy_destinations(self.info.replica_address, self.upstream_hosts, database_url(self.state))
-        files = self.proxy_user.files(ca.mitmproxy_ca.parent, self.upstream_ca, opened)
+        opened = proxy_destinations(self.info.replica_address, database_url(self.state))
+        files = self.proxy_user.files(ca.mitmproxy_ca.parent, self.upstream_ca, opened, self.upstream_hosts)
         return self.proxy_user.wrap([
             sys.executable, "-m", "proxy_addons", "-q",
             "--mode", f"regular@{self.info.host}:{self.info.proxy_port}",

@@ -3,7 +3,10 @@ through for that very client connection (an environment's policy allowed them), 
 
 Routing already answers denied hosts itself; this guard is the second wall, so a bug in
 routing (or a new mitmproxy code path) cannot turn into a connection to the internet.
-It fires before mitmproxy resolves the address, so there is no DNS either.
+It fires before mitmproxy resolves the address, so there is no DNS either. A proxy under its
+own user (detour/proxy_user.py) may reach only addresses its stack's root process opened: for
+a name passed through, it asks that process, which resolves the name, and connects to the
+address it answers (the server's SNI stays the name).
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 from mitmproxy import ctx, exceptions
 from mitmproxy.proxy import server_hooks
 
+from detour_core.hosts import is_address
 from proxy_addons.routing import parse_address
 from proxy_addons.verdict import PERMITTED
+from sandbox.inbound import open_upstream
 
 
 class UpstreamGuard:
@@ -34,12 +39,15 @@ class UpstreamGuard:
                 raise exceptions.OptionsError("detour_upstream_hosts wants name=address,...")
             self.hosts = {name.lower(): address for name, address in pairs}
 
-    def server_connect(self, data: server_hooks.ServerConnectionHookData) -> None:
+    async def server_connect(self, data: server_hooks.ServerConnectionHookData) -> None:
         address = data.server.address
         if self.allowed is not None and address == self.allowed:
             return
         if address is not None and address in PERMITTED.get(data.client, ()):
-            if address[0] in self.hosts:
+            opened = [] if is_address(address[0]) else await open_upstream(*address)
+            if opened:
+                data.server.address = (opened[0], address[1])
+            elif address[0] in self.hosts:
                 data.server.address = (self.hosts[address[0]], address[1])
             return
         data.server.error = f"detour: upstream {address} blocked"

@@ -6,16 +6,19 @@ namespace, so `localhost:3000` means the sandbox's own loopback, as the agent re
 Entering a network namespace takes a capability, which a proxy under its own user
 (detour/proxy_user.py) does not have: its stack's root process then runs a broker on a unix
 socket only the proxy's group may use, which makes the connection into a sandbox's own
-loopback (nothing else) and hands the socket over (SCM_RIGHTS)."""
+loopback (nothing else) and hands the socket over (SCM_RIGHTS). The same broker opens the
+upstreams a policy passes through for that proxy (`open_upstream`, detour/proxy_egress.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import json
 import os
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from detour_core.paths import SANDBOX_ADDRESSES
@@ -82,6 +85,25 @@ def _through_broker(broker: Path, netns: Path, port: int, timeout: float) -> soc
     return made
 
 
+async def open_upstream(host: str, port: int) -> list[str]:
+    """The addresses the stack's root process resolved `host` to and let this proxy's user
+    reach on `port` (a policy passes the name through), or none: refused, or no broker (a proxy
+    that may connect where it likes resolves names itself)."""
+    broker = os.environ.get(InboundBroker.VARIABLE)
+    if not broker or os.geteuid() == 0:
+        return []
+    try:
+        reader, writer = await asyncio.open_unix_connection(broker)
+        try:
+            writer.write(json.dumps({"host": host, "port": port}).encode() + b"\n")
+            answer = json.loads(await asyncio.wait_for(reader.readline(), InboundBroker.TIMEOUT_S))
+        finally:
+            writer.close()
+    except (OSError, ValueError, asyncio.TimeoutError):
+        return []
+    return [str(a) for a in answer.get("addresses", [])] if isinstance(answer, dict) else []
+
+
 class InboundBroker:
     """Connections into sandboxes' own loopback for a proxy that may not enter their network
     namespaces: a unix socket (0660, the proxy's group) served by a thread of the stack."""
@@ -91,6 +113,7 @@ class InboundBroker:
 
     def __init__(self, path: Path, gid: int) -> None:
         self.path = path
+        self.upstreams: Callable[[str, int], list[str]] | None = None  # opens what a policy passes through
         path.unlink(missing_ok=True)
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(str(path))
@@ -112,6 +135,9 @@ class InboundBroker:
             try:
                 asked.settimeout(self.TIMEOUT_S)
                 request = json.loads(asked.makefile("rb").readline())
+                if "host" in request:
+                    self._open_upstream(asked, str(request["host"]), int(request["port"]))
+                    return
                 netns, port = Path(request["netns"]), int(request["port"])
                 if netns.parent != NETNS_DIR or not netns.name.startswith(NETNS_PREFIX) or not 0 < port < 65536:
                     raise ValueError(f"not a sandbox's loopback: {netns}:{port}")
@@ -120,6 +146,15 @@ class InboundBroker:
             except (OSError, ValueError, KeyError, TypeError) as e:
                 with contextlib.suppress(OSError):
                     asked.sendall(str(e).encode()[:1000])
+
+    def _open_upstream(self, asked: socket.socket, host: str, port: int) -> None:
+        try:
+            if self.upstreams is None:
+                raise PermissionError("this stack opens no upstreams")
+            answer: dict[str, object] = {"addresses": self.upstreams(host, port)}
+        except (PermissionError, ValueError) as e:
+            answer = {"refused": str(e)}
+        asked.sendall(json.dumps(answer).encode() + b"\n")
 
     def close(self) -> None:
         self.listener.close()

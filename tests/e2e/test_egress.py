@@ -1,10 +1,13 @@
 """Egress policy, default deny: an environment may reach the hosts its policy names, passed
 through to the real host with its certificate verified and audited as `allowed`; everything
 else stays denied. "The real host" is an HTTPS server this module runs in a lab namespace
-(10.214.3.2), with certificates from a CA the module makes: nothing leaves the machine."""
+(10.214.3.2, and 10.214.3.6 where no name leads), with certificates from a CA the module
+makes: nothing leaves the machine. The proxy runs as its own user (detour/proxy_user.py): it
+reaches an allowed host only at the addresses its stack's root process opened for the name."""
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -17,7 +20,8 @@ from detour.stack import Stack
 from mock_services.store import EnvironmentStore
 from sandbox.languages import command_for
 from tests.conftest import BACKENDS, ISOLATING, LiveStack, needs_namespaces
-from tests.e2e.netlab import REPO, in_ns, linked, namespace
+from sandbox.inbound import InboundBroker
+from tests.e2e.netlab import REPO, in_ns, linked, namespace, sh
 from tests.e2e.test_cli import DETOUR
 from tests.e2e.upstream import TRUSTED, UNTRUSTED, make_certificates
 from tests.waiting import until
@@ -25,6 +29,7 @@ from tests.waiting import until
 pytestmark = needs_namespaces
 
 UPSTREAM = "10.214.3.2"
+SECOND = "10.214.3.6"  # the upstream's second address: only evil.test, which no policy allows, leads there
 ASK = r"""
 import json, requests
 out = {}
@@ -42,20 +47,24 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """The upstream server in its namespace, and a stack that reaches it for the test names."""
+    """The upstream server in its namespace, and a stack that reaches it for the test names
+    (and the Stack itself, whose proxy user a test plays)."""
     folder = tmp_path_factory.mktemp("upstream")
     ca = make_certificates(folder)
     root = tmp_path_factory.mktemp("egress")
     state = StatePaths(root / "home").ensure()
     scripts = root / "scripts"
     scripts.mkdir()
-    hosts = {name: UPSTREAM for name in (*TRUSTED, UNTRUSTED, "models.test", "evil.test")}
-    with namespace() as ns, linked(ns, "10.214.3.1", UPSTREAM):
+    hosts = {name: UPSTREAM for name in (*TRUSTED, UNTRUSTED, "models.test")} | {"evil.test": SECOND}
+    with namespace() as ns, linked(ns, "10.214.3.1", UPSTREAM) as veth:
+        sh("ip", "-n", ns, "addr", "add", f"{SECOND}/32", "dev", "eth0")
+        sh("ip", "route", "add", f"{SECOND}/32", "via", UPSTREAM, "dev", veth)  # goes with the veth
         server = subprocess.Popen(in_ns(ns, sys.executable, "-m", "tests.e2e.upstream", str(folder)), cwd=REPO)
         try:
             until((folder / "ready").exists, server, "upstream did not start")
-            with Stack(state, upstream_hosts=hosts, upstream_ca=ca) as info:
-                yield LiveStack(state, info, EnvironmentStore(state), scripts), folder / "seen"
+            running = Stack(state, upstream_hosts=hosts, upstream_ca=ca)
+            with running as info:
+                yield LiveStack(state, info, EnvironmentStore(state), scripts), folder / "seen", running
         finally:
             server.terminate()
             server.wait(timeout=10)
@@ -68,7 +77,7 @@ def allow(stack: LiveStack, env: str, *args: str) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_allowed_hosts_pass_through_and_everything_else_stays_denied(lab, backend):
-    stack, seen = lab
+    stack, seen, _ = lab
     env = stack.env()
     allow(stack, env, "--allow", "api.partner.test", "--allow", "*.models.test", "--allow", UNTRUSTED,
           "--capture", "headers")
@@ -94,7 +103,7 @@ def test_allowed_hosts_pass_through_and_everything_else_stays_denied(lab, backen
 
 @pytest.mark.parametrize("backend", ISOLATING)
 def test_code_that_skips_the_proxy_reaches_an_allowed_host_through_it(lab, backend):
-    stack, seen = lab
+    stack, seen, _ = lab
     env = stack.env()
     allow(stack, env, "--allow", "api.partner.test")
     result = stack.run(env, "curl -s --noproxy '*' https://api.partner.test/direct; echo\n"
@@ -105,7 +114,7 @@ def test_code_that_skips_the_proxy_reaches_an_allowed_host_through_it(lab, backe
 
 
 def test_without_a_policy_nothing_passes_and_changes_apply_at_once(lab):
-    stack, seen = lab
+    stack, seen, _ = lab
     env = stack.env()
     program = stack.scripts / "once.py"
     program.write_text("import requests\nprint(requests.get('https://api.partner.test/x', timeout=10).status_code)")
@@ -124,6 +133,48 @@ def test_without_a_policy_nothing_passes_and_changes_apply_at_once(lab):
     assert [r.decision for r in denied] == ["denied", "allowed", "denied"]
 
 
+COMPROMISED = r"""
+import json, os, socket, sys
+broker, upstream, second = sys.argv[1:4]
+
+def reach(address):
+    try:
+        socket.create_connection((address, 443), timeout=3).close()
+        return "connected"
+    except OSError as e:
+        return type(e).__name__
+
+def ask(host):
+    with socket.socket(socket.AF_UNIX) as asking:
+        asking.connect(os.environ[broker])
+        asking.sendall(json.dumps({"host": host, "port": 443}).encode() + b"\n")
+        return json.loads(asking.makefile().readline())
+
+before = reach(second)
+asked = {host: ask(host) for host in ("evil.test", second, "api.partner.test")}
+print(json.dumps({"before": before, "asked": asked, "after": {a: reach(a) for a in (upstream, second)}}))
+"""
+
+
+def test_a_compromised_proxy_reaches_only_the_addresses_of_hosts_a_policy_passes_through(lab):
+    """Code run as the proxy is (its user, its mount namespace, its broker) connects to the
+    upstream's second address, which no allowed name leads to, and asks the stack's root process
+    to open names: a name no policy allows and an address are refused; an allowed name opens
+    its own address, not the other."""
+    stack, _, running = lab
+    allow(stack, stack.env(), "--allow", "api.partner.test")
+    socket.create_connection((SECOND, 443), timeout=5).close()  # root reaches it: the table decides below
+    argv = running.proxy_user.wrap([sys.executable, "-c", COMPROMISED, InboundBroker.VARIABLE, UPSTREAM, SECOND])
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["before"] == "ConnectionRefusedError"
+    assert found["asked"] == {"evil.test": {"refused": "no policy passes evil.test:443 through"},
+                              SECOND: {"refused": f"no policy passes {SECOND}:443 through"},
+                              "api.partner.test": {"addresses": [UPSTREAM]}}
+    assert found["after"] == {UPSTREAM: "connected", SECOND: "ConnectionRefusedError"}
+
+
 @pytest.mark.parametrize("args, message", [
     (["--allow", "10.214.3.2"], "IP address"),
     (["--allow", "*.slack.com"], "can never be passed through"),
@@ -131,7 +182,7 @@ def test_without_a_policy_nothing_passes_and_changes_apply_at_once(lab):
     (["--capture", "everything"], "everything"),
 ])
 def test_bad_policies_are_refused_and_the_old_one_stays(lab, args, message):
-    stack, _ = lab
+    stack, _, _ = lab
     env = stack.env()
     allow(stack, env, "--allow", "api.partner.test")
     done = subprocess.run([DETOUR, "env", "policy", env, *args], capture_output=True, text=True,
@@ -167,7 +218,7 @@ def test_websocket_messages_pass_through_and_each_is_recorded(lab, backend):
     """An allowed host's WebSocket: every message reaches it and comes back as it was, and each
     has a record of its own after the upgrade's, with its way, its size and (bodies captured) its
     content, redacted and cut at the body limit."""
-    stack, seen = lab
+    stack, seen, _ = lab
     env = stack.env()
     allow(stack, env, "--allow", "api.partner.test", "--capture", "bodies")
     result = stack.run(env, WEBSOCKET, ".py", backend=backend)

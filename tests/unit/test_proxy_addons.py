@@ -154,7 +154,7 @@ def test_upstream_guard_only_lets_the_replica_through(addons, address, blocked):
     data = server_hooks.ServerConnectionHookData(server=tflow.tserver_conn(), client=tflow.tclient_conn())
     data.server.address = address
     data.server.error = None
-    chain[3].server_connect(data)
+    asyncio.run(chain[3].server_connect(data))
     assert bool(data.server.error) is blocked
 
 

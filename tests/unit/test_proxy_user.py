@@ -4,24 +4,35 @@ tests/e2e/test_proxy_user.py's."""
 import tempfile
 from pathlib import Path
 
-from detour.proxy_user import nft_elements, nft_table, proxy_destinations, socket_closed_to_others
+from detour.proxy_egress import nft_elements, nft_table, off_machine, passes_through, proxy_destinations
+from detour.proxy_user import socket_closed_to_others
+from detour_core.policy import Policy
 
 
-def test_the_proxy_opens_its_replicas_its_upstream_addresses_and_its_database():
-    opened = proxy_destinations("127.0.0.1:8000", {"api.partner.test": "10.214.3.2", "v6.test": "[::1]"},
-                                "postgresql://u:p@127.0.0.1:5433/detour")
-    assert {a: sorted(p) for a, p in opened.items()} == {"127.0.0.1": [5433, 8000], "10.214.3.2": [80, 443],
-                                                          "::1": [80, 443]}
-    assert nft_elements(opened) >= {("opened4", "127.0.0.1 . 8000"), ("opened6", "::1 . 443")}
+def test_the_proxy_always_opens_its_replicas_and_its_database_and_no_upstream():
+    opened = proxy_destinations("127.0.0.1:8000", "postgresql://u:p@127.0.0.1:5433/detour")
+    assert {a: sorted(p) for a, p in opened.items()} == {"127.0.0.1": [5433, 8000]}
+    assert nft_elements({"127.0.0.1": [8000], "::1": [443]}) == {("opened4", "127.0.0.1 . 8000"), ("opened6", "::1 . 443")}
 
 
-def test_its_table_answers_only_its_own_packets_and_refuses_the_rest():
+def test_its_table_answers_only_its_own_packets_and_opens_no_port_to_every_address():
     table = nft_table(500123)
     assert "meta skuid != 500123 accept" in table and table.rstrip().endswith("}")
     lines = [line.strip() for line in table.splitlines()]
-    refusals = [n for n, line in enumerate(lines) if "reject" in line]
-    assert lines.index("tcp dport { 80, 443 } accept") > refusals[0]  # loopback and link-local first
+    assert not [line for line in lines if "dport" in line and "daddr" not in line]  # no port open to all
     assert lines[-3] == "reject"
+
+
+def test_a_name_opens_its_addresses_only_where_a_policy_passes_it_through_and_they_lie_beyond_the_machine():
+    policy = Policy.model_validate({"allow": ["api.partner.test", "*.models.test"], "models": [
+        {"host": "api.openai.com", "base_url": "http://127.0.0.1:9/v1"}, {"host": "api.anthropic.com", "vendor": True}]})
+    assert [passes_through(policy, host, port) for host, port in [
+        ("api.partner.test", 443), ("EU.models.test.", 80), ("models.test", 443), ("api.partner.test", 8443),
+        ("api.anthropic.com", 443), ("api.openai.com", 443), ("10.214.3.2", 443), ("slack.com", 443)]] == [
+        True, True, False, False, True, False, False, False]
+    assert [off_machine(a) for a in ("93.184.216.34", "10.214.3.2", "2606:4700::1")] == [True, True, True]
+    assert not any(off_machine(a) for a in ("127.0.0.1", "::1", "169.254.169.254", "fe80::1", "10.213.0.6",
+                                            "::ffff:93.184.216.34", "0.0.0.0", "224.0.0.1"))
 
 
 def test_a_postgres_socket_in_a_folder_others_may_not_pass_is_told_apart():
