@@ -17,6 +17,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from detour_core.paths import StatePaths
@@ -85,20 +86,59 @@ def _root_binds() -> list[str]:
     return argv
 
 
-def _reveal(paths: list[Path], masked: tuple[Path, ...]) -> list[str]:
-    """Make paths under masked folders visible again, read-only, at the same place.
+@dataclass
+class _Shown:
+    """bwrap options that show host paths read-only to the sandbox's uid (an "other" to every
+    host file), each at the place it is given (`show`), and what the sandbox then sees."""
 
-    bwrap would create the folders leading to a bind as 0700, which the sandbox's uid could
-    not cross, so each is made 0755 first.
-    """
-    binds: list[str] = []
-    for path in sorted({p.resolve() for p in paths}):
-        if _under(path, masked):
-            for parent in reversed(path.parents):
-                if _under(parent, masked) and parent not in masked:
-                    binds += ["--perms", "0755", "--dir", str(parent)]
-            binds += ["--ro-bind", str(path), str(path)]
-    return binds
+    argv: list[str] = field(default_factory=list)
+    masks: list[Path] = field(default_factory=lambda: list(MASKED))
+    shown: list[Path] = field(default_factory=list)
+    made: set[Path] = field(default_factory=set)
+
+    def show(self, source: Path, inside: Path) -> None:
+        """On the way to `inside`, the folders under a masked one are made 0755 in its tmpfs (bwrap
+        would make them 0700), and the outermost folder others may not pass (a checkout in
+        `mktemp -d`, a 0750 home outside /home) gets a 0755 tmpfs of its own with the folders on
+        the way made in it: the uid passes it, and nothing else it holds shows. A path inside
+        one shown before is walked from there (the host's folders, seen through the bind): the
+        outer one must come first."""
+        start = self._deepest(inside, self.shown) or Path("/")
+        covered, needed = False, inside in self.masks
+        for folder in reversed(inside.parents):
+            if not folder.is_relative_to(start) or folder == start:
+                continue
+            if folder in self.masks:
+                covered = needed = True
+            elif covered:
+                if folder not in self.made:
+                    self.argv += ["--perms", "0755", "--dir", str(folder)]
+                    self.made.add(folder)
+            elif _closed(folder):
+                self.argv += ["--perms", "0755", "--tmpfs", str(folder)]
+                self.masks.append(folder)
+                covered = needed = True
+        if needed or source != inside:  # else the sandbox sees and passes it as the host has it
+            self.argv += ["--ro-bind", str(source), str(inside)]
+        self.shown.append(inside)
+
+    def seen(self, path: Path) -> bool:
+        """Whether the sandbox sees `path` as the host has it: the innermost mask or shown path
+        around it is a shown one, or there is none."""
+        around = self._deepest(path, [*self.masks, *self.shown])
+        return around is None or around in self.shown
+
+    @staticmethod
+    def _deepest(path: Path, folders: list[Path]) -> Path | None:
+        return max((f for f in folders if path.is_relative_to(f)), key=lambda f: len(f.parts), default=None)
+
+
+def _shown(binds: dict[Path, Path]) -> _Shown:
+    """inside path -> host path, each shown read-only (outer paths first)."""
+    shown = _Shown()
+    for inside in sorted(binds):
+        shown.show(binds[inside], inside)
+    return shown
 
 
 def _closed(folder: Path) -> bool:
@@ -106,32 +146,9 @@ def _closed(folder: Path) -> bool:
 
 
 def _sandbox_can_open(file: Path) -> bool:
-    """As the sandbox's uid (an "other" to every host file) sees it once its folder is revealed:
-    folders under masked ones are recreated 0755, but the file's own folder is bound as it is."""
-    if not file.stat().st_mode & stat.S_IROTH:
-        return False
-    for folder in file.parents:
-        recreated = _under(folder, MASKED) and folder != file.parent
-        if not recreated and folder not in MASKED and _closed(folder):
-            return False
-    return True
-
-
-def _bind_copy(inside: Path, copy: Path) -> list[str]:
-    """A readable copy bound at `inside`, with the folders on the way: 0755 under masked
-    folders, and a tmpfs over the outermost folder closed to the sandbox (so what else it
-    holds stays private)."""
-    argv: list[str] = []
-    covered = False
-    for folder in reversed(inside.parents):
-        if folder in MASKED:
-            continue
-        if _under(folder, MASKED) or covered:
-            argv += ["--perms", "0755", "--dir", str(folder)]
-        elif _closed(folder):
-            argv += ["--perms", "0755", "--tmpfs", str(folder)]
-            covered = True
-    return argv + ["--ro-bind", str(copy), str(inside)]
+    """As the sandbox's uid (an "other" to every host file) sees it once its folder is shown
+    (`_Shown`): the folders on the way are made passable, but the file's own is bound as it is."""
+    return bool(file.stat().st_mode & stat.S_IROTH) and not _closed(file.parent)
 
 
 def stage_copies(spec: SandboxSpec, folder: Path) -> dict[Path, Path]:
@@ -184,14 +201,14 @@ def bwrap_argv(spec: SandboxSpec, runtime: Runtime, network: SandboxNetwork, sup
     for folder in MASKED:
         argv += ["--perms", "1777", "--size", disk, "--tmpfs", str(folder)] if folder == Path("/tmp") \
             else ["--tmpfs", str(folder)]
-    if not _under(state_home, MASKED):
+    # The runtime's folders, and those of files the command names (the runner refuses detour's
+    # state), are shown where they are; copies of files it could not open, in their place.
+    folders = [p.resolve() for p in [*runtime.shows, *(file.parent for file in spec.files if file not in copies)]]
+    shown = _shown({folder: folder for folder in folders if folder.exists()}
+                   | {inside: copy for inside, copy in copies.items() if not _under(inside, (HOME,))})
+    argv += shown.argv
+    if shown.seen(state_home):
         argv += ["--tmpfs", str(state_home)]
-    argv += _reveal(list(runtime.shows), MASKED)
-    # The folders of files the command names become visible (the runner refuses detour's state).
-    argv += _reveal([file.parent for file in spec.files if file not in copies], MASKED)
-    for inside, copy in copies.items():
-        if not _under(inside, (HOME,)):
-            argv += _bind_copy(inside, copy)
     argv += ["--bind", str(spec.workspace), str(HOME)] if spec.workspace else \
         ["--perms", "0777", "--size", disk, "--tmpfs", str(HOME)]
     if runtime.node_modules:
