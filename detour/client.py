@@ -41,6 +41,7 @@ from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, EnvironmentStore, StateDiff
 from mock_services.templates import save_template, template_names
 from mock_services.timelines.run import set_clock
+from sandbox import temp_folders
 from sandbox.backends import Backend, open_backend
 from sandbox.base import Limits, Mode, RunControl, Sandbox
 from sandbox.languages import command_for, stdin_command, suffix_of
@@ -283,7 +284,7 @@ def _program(code_or_file: str | os.PathLike, language: str, filename: str | Non
     name = Path(filename).name if filename else f"main{suffix_of(language)}"
     if not name or name.startswith("."):
         raise DetourError(f"filename {filename!r} is not a file name")
-    with tempfile.TemporaryDirectory(prefix="detour-code-") as folder:
+    with tempfile.TemporaryDirectory(prefix=temp_folders.prefix("code")) as folder:
         program = Path(folder, name)
         program.write_text(code_or_file)
         yield program

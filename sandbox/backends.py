@@ -6,7 +6,7 @@ from typing import Literal
 
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
-from sandbox import namespace
+from sandbox import namespace, temp_folders
 from sandbox.base import Sandbox
 from sandbox.process import ProcessSandbox
 from sandbox.runtimes import RuntimeChoice
@@ -20,7 +20,10 @@ class BackendUnavailable(DetourError):
 
 def open_backend(name: Backend, paths: StatePaths, runtime: RuntimeChoice = RuntimeChoice()) -> Sandbox:
     """auto: the namespace backend where this machine can run it, else process (not isolation:
-    callers say so to their user)."""
+    callers say so to their user). What killed detours' runs left in the temporary folders goes
+    (sandbox/temp_folders.py)."""
+    for where in (None, paths.runs_dir):
+        temp_folders.remove_dead(where)
     missing = namespace.requirements_missing()
     if name == "docker":
         if missing:

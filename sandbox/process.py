@@ -16,6 +16,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from sandbox import temp_folders
 from sandbox.base import Execution, Limits, Sandbox, SandboxSpec
 from sandbox.hidden_state import UNHIDDEN, can_hide, hiding, trust_copies
 from sandbox.run_uid import claimed_uid, hand_over, reveal_commands
@@ -73,7 +74,7 @@ class ProcessSandbox(Sandbox):
 
     def _run(self, spec: SandboxSpec, uid: int | None) -> Execution:
         # The work directory's parent holds the runtime's node_modules, where Node looks.
-        folder = Path(tempfile.mkdtemp(prefix="detour-run-", dir=self.runs_dir))
+        folder = Path(tempfile.mkdtemp(prefix=temp_folders.prefix("run"), dir=self.runs_dir))
         try:
             workdir = spec.workspace or folder / "work"
             if spec.workspace:

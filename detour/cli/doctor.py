@@ -66,6 +66,16 @@ def proxy_user_leftovers(fix: bool, uid: int | None = None) -> list[str]:
     return found
 
 
+def temp_leftovers(fix: bool) -> list[str]:
+    """List (and remove) the temporary folders of detour processes that are gone: a killed
+    stack's runs and the code it was given (sandbox/temp_folders.py). A live process's stay."""
+    from sandbox import temp_folders
+    found = temp_folders.remove_dead() if fix else temp_folders.dead_folders()
+    for folder in found:
+        typer.echo(f"{'removed' if fix else 'left over'}: folder {folder} (the detour that made it is gone)")
+    return [str(folder) for folder in found]
+
+
 def report_needs(install: bool) -> None:
     """What pip cannot install and this machine lacks; with `install`, apt gets it (as root)."""
     from sandbox import host_packages
@@ -112,15 +122,19 @@ def report_languages() -> None:
 def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what is left over.")] = True,
            install: Annotated[bool, typer.Option(help="Install missing Debian packages with apt (as root).")] = False) -> None:
     """What this machine lacks and how to get it; which backends can run; and (removed) the
-    namespaces, veths, nftables tables, cgroups and containers of sandboxes that are gone, and
-    the tables, sockets and cgroups of killed stacks' proxy users."""
+    namespaces, veths, nftables tables, cgroups and containers of sandboxes that are gone, the
+    tables, sockets and cgroups of killed stacks' proxy users, and the temporary folders of
+    detour processes that are gone."""
     report_needs(install)
     report_languages()
     missing = namespace.requirements_missing()
     typer.echo("namespace backend: " + ("available" if not missing else f"unavailable (needs {', '.join(missing)})"))
+    folders = temp_leftovers(fix)
     if "root" in missing:
+        if folders and not fix:
+            raise typer.Exit(1)
         return
-    containers = docker_leftovers(fix) + proxy_user_leftovers(fix)
+    found = docker_leftovers(fix) + proxy_user_leftovers(fix) + folders
     stale = netns.leftovers()
     for sid in stale:
         if fix:
@@ -129,7 +143,7 @@ def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what 
                 shutil.rmtree(folder, ignore_errors=True)
         typer.echo(f"{'removed' if fix else 'left over'}: sandbox {sid} (netns, veth, nftables table, cgroups, "
                    "temporary files)")
-    if not stale and not containers:
+    if not stale and not found:
         typer.echo("no leftovers")
     elif not fix:
         raise typer.Exit(1)

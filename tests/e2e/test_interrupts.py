@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import subprocess
+import tempfile
 from pathlib import Path
 
 import psutil
@@ -20,6 +21,8 @@ import pytest
 from detour.cli.doctor import proxy_user_leftovers
 from detour_core.paths import StatePaths
 from mock_services.store import EnvironmentStore
+from sandbox import temp_folders
+from sandbox.backends import open_backend
 from tests.conftest import needs_docker
 from tests.e2e.test_cli import DETOUR, Server
 from tests.waiting import until
@@ -72,6 +75,13 @@ def interrupted(proc: subprocess.Popen, number: int, after: str) -> tuple[str, s
     proc.send_signal(number)
     out, err = proc.communicate(timeout=120)
     return seen + out, err
+
+
+def folders_made_by(pids: set[int], home: Path) -> list[Path]:
+    """The temporary folders (a process-backend run's, code written to a file) these processes made."""
+    places = [Path(tempfile.gettempdir()), StatePaths(home).runs_dir]
+    return [path for place in places if place.is_dir() for path in place.iterdir()
+            if (named := temp_folders.NAMED.fullmatch(path.name)) and int(named[1]) in pids]
 
 
 def agents_left() -> list[str]:
@@ -159,19 +169,25 @@ def test_a_stopped_compare_stops_both_runs_and_keeps_their_environments(home):
 
 def test_a_stack_killed_mid_run_ends_it_with_a_clear_error_and_a_sound_audit_chain(home):
     """Last in the module: it kills the stack. The run ends in one line, the agent is gone, every
-    message it said it posted is stored (at most the one in flight besides), and the audit chain
-    verifies. (`detour doctor` looks at every sandbox on the machine: not here, outside the
+    message it said it posted is stored (at most the one in flight besides), the audit chain
+    verifies, and the folders the stack's run left are removed by the next process to open a
+    backend (it proves their maker dead). (`detour doctor` looks at every sandbox on the machine: not here, outside the
     exclusive group.)"""
     proc = start(home, "run", "--backend", "process", "forever_agent.py")
     seen = read_until(proc, "posted 2")
     serve = psutil.Process(json.loads(StatePaths(home).stack_file.read_text())["pid"])
-    for part in [serve, *serve.children()]:  # the stack's own processes: the sandbox below them is sent nothing
+    parts = [serve, *serve.children()]
+    for part in parts:  # the stack's own processes: the sandbox below them is sent nothing
         part.kill()
     try:
         out, err = proc.communicate(timeout=120)
     finally:  # what the killed stack's proxy user left (its firewall table, socket, cgroups): this test's to remove
         if (home / "proxy.uid").exists():
             proxy_user_leftovers(fix=True, uid=int((home / "proxy.uid").read_text()))
+        left = folders_made_by({part.pid for part in parts}, home)
+        open_backend("process", StatePaths(home))  # as the next run does: what dead detours left goes
+    assert left, "the killed stack's run left no folder: nothing was checked"
+    assert folders_made_by({part.pid for part in parts}, home) == []
     assert proc.returncode == 2 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1].startswith("detour: the stack went away during the run")
     posted = [line for line in (seen + out).splitlines() if line.startswith("posted ")]
