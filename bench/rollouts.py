@@ -10,14 +10,13 @@ import contextlib
 import json
 import os
 import statistics
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench.sandboxes import agentdiff_python, calls_program
+from bench.sandboxes import calls_program, run_agentdiff
 from bench.stats import percentile
 from detour.client import Client
 from detour.stack import StackInfo
@@ -76,10 +75,8 @@ def report(label: str, elapsed: float, times: list[float]) -> tuple[float, float
 
 def bench_sdk_rollouts(state: StatePaths, info: StackInfo, program: Path) -> float | None:
     """AgentDiff's loop with its own executor (a bare subprocess that rewrites URLs, no isolation)."""
-    python = agentdiff_python()
-    done = subprocess.run([str(python), "-c", SDK_ROLLOUTS, info.replica_url, str(WORKERS), str(EACH),
-                           program.read_text()], capture_output=True, text=True,
-                          env={"PATH": f"{python.parent}:/usr/bin:/bin", "AGENT_DIFF_API_KEY": api_key(state)})
+    done = run_agentdiff(["-c", SDK_ROLLOUTS, info.replica_url, str(WORKERS), str(EACH), program.read_text()],
+                         {"AGENT_DIFF_API_KEY": api_key(state)})
     if done.returncode:
         print(f"  AgentDiff SDK rollouts failed: {done.stderr.strip().splitlines()[-1:]}")
         return None

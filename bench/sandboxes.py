@@ -240,6 +240,16 @@ def agentdiff_python() -> Path:
     return venv / "bin" / "python"
 
 
+def run_agentdiff(args: list[str], env: dict[str, str], check: bool = False) -> subprocess.CompletedProcess:
+    """AgentDiff's SDK's Python with `args`, in a temporary folder of its own removed after: its
+    executor makes a workspace per environment there (agent_diff_<env>_...) and removes them only
+    at a clean exit. Its executor starts `python3` from PATH."""
+    python = agentdiff_python()
+    with tempfile.TemporaryDirectory(prefix="detour-bench-agentdiff-") as scratch:
+        return subprocess.run([str(python), *args], capture_output=True, text=True, check=check,
+                              env={"PATH": f"{python.parent}:/usr/bin:/bin", "TMPDIR": scratch} | env)
+
+
 def spread(times: list[float]) -> str:
     return f"median {statistics.median(times):6.1f} ms   p90 {percentile(times, 90):6.1f} ms   (n={len(times)})"
 
@@ -261,7 +271,5 @@ def bench_executors(state: StatePaths, info: StackInfo, runs: int = 40) -> None:
                 executor.execute("print(1)")
                 times.append((time.perf_counter() - started) * 1000)
         print(f"  detour executor, {backend:<10} {spread(times)}")
-    python = agentdiff_python()
-    done = subprocess.run([str(python), "-c", SDK_TIMING, info.replica_url, str(runs)], capture_output=True,
-                          text=True, env={"PATH": f"{python.parent}:/usr/bin:/bin"}, check=True)
+    done = run_agentdiff(["-c", SDK_TIMING, info.replica_url, str(runs)], {}, check=True)
     print(f"  agent-diff PythonExecutorProxy   {spread([float(t) for t in done.stdout.split()])}")
