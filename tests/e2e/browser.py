@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -38,11 +39,15 @@ def headless_chromium() -> Iterator:
     options.binary_location = CHROMIUM
     for arg in ARGS:
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    # Its profile and its singleton's socket folder (/tmp/org.chromium.Chromium.*, which quit
+    # leaves) go in a folder of the test's, removed after.
+    with tempfile.TemporaryDirectory(prefix="detour-chromium-") as scratch:
+        options.add_argument(f"--user-data-dir={scratch}/profile")
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER, env=os.environ | {"TMPDIR": scratch}), options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
 
 
 def devtools_import(driver, har_text: str):
