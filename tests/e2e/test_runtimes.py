@@ -149,15 +149,22 @@ def test_bad_runtime_choices_get_clear_errors(home, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def foreign_image():
+def foreign_image(tmp_path_factory):
     """An image detour did not make for sandboxes: Debian with python3 and nothing of
-    detour's (the python stage of detour's Dockerfile, from the base `images build` used)."""
+    detour's (the python stage of detour's Dockerfile, from the base `images build` used). Built
+    from that stage's text alone, so that the build sends no context (the wheels and node_modules
+    the other stages copy) and finds the stage's layers that `images build` left."""
     import docker
     from sandbox.images.build import DOCKERFILE, OFFLINE_BASE, REPO
+    lines = (REPO / DOCKERFILE).read_text().splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("FROM ") and line.endswith(" AS python"))
+    end = next(n for n in range(start + 1, len(lines)) if lines[n].startswith("FROM "))
+    context = tmp_path_factory.mktemp("python-stage")
+    (context / "Dockerfile").write_text("\n".join([next(line for line in lines if line.startswith("ARG BASE")),
+                                                  *lines[start:end]]) + "\n")
     client = docker.from_env()
     tag = f"detour-test/python3:{os.getpid()}"
-    client.images.build(path=str(REPO), dockerfile=DOCKERFILE, target="python", tag=tag,
-                        buildargs={"BASE": OFFLINE_BASE}, rm=True)
+    client.images.build(path=str(context), tag=tag, buildargs={"BASE": OFFLINE_BASE}, rm=True)
     yield tag
     client.images.remove(tag)
     client.close()
