@@ -321,7 +321,8 @@ class Executor:
         self.sandbox = open_backend(backend or client.backend, client.state, client.runtime)
         self.argv = stdin_command(language, self.sandbox.runtime)
         self._owns_workspace = workspace is None
-        self.workspace = Path(os.path.abspath(workspace)) if workspace else Path(tempfile.mkdtemp(prefix="detour-workspace-"))
+        self.workspace = Path(os.path.abspath(workspace)) if workspace else \
+            Path(tempfile.mkdtemp(prefix=temp_folders.prefix("workspace")))
         self._held = contextlib.ExitStack()
         self._holding = False
         self.last: RunResult | None = None

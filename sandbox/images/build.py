@@ -24,6 +24,7 @@ import docker.errors
 import requests.exceptions
 
 from detour_core.errors import DetourError
+from sandbox import temp_folders
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = "sandbox/images/Dockerfile"
@@ -72,7 +73,7 @@ def offline_base(client: docker.DockerClient, mirror: str | None = None,
     if shutil.which("debootstrap") is None:
         raise ImageError("building the offline base needs debootstrap (apt-get install debootstrap), "
                          "or pass --base with an image from your registry")
-    with tempfile.TemporaryDirectory(prefix="detour-rootfs-") as root:
+    with tempfile.TemporaryDirectory(prefix=temp_folders.prefix("rootfs")) as root:
         _run(["debootstrap", "--variant=minbase", SUITE, root, mirror or debian_mirror()], "debootstrap")
         tar = subprocess.Popen(["tar", "-C", root, "-c", "."], stdout=subprocess.PIPE)
         client.api.import_image_from_stream(tar.stdout, repository=OFFLINE_BASE.split(":")[0],
@@ -184,7 +185,7 @@ def derive_image(client: docker.DockerClient, requirements: Path | None, npm: Pa
     if IMAGES["sandbox"] in missing_images(client):
         raise ImageError(f"{IMAGES['sandbox']} is missing: run `detour images build` first")
     tag = tag or derived_tag(requirements, npm)
-    with tempfile.TemporaryDirectory(prefix="detour-derive-") as folder:
+    with tempfile.TemporaryDirectory(prefix=temp_folders.prefix("derive")) as folder:
         context = Path(folder)
         if requirements:
             shutil.copyfile(requirements, context / "requirements.txt")
