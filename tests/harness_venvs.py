@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,11 +52,17 @@ def harness_venv(name: str, requirements: list[str], wheel: Path) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (venv / ".complete").exists():
             shutil.rmtree(cache, ignore_errors=True)  # yesterday's, or one a failure left half made
-            run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", venv], CACHE.parent)
-            run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", *requirements, wheel], CACHE.parent)
-            (venv / ".complete").touch()
-        run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", wheel],
-            CACHE.parent)
+        cache.mkdir(parents=True, exist_ok=True)
+        # venv's and pip's temporary files in the cache, which a new day's venv removes: a pip killed
+        # mid-resolution leaves a folder per download (/tmp/pip-unpack-*: 154 after one such run).
+        with tempfile.TemporaryDirectory(prefix="tmp-", dir=cache) as scratch:
+            env = PLAIN | {"TMPDIR": scratch}
+            if not (venv / ".complete").exists():
+                run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", venv], CACHE.parent, env)
+                run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", *requirements, wheel], CACHE.parent, env)
+                (venv / ".complete").touch()
+            run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", wheel],
+                CACHE.parent, env)
     return venv / "bin" / "python"
 
 
