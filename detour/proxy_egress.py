@@ -3,6 +3,8 @@ own matches its uid's packets, and lets through only the address and port pairs 
 sets hold, filled from the root side:
 - fixed at start: the replica server, the environments' database (`proxy_destinations`);
 - the model servers its home's policies route to (read again whenever the policies change);
+  these names the stack's root process resolves too, and the proxy finds them in an /etc/hosts
+  of its own (its mount namespace shows `proxy/hosts` there): it sends no DNS query at all;
 - the hosts a policy passes through, one address at a time: before the proxy opens a
   connection to such a host, it asks its stack's root process (over the broker socket it
   already uses for deliveries, sandbox/inbound.py), which checks the name against the home's
@@ -13,8 +15,8 @@ An address kept for a name goes once no policy names it, or when nobody asked fo
 RESOLVED_IDLE_S (its DNS may change). A DNS answer pointing at this machine, its sandboxes or
 link-local addresses (cloud metadata) opens nothing; a stack's own `upstream_hosts` mapping
 (a test's lab, a closed network's gateway) is taken as given.
-Established connections (its answers to sandboxes) pass; it may also reach its resolvers and
-listeners of its own (its model translator); everything else is refused.
+Established connections (its answers to sandboxes) pass; it may also reach listeners of its
+own (its model translator); everything else, the machine's resolvers too, is refused.
 """
 
 from __future__ import annotations
@@ -36,22 +38,11 @@ from sandbox.addressing import SANDBOX_NET
 
 TABLE_PREFIX = "detourproxy_"  # not "detour_": those are sandboxes' tables (doctor finds leftovers by it)
 POLICY_LOOK_S = 0.1  # how often the policies folder's time is looked at
+FRESH_S = 1.0  # a policies folder changed this recently is read again at the next look
 RESOLVED_IDLE_S = 600.0  # an address resolved for a name and not asked for since goes
-Opened = dict[str, list[int]]  # address -> ports
-
-
-def _resolvers() -> list[str]:
-    try:
-        lines = Path("/etc/resolv.conf").read_text().splitlines()
-    except OSError:
-        return []
-    found = [line.split()[1] for line in lines if line.startswith("nameserver") and len(line.split()) > 1]
-    return [a for a in found if is_address(a)]
-
-
-def _accept(address: str, ports: list[int], proto: str) -> str:
-    family = "ip6" if ":" in address else "ip"
-    return f"{family} daddr {address} {proto} dport {{ {', '.join(map(str, sorted(set(ports))))} }} accept"
+Opened = dict[str, list[int]]  # address (or, before it is resolved, name) -> ports
+SYSTEM_HOSTS = Path("/etc/hosts")
+HOSTS_MARK = "# detour: the names its proxy reaches, as the stack resolved them"
 
 
 def nft_table(uid: int) -> str:
@@ -59,14 +50,12 @@ def nft_table(uid: int) -> str:
     sets hold the address and port pairs the stacks opened (`nft_elements`). A connection it
     opens to another loopback port is marked, and the answer of a listener that is not its own
     (its translator's, say) is dropped, so the handshake never completes: nothing reaches it."""
-    dns = [_accept(a, [53], proto) for a in _resolvers() for proto in ("udp", "tcp")]
     lines = [
         f"ct direction reply ct mark {uid} meta skuid != {uid} drop",  # the mark: the uid's own
         f"meta skuid != {uid} accept",
         "ct state established,related accept",
         "ip daddr . tcp dport @opened4 accept",
         "ip6 daddr . tcp dport @opened6 accept",
-        *dns,
         f"ip daddr 127.0.0.0/8 meta l4proto tcp ct state new ct mark set {uid} accept",
         f"ip6 daddr ::1 meta l4proto tcp ct state new ct mark set {uid} accept",
         "reject",
@@ -120,14 +109,35 @@ def passes_through(policy: Policy, host: str, port: int) -> bool:
 
 
 def _model_servers(policies: list[Policy]) -> Opened:
-    """The addresses and ports the policies' model routes send to (their base URLs)."""
-    opened: Opened = {}
+    """The hosts and ports the policies' model routes send to (their base URLs)."""
+    wanted: Opened = {}
     for route in (r for policy in policies for r in policy.models if r.base_url):
         place = urlsplit(route.base_url)
-        port = place.port or (443 if place.scheme == "https" else 80)
-        for address in _addresses(place.hostname or "", port):
-            opened.setdefault(address, []).append(port)
-    return opened
+        wanted.setdefault(place.hostname or "", []).append(place.port or (443 if place.scheme == "https" else 80))
+    return wanted
+
+
+def _resolved(wanted: Opened) -> tuple[Opened, dict[str, list[str]]]:
+    """`wanted` (name or address -> ports) resolved: address -> ports, and name -> addresses."""
+    opened: Opened = {}
+    names: dict[str, list[str]] = {}
+    for name, ports in wanted.items():
+        found = _addresses(name, ports[0])
+        if not is_address(name) and found:
+            names[name] = found
+        for address in found:
+            opened.setdefault(address, []).extend(ports)
+    return opened, names
+
+
+def hosts_text(names: dict[str, list[str]]) -> str:
+    """The proxy's /etc/hosts: the machine's, and the names it reaches as the stack resolved them."""
+    try:
+        system = SYSTEM_HOSTS.read_text()
+    except OSError:
+        system = "127.0.0.1 localhost\n::1 localhost\n"
+    own = [f"{address} {name}" for name, addresses in sorted(names.items()) for address in addresses]
+    return "\n".join([system.rstrip("\n"), HOSTS_MARK, *own]) + "\n"
 
 
 def _read_policies(folder: Path) -> list[Policy]:
@@ -145,10 +155,14 @@ class ProxyEgress:
     close removes the table with all of them: an element two stacks share (the database, a
     model server) is one element, which a stack taking its own back would take from the other."""
 
-    def __init__(self, uid: int, opened: Opened, policies: Path, alone: bool, upstream_hosts: dict[str, str]) -> None:
-        """Under the proxy users' registry lock: `alone`, no other stack of the uid runs."""
+    def __init__(self, uid: int, wanted: Opened, policies: Path, alone: bool, upstream_hosts: dict[str, str],
+                 hosts_file: Path) -> None:
+        """Under the proxy users' registry lock: `alone`, no other stack of the uid runs.
+        `wanted`: where the proxy may always connect (`proxy_destinations`); `hosts_file`: the
+        /etc/hosts its mount namespace shows, kept here (rewritten in place: it is mounted)."""
         self.table = f"{TABLE_PREFIX}{uid}"
-        self.fixed, self.folder = nft_elements(opened), policies
+        opened, self.fixed_names = _resolved(wanted)
+        self.fixed, self.folder, self.hosts_file = nft_elements(opened), policies, hosts_file
         self.hosts = {normal_host(name): address.strip("[]") for name, address in upstream_hosts.items()}
         self.policies: list[Policy] = []
         self.models: set[tuple[str, str]] = set()
@@ -176,9 +190,16 @@ class ProxyEgress:
         with self.lock:
             if self.seen is not None and changed == self.seen:
                 return
-            self.seen = changed
+            # A time within the last FRESH_S is not trusted: a file written in the same clock tick
+            # as the last read would not change it again (the folder's time is coarse).
+            self.seen = changed if changed is not None and time.time() - changed > FRESH_S else None
             self.policies = _read_policies(self.folder)
-            self.models = nft_elements(_model_servers(self.policies))
+            opened, names = _resolved(_model_servers(self.policies))
+            self.models = nft_elements(opened)
+            text = hosts_text(self.fixed_names | names)
+            if not self.hosts_file.exists() or self.hosts_file.read_text() != text:
+                self.hosts_file.write_text(text)  # in place: a rename would leave the mounted file as it was
+                self.hosts_file.chmod(0o644)
             self._forget(lambda name, port, _: not self._passes(name, port))
             self._apply()
 
@@ -249,15 +270,11 @@ class ProxyEgress:
 
 
 def proxy_destinations(replica_address: str, database_url: str | None) -> Opened:
-    """Where on this machine (or in its networks) the proxy may always open connections: the
-    replica server (by name too: `--replica-host`) and the environments' database."""
+    """Where on this machine (or in its networks) the proxy may always open connections, by
+    name or address: the replica server (`--replica-host`) and the environments' database."""
     host, _, port = replica_address.rpartition(":")
-    wanted = [(host.strip("[]"), int(port))]
+    wanted: Opened = {host.strip("[]"): [int(port)]}
     if database_url:
         place = urlsplit(database_url)
-        wanted.append((place.hostname or "localhost", place.port or 5432))
-    opened: Opened = {}
-    for name, port_number in wanted:
-        for address in _addresses(name, port_number):
-            opened.setdefault(address, []).append(port_number)
-    return opened
+        wanted.setdefault(place.hostname or "localhost", []).append(place.port or 5432)
+    return wanted

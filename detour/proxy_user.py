@@ -13,7 +13,7 @@ with no capabilities, no-new-privs and limits of their own:
   The interpreter's folders are shown to it in a mount namespace of its own where a closed
   folder (`/root`, holding pyenv's Python) stands on their way (sandbox/run_uid.py).
 - network: an nftables table of its own matches the uid's packets (detour/proxy_egress.py):
-  it may open connections to the replica server, its database and resolvers, the model servers
+  it may open connections to the replica server, its database, the model servers
   its home's policies name, listeners of its own (its model translator), and the addresses of
   the hosts a policy passes through, which its stack's root process resolves and opens when
   the proxy asks (through the broker below); nothing else, on this machine or beyond it.
@@ -33,6 +33,7 @@ import fcntl
 import functools
 import os
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -270,7 +271,7 @@ class ProxyUser:
         if shutil.which("nft"):
             with registry_lock():
                 self.egress = ProxyEgress(uid, opened, self.state.policies_dir, _alone(uid, self.broker.path),
-                                          upstream_hosts)
+                                          upstream_hosts, own / "hosts")
             self.broker.upstreams = self.egress.open
 
     def wrap(self, argv: list[str]) -> list[str]:
@@ -283,6 +284,8 @@ class ProxyUser:
             return [*(limits if shutil.which("prlimit") else []), *keep, *argv]
         # The stash stands outside every folder the reveal may cover (the home's may be one).
         steps = reveal_commands([*_interpreter_folders(), self.state.home], REGISTRY / f"reveal-{self.uid}")
+        if self.egress:  # the names it reaches, resolved by the stack: it may send no DNS query
+            steps.append(f"mount --bind {shlex.quote(str(self.egress.hosts_file))} /etc/hosts")
         if self.cgroup:
             steps += [f"echo $$ > {folder}/cgroup.procs" for folder in sorted(set(self.cgroup.dirs.values()))]
         script = " && ".join([*steps, "cd /", 'exec "$@"'])  # not in the folder the stack was started in

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from detour.proxy_egress import HOSTS_MARK
 from detour_core.audit import AuditLog
 from detour_core.paths import StatePaths
 from detour.runner import run_in_environment
@@ -150,9 +151,22 @@ def ask(host):
         asking.sendall(json.dumps({"host": host, "port": 443}).encode() + b"\n")
         return json.loads(asking.makefile().readline())
 
+def datagram(address, port):
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as out:
+        out.settimeout(3)
+        out.connect((address, port))
+        try:
+            out.send(b"q")
+            out.recv(1)
+            return "answered"
+        except OSError as e:
+            return type(e).__name__
+
 before = reach(second)
 asked = {host: ask(host) for host in ("evil.test", second, "api.partner.test")}
-print(json.dumps({"before": before, "asked": asked, "after": {a: reach(a) for a in (upstream, second)}}))
+print(json.dumps({"before": before, "asked": asked, "after": {a: reach(a) for a in (upstream, second)},
+                  "dns": datagram(second, 53), "hosts": open("/etc/hosts").read(),
+                  "localhost": sorted({a[4][0] for a in socket.getaddrinfo("localhost", 80, proto=socket.IPPROTO_TCP)})}))
 """
 
 
@@ -160,7 +174,8 @@ def test_a_compromised_proxy_reaches_only_the_addresses_of_hosts_a_policy_passes
     """Code run as the proxy is (its user, its mount namespace, its broker) connects to the
     upstream's second address, which no allowed name leads to, and asks the stack's root process
     to open names: a name no policy allows and an address are refused; an allowed name opens
-    its own address, not the other."""
+    its own address, not the other. It sends no datagram (DNS included: its /etc/hosts holds
+    the names it reaches, as the stack resolved them)."""
     stack, _, running = lab
     allow(stack, stack.env(), "--allow", "api.partner.test")
     socket.create_connection((SECOND, 443), timeout=5).close()  # root reaches it: the table decides below
@@ -173,6 +188,8 @@ def test_a_compromised_proxy_reaches_only_the_addresses_of_hosts_a_policy_passes
                               SECOND: {"refused": f"no policy passes {SECOND}:443 through"},
                               "api.partner.test": {"addresses": [UPSTREAM]}}
     assert found["after"] == {UPSTREAM: "connected", SECOND: "ConnectionRefusedError"}
+    assert found["dns"] == "PermissionError"  # refused as it is sent
+    assert HOSTS_MARK in found["hosts"] and "127.0.0.1" in found["localhost"]
 
 
 @pytest.mark.parametrize("args, message", [

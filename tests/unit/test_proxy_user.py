@@ -4,14 +4,15 @@ tests/e2e/test_proxy_user.py's."""
 import tempfile
 from pathlib import Path
 
-from detour.proxy_egress import nft_elements, nft_table, off_machine, passes_through, proxy_destinations
+from detour.proxy_egress import HOSTS_MARK, hosts_text, nft_elements, nft_table, off_machine, passes_through, \
+    proxy_destinations
 from detour.proxy_user import socket_closed_to_others
 from detour_core.policy import Policy
 
 
 def test_the_proxy_always_opens_its_replicas_and_its_database_and_no_upstream():
-    opened = proxy_destinations("127.0.0.1:8000", "postgresql://u:p@127.0.0.1:5433/detour")
-    assert {a: sorted(p) for a, p in opened.items()} == {"127.0.0.1": [5433, 8000]}
+    assert proxy_destinations("127.0.0.1:8000", "postgresql://u:p@127.0.0.1:5433/detour") == {"127.0.0.1": [8000, 5433]}
+    assert proxy_destinations("replicas:8000", "postgresql://u@/detour") == {"replicas": [8000], "localhost": [5432]}
     assert nft_elements({"127.0.0.1": [8000], "::1": [443]}) == {("opened4", "127.0.0.1 . 8000"), ("opened6", "::1 . 443")}
 
 
@@ -20,7 +21,15 @@ def test_its_table_answers_only_its_own_packets_and_opens_no_port_to_every_addre
     assert "meta skuid != 500123 accept" in table and table.rstrip().endswith("}")
     lines = [line.strip() for line in table.splitlines()]
     assert not [line for line in lines if "dport" in line and "daddr" not in line]  # no port open to all
+    assert "udp" not in table and "{ 53 }" not in table  # nor the resolvers: it resolves nothing itself
     assert lines[-3] == "reject"
+
+
+def test_its_hosts_file_is_the_machine_s_and_the_names_the_stack_resolved():
+    text = hosts_text({"replicas": ["10.0.0.5"], "models.internal": ["10.0.0.6", "fd00::6"]})
+    own = text.split(HOSTS_MARK + "\n")[1].splitlines()
+    assert own == ["10.0.0.6 models.internal", "fd00::6 models.internal", "10.0.0.5 replicas"]
+    assert text.startswith(Path("/etc/hosts").read_text().rstrip("\n"))
 
 
 def test_a_name_opens_its_addresses_only_where_a_policy_passes_it_through_and_they_lie_beyond_the_machine():
