@@ -101,13 +101,15 @@ def bench_stack_cpu_per_call(state: StatePaths, stack: Stack, info: StackInfo, e
             for _ in range(calls):
                 assert client.post(url, headers=AUTH).json()["ok"]
 
+    hop = "replicas in the proxy's process" if stack.replicas_in_process else "replicas over HTTP"
     for label, goal, way in (("a new connection per call", 2.0, a_connection_per_call),
                              ("one kept connection      ", 1.0, one_kept_connection)):
         way()  # warm: the environment's connection, the proxy's certificate for the host
         before = proxy_cpu(stack, prefix="")
         way()
         per_call = (proxy_cpu(stack, prefix="") - before) / calls * 1000
-        print(f"  stack CPU per replica call, {label}: {per_call:5.2f} ms   (goal at most {goal:.0f} ms; n={calls})")
+        print(f"  stack CPU per replica call, {hop:<31}, {label}: {per_call:5.2f} ms   (goal at most {goal:.0f} ms; "
+              f"n={calls}; load {os.getloadavg()[0]:.1f})")
 
 
 def bench_embedded_start(state: StatePaths, runs: int = 5) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bench.calendar import bench_calendar_month
 from bench.chaos import ROLLOUTS, bench_chaos
+from bench.proxy_floor import bench_proxy_floor
 from bench.proxy import (
     bench_capture,
     bench_embedded_start,
@@ -132,6 +133,12 @@ def main() -> None:
             bench_ray(state, info)
             state.stack_file.unlink()
         if "--replicas-only" not in sys.argv:
+            section("the stack's CPU per replica call with the replicas in the proxy's process, and its floor: "
+                    "mitmproxy and a bare app (bench/proxy_floor.py)")
+            in_process = Stack(state, replicas_in_process=True)
+            with in_process as one_process:
+                bench_stack_cpu_per_call(state, in_process, one_process, env_id)
+            bench_proxy_floor()
             section("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
             bench_proxy_hop(state, env_id)
             section("a 1 MB answer from a passed-through host, with and without a secret's scrubbing")

@@ -30,13 +30,15 @@ def proxy_core() -> list:
 
 
 class DetourMaster(master.Master):
+    addons_after_core: list = addons  # bench/proxy_floor.py's master carries one hook instead
+
     def __init__(self, opts: options.Options) -> None:
         super().__init__(opts, with_termlog=True)
         made = self.addons  # Master's own manager steps aside, handing over the terminal log it loaded
         opts.changed.disconnect(made._configure_all)
         self.addons = HookTable(self)
         self.addons.chain, self.addons.lookup = made.chain, made.lookup
-        self.addons.add(*proxy_core(), *addons)
+        self.addons.add(*proxy_core(), *self.addons_after_core)
 
 
 def command_line(opts: options.Options) -> argparse.ArgumentParser:
