@@ -135,10 +135,11 @@ class EventDelivery:
     async def deliver(self) -> None:
         """Imported here, once the proxy listens: the store is not what a proxy needs to start."""
         from mock_services.events.webhooks import watched
-        deliverer = Deliverer(StatePaths.default(), ctx.master.addons.get("policies"), ctx.master.addons.get("faults"))
+        state = StatePaths.default()
+        deliverer = Deliverer(state, ctx.master.addons.get("policies"), ctx.master.addons.get("faults"))
         while True:
             await asyncio.sleep(POLL_S)
-            for env_id in watched():
+            for env_id in watched(state.home):
                 try:
                     await asyncio.to_thread(deliverer.one_round, env_id)
                 except Exception:  # one environment's trouble must not stop the others' events
