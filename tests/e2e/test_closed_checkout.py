@@ -1,6 +1,7 @@
 """A checkout in a folder other users may not pass (a 0750 home, `git clone` into `mktemp -d`,
-here a 0700 folder beside /srv's others): the namespace backend's runs, under a uid that is an
-"other" to it, still import the runtime's packages from it (sandbox/namespace.py's `_Shown`)."""
+here a 0700 folder in /srv): runs under a uid that is an "other" to it (the namespace backend's,
+the process backend's as root) still import the runtime's packages from it (sandbox/namespace.py's
+`_Shown`, sandbox/run_uid.py's `reveal_commands`)."""
 
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 
 from sandbox.namespace import MASKED, NamespaceSandbox
 from sandbox.own_runtime import own_runtime
+from sandbox.process import ProcessSandbox
 from sandbox.runtimes import host_runtime
 from tests.conftest import needs_namespaces
 
@@ -44,9 +46,13 @@ def closed_runtime() -> Iterator[Path]:
         shutil.rmtree(closed)
 
 
-@needs_namespaces
-def test_a_runtime_behind_a_closed_folder_imports_its_packages_on_namespace(live_stack, closed_runtime):
-    sandbox = NamespaceSandbox(live_stack.state, host_runtime(closed_runtime / "bin" / "python3"))
+@needs_namespaces  # root, as the process backend needs to run the program under a uid of its own
+@pytest.mark.parametrize("backend", ["namespace", "process"])
+def test_a_runtime_behind_a_closed_folder_imports_its_packages(live_stack, closed_runtime, backend):
+    runtime = host_runtime(closed_runtime / "bin" / "python3")
+    state = live_stack.state
+    sandbox = NamespaceSandbox(state, runtime) if backend == "namespace" else \
+        ProcessSandbox(state.runs_dir, runtime, state_home=state.home)
     result = live_stack.run(live_stack.env(), AGENT, ".py", sandbox=sandbox)
     assert result.exit_code == 0, result.stderr
     assert result.stdout.split() == ["requests", str(closed_runtime), "True"]
