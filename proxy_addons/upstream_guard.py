@@ -6,12 +6,17 @@ routing (or a new mitmproxy code path) cannot turn into a connection to the inte
 It fires before mitmproxy resolves the address, so there is no DNS either. A proxy under its
 own user (detour/proxy_user.py) may reach only addresses its stack's root process opened: for
 a name passed through, it asks that process, which resolves the name, and connects to the
-address it answers (the server's SNI stays the name).
+address it answers (the server's SNI stays the name). Once connected, the server's address is
+the name again: mitmproxy gives a later request the open connection whose address is the
+request's, and a connection left under its address would never be reused (one more upstream
+connection per request, each kept open).
 """
 
 from __future__ import annotations
 
-from mitmproxy import ctx, exceptions
+import weakref
+
+from mitmproxy import connection, ctx, exceptions
 from mitmproxy.proxy import server_hooks
 
 from detour_core.hosts import is_address
@@ -24,6 +29,7 @@ class UpstreamGuard:
     def __init__(self) -> None:
         self.allowed: tuple[str, int] | None = None
         self.hosts: dict[str, str] = {}
+        self.named: weakref.WeakKeyDictionary[connection.Server, tuple[str, int]] = weakref.WeakKeyDictionary()
 
     def load(self, loader) -> None:
         loader.add_option("detour_upstream_hosts", str, "",
@@ -45,9 +51,16 @@ class UpstreamGuard:
             return
         if address is not None and address in PERMITTED.get(data.client, ()):
             opened = [] if is_address(address[0]) else await open_upstream(*address)
-            if opened:
-                data.server.address = (opened[0], address[1])
-            elif address[0] in self.hosts:
-                data.server.address = (self.hosts[address[0]], address[1])
+            target = opened[0] if opened else self.hosts.get(address[0])
+            if target:
+                self.named[data.server] = address
+                data.server.address = (target, address[1])
             return
         data.server.error = f"detour: upstream {address} blocked"
+
+    def server_connected(self, data: server_hooks.ServerConnectionHookData) -> None:
+        """The name back as the open connection's address (its peername is the address): the
+        same destination, so not the change of destination Server's own setter refuses."""
+        name = self.named.pop(data.server, None)
+        if name is not None:
+            data.server.__dict__["address"] = name

@@ -158,6 +158,25 @@ def test_upstream_guard_only_lets_the_replica_through(addons, address, blocked):
     assert bool(data.server.error) is blocked
 
 
+def test_upstream_guard_connects_to_the_name_s_address_and_keeps_the_name_for_reuse(addons):
+    """Sent to the address the stack gave for the name; once open, the connection's address is
+    the name again, so mitmproxy gives the next request to that name this connection."""
+    from mitmproxy.connection import ConnectionState
+    from mitmproxy.proxy.layers.http import GetHttpConnection
+    from proxy_addons.verdict import PERMITTED
+    chain, _, _ = addons
+    chain[3].hosts = {"api.partner.test": "10.214.3.2"}
+    data = server_hooks.ServerConnectionHookData(server=tflow.tserver_conn(), client=tflow.tclient_conn())
+    data.server.address, data.server.error = ("api.partner.test", 443), None
+    PERMITTED.setdefault(data.client, set()).add(("api.partner.test", 443))
+    asyncio.run(chain[3].server_connect(data))
+    assert data.server.address == ("10.214.3.2", 443) and not data.server.error
+    data.server.state = ConnectionState.OPEN
+    chain[3].server_connected(data)
+    later = GetHttpConnection(("api.partner.test", 443), data.server.tls, data.server.via, data.server.transport_protocol)
+    assert data.server.address == ("api.partner.test", 443) and later.connection_spec_matches(data.server)
+
+
 def test_audit_log_writes_one_redacted_line_per_decision(addons):
     chain, key, state = addons
     routed = authenticated(chain, key)
