@@ -52,8 +52,8 @@ def dead_folders(where: Path | None = None) -> list[Path]:
 
 
 def remove_dead(where: Path | None = None) -> list[Path]:
-    """Remove what `dead_folders` finds; the folders removed."""
+    """Remove what `dead_folders` finds; the folders removed (another user's may not be)."""
     found = dead_folders(where)
     for path in found:
         shutil.rmtree(path, ignore_errors=True)
-    return found
+    return [path for path in found if not path.exists()]
