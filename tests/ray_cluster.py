@@ -14,6 +14,7 @@ namespace instead, and deletes the namespace. Used by tests/e2e/test_ray.py and 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import secrets
@@ -22,20 +23,22 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
 import psutil
 
 from detour_client import Outcome
-from tests.waiting import until
 
 BIN = Path(sys.executable).parent
 NETNS_PREFIX = "rayt-"  # not "detour-": that prefix names a sandbox's netns (sandbox.netns reads it)
 HEAD = "127.0.0.1:6379"  # a fresh namespace has every port free
 # A dead node is noticed after 3 missed health checks a second apart (Ray's default: 30 s or more).
 HEAD_CONFIG = '{"health_check_period_ms": 1000, "health_check_failure_threshold": 3}'
+STARTED = b"Ray runtime started."  # what `ray start` prints once its node is registered
 LISTEN = {"tcp": "0A", "tcp6": "0A", "udp": "07", "udp6": "07"}  # /proc/net state of a listening socket
 
 # The driver: rollouts over the cluster, each outcome a JSON line as it comes back.
@@ -58,27 +61,38 @@ class Cluster:
         self.netns = NETNS_PREFIX + secrets.token_hex(4)
         self.enter = ["nsenter", f"--net=/run/netns/{self.netns}", "--"]  # only the network: files stay shared
         self.nodes: list[subprocess.Popen] = []
-        self.log = (folder / "nodes.log").open("ab")  # what the nodes said, for a failure's reader
+        self.logs: dict[int, Path] = {}  # what each node (by pid) said, for a failure's reader
+        self.numbers = itertools.count()  # the logs' names (workers start from threads)
 
     def start(self, *flags: str) -> subprocess.Popen:
-        node = subprocess.Popen([*self.enter, BIN / "ray", "start", "--block", "--node-ip-address", "127.0.0.1",
-                                 "--num-cpus", "1", "--object-store-memory", str(80 << 20), "--disable-usage-stats",
-                                 "--dashboard-agent-listen-port", "0", *flags],
-                                env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        log = self.folder / f"node-{next(self.numbers)}.log"
+        with log.open("ab") as out:
+            node = subprocess.Popen([*self.enter, BIN / "ray", "start", "--block", "--node-ip-address", "127.0.0.1",
+                                     "--num-cpus", "1", "--object-store-memory", str(80 << 20), "--disable-usage-stats",
+                                     "--dashboard-agent-listen-port", "0", *flags],
+                                    env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.logs[node.pid] = log
         self.nodes.append(node)
         return node
 
-    def join(self, count: int) -> None:
-        """A worker, one at a time: Ray gives a node 30 s to register, which a busy machine may
-        not meet (`timed out during startup`); such a start is tried again, up to three times."""
+    def started(self, node: subprocess.Popen) -> bool:
+        """Whether `ray start` said its node is up, which it says once the GCS has the node
+        registered (so no driver need ask), rather than exiting first."""
+        while node.poll() is None:
+            if STARTED in self.logs[node.pid].read_bytes():
+                return True
+            time.sleep(0.1)
+        return False
+
+    def join(self) -> None:
+        """A worker. Ray gives a node 30 s to register, which a busy machine may not meet (`timed
+        out during startup`): such a start is tried again, up to three times."""
         for _ in range(3):
             worker = self.start("--address", self.address)
-            while worker.poll() is None and len(self.alive_nodes()) < count:
-                pass
-            if worker.poll() is None:
+            if self.started(worker):
                 return
             self.nodes.remove(worker)
-        raise AssertionError(f"a worker did not join: see {self.folder / 'nodes.log'}")
+        raise AssertionError(f"a worker did not join: {self.said(worker)}")
 
     def alive_nodes(self) -> dict[str, str]:
         """The alive nodes' ids and addresses, as their raylets registered them."""
@@ -111,6 +125,9 @@ class Cluster:
 
     def tail(self, name: str) -> str:
         return (self.folder / name).read_text(errors="replace")[-3000:]
+
+    def said(self, node: subprocess.Popen) -> str:
+        return self.tail(self.logs[node.pid].name)
 
     def stop(self, node: subprocess.Popen) -> None:
         """`ray start --block` stops the node's processes when it is told to end."""
@@ -197,12 +214,11 @@ def cluster(nodes: int = 3) -> Iterator[Cluster]:
         assert made.links() == ["lo"], made.links()
         head = made.start("--head", "--port", HEAD.rpartition(":")[2], "--include-dashboard", "false",
                           "--temp-dir", str(folder / "ray"), "--system-config", HEAD_CONFIG)
-        until(lambda: len(made.alive_nodes()) == 1, head, "the head")
-        for count in range(2, nodes + 1):
-            made.join(count)
+        assert made.started(head), made.said(head)
+        with ThreadPoolExecutor() as pool:  # the workers start together
+            list(pool.map(lambda _: made.join(), range(nodes - 1)))
         assert set(made.alive_nodes().values()) == {"127.0.0.1"}, made.alive_nodes()
         yield made
     finally:
         _end(made)
-        made.log.close()
         shutil.rmtree(folder, ignore_errors=True)
