@@ -4,6 +4,8 @@ tests/e2e/test_proxy_user.py's."""
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from detour.proxy_egress import HOSTS_MARK, hosts_text, nft_elements, nft_table, off_machine, passes_through, \
     proxy_destinations
 from detour.proxy_user import socket_closed_to_others
@@ -56,3 +58,34 @@ def test_a_postgres_socket_in_a_folder_others_may_not_pass_is_told_apart():
     assert not socket_closed_to_others("postgresql://u@127.0.0.1:5432/detour")
     assert not socket_closed_to_others("postgresql://u@/detour?host=db.internal")
     assert not socket_closed_to_others(None)
+
+
+def test_the_root_side_opens_a_passed_through_name_s_addresses_beyond_the_machine_and_closes_them_with_the_policy(
+        tmp_path, monkeypatch):
+    """ProxyEgress with nft and DNS stood in for: what it adds to and deletes from the table."""
+    from subprocess import CompletedProcess
+
+    from detour import proxy_egress
+    from detour_core.policy import save_policy
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(proxy_egress, "nft", lambda *words, script=None: calls.append(words) or CompletedProcess(words, 0))
+    monkeypatch.setattr(proxy_egress, "_addresses", lambda host, port: {
+        "eu.partner.test": ["127.0.0.1", "93.184.216.34", "2606:2800::1"]}.get(host, []))
+    save_policy(tmp_path / "env.json", Policy(allow=["*.partner.test"]))
+    egress = proxy_egress.ProxyEgress(500123, {}, tmp_path, False, {"mapped.partner.test": "127.0.0.9"},
+                                      tmp_path / "hosts")
+    try:
+        assert egress.open("EU.partner.test", 443) == ["93.184.216.34", "2606:2800::1"]  # not the loopback answer
+        assert egress.open("mapped.partner.test", 443) == ["127.0.0.9"]  # the stack's own mapping, as given
+        for refused in [("evil.test", 443), ("eu.partner.test", 8443), ("93.184.216.34", 443)]:
+            with pytest.raises(PermissionError):
+                egress.open(*refused)
+        added = {w[-1] for w in calls if w[:2] == ("add", "element")}
+        assert added == {"{ 93.184.216.34 . 443 }", "{ 2606:2800::1 . 443 }", "{ 127.0.0.9 . 443 }"}
+        save_policy(tmp_path / "env.json", Policy())
+        egress.seen = None  # as the watcher finds the folder changed
+        egress.refresh()
+        deleted = {w[-1] for w in calls if w[:2] == ("delete", "element")}
+        assert deleted == added and egress.elements == set()
+    finally:
+        egress.close(alone=False)
