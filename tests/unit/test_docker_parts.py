@@ -78,7 +78,7 @@ def test_the_payload_holds_the_run_and_only_the_program(tmp_path):
 def test_container_variables_name_only_paths_inside_the_image(tmp_path):
     env = container_environment(spec(tmp_path), "10.213.0.1")
     assert env["HTTPS_PROXY"] == "http://env-1:s3cret@10.213.0.1:8080"
-    assert env["SSL_CERT_FILE"] == str(IMAGE_TRUST.bundle) and env["HOME"] == str(HOME)
+    assert env["SSL_CERT_FILE"] == str(IMAGE_TRUST.cert) and env["HOME"] == str(HOME)
     assert str(REPO) not in "".join(env.values()) and sys.prefix not in "".join(env.values())
     assert env["PATH"].split(":")[0] == str(IMAGE_RUNTIME.python.parent)
     rewrite = container_environment(spec(tmp_path, mode="rewrite"), "10.213.0.1")

@@ -42,8 +42,7 @@ def test_environment_is_built_from_empty(run, state, monkeypatch):
     paths = CertificateAuthority(state).paths
     assert "HOST_ONLY_SECRET" not in env and "SSL_CERT_DIR" not in env
     assert env["SSL_CERT_FILE"] == env["REQUESTS_CA_BUNDLE"] == env["CURL_CA_BUNDLE"] == env["HTTPLIB2_CA_CERTS"] \
-        == env["GIT_SSL_CAINFO"] == str(paths.bundle)
-    assert env["NODE_EXTRA_CA_CERTS"] == env["DENO_CERT"] == str(paths.cert)
+        == env["GIT_SSL_CAINFO"] == env["NODE_EXTRA_CA_CERTS"] == env["DENO_CERT"] == str(paths.cert)
     assert env["WGETRC"] == str(paths.wgetrc)
     assert env["https_proxy"] == env["HTTPS_PROXY"] == env["http_proxy"] == "http://e:s@127.0.0.1:1"
     assert env["NODE_USE_ENV_PROXY"] == "1"
