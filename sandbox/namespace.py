@@ -124,8 +124,8 @@ class _Shown:
 
     def seen(self, path: Path) -> bool:
         """Whether the sandbox sees `path` as the host has it: the innermost mask or shown path
-        around it is a shown one, or there is none."""
-        around = self._deepest(path, [*self.masks, *self.shown])
+        around it is a shown one (bound over a mask, as /tmp for a file named in it), or there is none."""
+        around = self._deepest(path, [*self.shown, *self.masks])  # the first of equals
         return around is None or around in self.shown
 
     @staticmethod

@@ -97,3 +97,14 @@ def test_an_interpreter_named_in_a_shown_runtime_is_not_copied(tmp_path, monkeyp
     (tmp_path / "closed").chmod(0o700)
     shown = binds(argv_for(tmp_path, [venv / "bin" / "python3"], shows=(venv,)))
     assert shown[str(venv)] == str(venv) and str(venv / "bin" / "python3") not in shown
+
+
+def test_detours_state_in_a_masked_folder_shown_whole_is_hidden(tmp_path):
+    """A file named in /tmp itself shows /tmp whole (read-only): a home in it is covered again."""
+    named = Path("/tmp") / f"detour-test-{tmp_path.name}.py"
+    named.write_text("print(1)")
+    try:
+        argv = argv_for(tmp_path, [named], home=Path("/tmp") / "a-home")
+    finally:
+        named.unlink()
+    assert binds(argv)["/tmp"] == "/tmp" and "/tmp/a-home" in mounts(argv, "--tmpfs")
