@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -46,10 +47,19 @@ print(json.dumps(out))
 """
 
 
+class Lab(tuple):
+    """(the live stack, the upstream's log of what reached it), as other modules unpack it, and
+    the Stack itself (`running`), whose proxy user a test plays."""
+
+    def __new__(cls, live: LiveStack, seen: Path, running: Stack) -> "Lab":
+        made = super().__new__(cls, (live, seen))
+        made.running = running
+        return made
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """The upstream server in its namespace, and a stack that reaches it for the test names
-    (and the Stack itself, whose proxy user a test plays)."""
+    """The upstream server in its namespace, and a stack that reaches it for the test names."""
     folder = tmp_path_factory.mktemp("upstream")
     ca = make_certificates(folder)
     root = tmp_path_factory.mktemp("egress")
@@ -65,7 +75,7 @@ def lab(tmp_path_factory):
             until((folder / "ready").exists, server, "upstream did not start")
             running = Stack(state, upstream_hosts=hosts, upstream_ca=ca)
             with running as info:
-                yield LiveStack(state, info, EnvironmentStore(state), scripts), folder / "seen", running
+                yield Lab(LiveStack(state, info, EnvironmentStore(state), scripts), folder / "seen", running=running)
         finally:
             server.terminate()
             server.wait(timeout=10)
@@ -78,7 +88,7 @@ def allow(stack: LiveStack, env: str, *args: str) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_allowed_hosts_pass_through_and_everything_else_stays_denied(lab, backend):
-    stack, seen, _ = lab
+    stack, seen = lab
     env = stack.env()
     allow(stack, env, "--allow", "api.partner.test", "--allow", "*.models.test", "--allow", UNTRUSTED,
           "--capture", "headers")
@@ -104,7 +114,7 @@ def test_allowed_hosts_pass_through_and_everything_else_stays_denied(lab, backen
 
 @pytest.mark.parametrize("backend", ISOLATING)
 def test_code_that_skips_the_proxy_reaches_an_allowed_host_through_it(lab, backend):
-    stack, seen, _ = lab
+    stack, seen = lab
     env = stack.env()
     allow(stack, env, "--allow", "api.partner.test")
     result = stack.run(env, "curl -s --noproxy '*' https://api.partner.test/direct; echo\n"
@@ -115,7 +125,7 @@ def test_code_that_skips_the_proxy_reaches_an_allowed_host_through_it(lab, backe
 
 
 def test_without_a_policy_nothing_passes_and_changes_apply_at_once(lab):
-    stack, seen, _ = lab
+    stack, seen = lab
     env = stack.env()
     program = stack.scripts / "once.py"
     program.write_text("import requests\nprint(requests.get('https://api.partner.test/x', timeout=10).status_code)")
@@ -176,10 +186,10 @@ def test_a_compromised_proxy_reaches_only_the_addresses_of_hosts_a_policy_passes
     to open names: a name no policy allows and an address are refused; an allowed name opens
     its own address, not the other. It sends no datagram (DNS included: its /etc/hosts holds
     the names it reaches, as the stack resolved them)."""
-    stack, _, running = lab
+    stack, _ = lab
     allow(stack, stack.env(), "--allow", "api.partner.test")
     socket.create_connection((SECOND, 443), timeout=5).close()  # root reaches it: the table decides below
-    argv = running.proxy_user.wrap([sys.executable, "-c", COMPROMISED, InboundBroker.VARIABLE, UPSTREAM, SECOND])
+    argv = lab.running.proxy_user.wrap([sys.executable, "-c", COMPROMISED, InboundBroker.VARIABLE, UPSTREAM, SECOND])
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
@@ -199,7 +209,7 @@ def test_a_compromised_proxy_reaches_only_the_addresses_of_hosts_a_policy_passes
     (["--capture", "everything"], "everything"),
 ])
 def test_bad_policies_are_refused_and_the_old_one_stays(lab, args, message):
-    stack, _, _ = lab
+    stack, _ = lab
     env = stack.env()
     allow(stack, env, "--allow", "api.partner.test")
     done = subprocess.run([DETOUR, "env", "policy", env, *args], capture_output=True, text=True,
@@ -235,7 +245,7 @@ def test_websocket_messages_pass_through_and_each_is_recorded(lab, backend):
     """An allowed host's WebSocket: every message reaches it and comes back as it was, and each
     has a record of its own after the upgrade's, with its way, its size and (bodies captured) its
     content, redacted and cut at the body limit."""
-    stack, seen, _ = lab
+    stack, seen = lab
     env = stack.env()
     allow(stack, env, "--allow", "api.partner.test", "--capture", "bodies")
     result = stack.run(env, WEBSOCKET, ".py", backend=backend)
