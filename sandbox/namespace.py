@@ -147,8 +147,9 @@ def _closed(folder: Path) -> bool:
 
 def _sandbox_can_open(file: Path) -> bool:
     """As the sandbox's uid (an "other" to every host file) sees it once its folder is shown
-    (`_Shown`): the folders on the way are made passable, but the file's own is bound as it is."""
-    return bool(file.stat().st_mode & stat.S_IROTH) and not _closed(file.parent)
+    (`_Shown`): the folders on the way are made passable, but the file's own is bound as it is.
+    A file right in a masked folder (/tmp/agent.py) is not: showing it would show /tmp whole."""
+    return bool(file.stat().st_mode & stat.S_IROTH) and not _closed(file.parent) and file.parent not in MASKED
 
 
 def stage_copies(spec: SandboxSpec, folder: Path) -> dict[Path, Path]:

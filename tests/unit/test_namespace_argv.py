@@ -99,12 +99,13 @@ def test_an_interpreter_named_in_a_shown_runtime_is_not_copied(tmp_path, monkeyp
     assert shown[str(venv)] == str(venv) and str(venv / "bin" / "python3") not in shown
 
 
-def test_detours_state_in_a_masked_folder_shown_whole_is_hidden(tmp_path):
-    """A file named in /tmp itself shows /tmp whole (read-only): a home in it is covered again."""
+def test_a_file_right_in_a_masked_folder_arrives_alone_and_the_folder_stays_masked(tmp_path):
+    """`detour run /tmp/agent.py`: a copy at its place, not /tmp shown whole (with what else
+    it holds, and a home in it)."""
     named = Path("/tmp") / f"detour-test-{tmp_path.name}.py"
     named.write_text("print(1)")
     try:
-        argv = argv_for(tmp_path, [named], home=Path("/tmp") / "a-home")
+        shown = binds(argv_for(tmp_path, [named], home=Path("/tmp") / "a-home"))
     finally:
         named.unlink()
-    assert binds(argv)["/tmp"] == "/tmp" and "/tmp/a-home" in mounts(argv, "--tmpfs")
+    assert "/tmp" not in shown and Path(shown[str(named)]).read_text() == "print(1)"
