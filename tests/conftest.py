@@ -73,9 +73,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="write each test module's time to tests/module_seconds.json (make test-timings)")
 
 
+# One name per `pytest` run, shared by its xdist workers (they inherit it): what the run makes
+# once for all its workers (node_clients_image) is named by it and removed by the process that
+# named it, after every worker is done.
+RUN_VARIABLE = "DETOUR_TEST_RUN"
+OWN_RUN = RUN_VARIABLE not in os.environ
+os.environ.setdefault(RUN_VARIABLE, os.urandom(6).hex())
+
+
 def pytest_configure(config: pytest.Config) -> None:
     from tests.module_order import ModuleOrder
     config.pluginmanager.register(ModuleOrder(config.getoption("--record-module-seconds")), "module_order")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if OWN_RUN and not DOCKER_MISSING:
+        import docker
+        client = docker.from_env()
+        try:
+            client.images.remove(node_clients_tag(), force=True)
+        except docker.errors.ImageNotFound:
+            pass
+        finally:
+            client.close()
+        node_clients_lock().unlink(missing_ok=True)
 
 
 # What reaches the test database from a unit test: the home (`state`) or the server itself.
@@ -192,15 +213,32 @@ def api_client(live_stack: LiveStack):
 NODE_CLIENTS = Path(__file__).parent / "node_clients" / "node_modules"
 
 
+def node_clients_tag() -> str:
+    return f"detour-test/node-clients:{os.environ[RUN_VARIABLE]}"
+
+
+def node_clients_lock() -> Path:
+    import tempfile
+    return Path(tempfile.gettempdir()) / f"detour-test-node-clients-{os.environ[RUN_VARIABLE]}.lock"
+
+
 @pytest.fixture(scope="session")
-def node_clients_image() -> Iterator[str]:
+def node_clients_image() -> str:
     """detour/sandbox with the official Node clients of tests/node_clients (googleapis,
-    box-node-sdk), derived once per session as a user would (`detour images build --npm`)."""
+    box-node-sdk), derived as a user would (`detour images build --npm`) once per run: the first
+    worker to need it derives it while the others wait on the lock; pytest_sessionfinish of the
+    run's own process removes it."""
+    import fcntl
+
     import docker
 
     from sandbox.docker import connect_engine
     from sandbox.images.build import derive_image
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")  # each worker removes only its own
-    tag = derive_image(connect_engine(), None, NODE_CLIENTS.parent / "package.json", f"detour-test/node-clients:{worker}")
-    yield tag
-    docker.from_env().images.remove(tag, force=True)
+    tag, client = node_clients_tag(), connect_engine()
+    with open(node_clients_lock(), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            client.images.get(tag)
+        except docker.errors.ImageNotFound:
+            derive_image(client, None, NODE_CLIENTS.parent / "package.json", tag)
+    return tag
