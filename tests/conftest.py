@@ -100,7 +100,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 # What reaches the test database from a unit test: the home (`state`) or the server itself.
-DATABASE_FIXTURES = frozenset({"state", "postgres", "postgres_url"})
+DATABASE_FIXTURES = frozenset({"state", "module_state", "postgres", "postgres_url"})
 UNIT = Path(__file__).parent / "unit"
 
 
@@ -155,6 +155,22 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fixtu
     if os.environ.get("DETOUR_TEST_DATABASE") == "postgres":
         request.getfixturevalue("postgres_url")
     return StatePaths(home).ensure()
+
+
+@pytest.fixture(scope="module")
+def module_state(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[StatePaths]:
+    """`state` for a module's tests to share: for what is costly to make and that each test
+    copies for itself (an environment forked per test)."""
+    home = tmp_path_factory.mktemp("module-home") / "detour-home"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(home))
+        if os.environ.get("DETOUR_TEST_DATABASE") != "postgres":
+            yield StatePaths(home).ensure()
+            return
+        from tests.postgres import fresh_database
+        with fresh_database(request.getfixturevalue("postgres")) as url:
+            patch.setenv(DATABASE_VARIABLE, url)
+            yield StatePaths(home).ensure()
 
 
 @dataclass
