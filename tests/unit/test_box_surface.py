@@ -111,16 +111,30 @@ def strays(value: object, model: str, path: str = "") -> list[str]:
     return found
 
 
-@pytest.fixture
-def world(state):
-    """An environment from box_default with one of everything the operations act on."""
-    env = EnvironmentStore(state).create("box_default").env_id
-    client = TestClient(create_app(state, api_auth=False), raise_server_exceptions=False)
+def caller(client: TestClient, env: str):
+    """A call to the environment's Box replica, as the SDK sends it."""
     base = f"/api/env/{env}/services/box"
 
     def call(method: str, path: str, **kwargs):
         return client.request(method, f"{base}/{path}", headers={**AUTH, **kwargs.pop("headers", {})}, **kwargs)
+    return call
 
+
+@pytest.fixture
+def world(module_state, seeded):
+    """The world, forked for the test: what it does stays its own."""
+    client, env, ids = seeded
+    [fork] = EnvironmentStore(module_state).fork(env)
+    return caller(client, fork.env_id), ids
+
+
+@pytest.fixture(scope="module")
+def seeded(module_state):
+    """An environment from box_default with one of everything the operations act on, made once
+    for the module (some twenty calls; each test gets a fork of it)."""
+    env = EnvironmentStore(module_state).create("box_default").env_id
+    client = TestClient(create_app(module_state, api_auth=False), raise_server_exceptions=False)
+    call = caller(client, env)
     ids = dict(SEEDED)
     ids["group_id"] = call("POST", "2.0/groups", json={"name": "World"}).json()["id"]
     ids["group_membership_id"] = call("POST", "2.0/group_memberships", json={
@@ -157,7 +171,7 @@ def world(state):
                                                           "address": "https://hook.test/world"}).json()["id"]
     for kind, item in (("files", ids["file_id"]), ("folders", ids["folder_id"])):
         call("PUT", f"2.0/{kind}/{item}/watermark", json={"watermark": {"imprint": "default"}})
-    return call, ids
+    return client, env, ids
 
 
 def test_the_committed_spec_is_the_installed_sdk():
