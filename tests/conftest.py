@@ -203,13 +203,18 @@ class LiveStack:
                                   command_for(program, sandbox.runtime), program=program, limits=limits, mode=mode)
 
 
+UNREACHED_UPSTREAM = "up.example.test"
+
+
 @pytest.fixture(scope="session")
 def live_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
     root = tmp_path_factory.mktemp("stack")
     state = StatePaths(root / "home").ensure()
     scripts = root / "scripts"
     scripts.mkdir()
-    with Stack(state) as info:
+    # A host tests allow as passed through answers on this machine: the proxy never looks it up,
+    # so no DNS query leaves it, and nothing listens on its port (the proxy answers 502).
+    with Stack(state, upstream_hosts={UNREACHED_UPSTREAM: "127.0.0.1"}) as info:
         yield LiveStack(state, info, EnvironmentStore(state), scripts)
 
 

@@ -8,7 +8,7 @@ import psutil
 import pytest
 
 from detour_core.policy import Policy, policy_file, save_policy
-from tests.conftest import BACKENDS
+from tests.conftest import BACKENDS, UNREACHED_UPSTREAM
 
 AGENT = """
 import json, httpx
@@ -112,18 +112,18 @@ def upload(url):
     except httpx.HTTPError as e:
         return type(e).__name__
 with ThreadPoolExecutor(4) as pool:
-    print(json.dumps(list(pool.map(upload, ["https://denied.example.test/"] + ["https://up.example.test/"] * 3))))
-"""
+    print(json.dumps(list(pool.map(upload, ["https://denied.example.test/"] + ["https://%s/"] * 3))))
+""" % UNREACHED_UPSTREAM
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_uploads_refused_from_their_headers_are_answered_and_their_bytes_counted(live_stack, make_env, backend):
     """Denied, or over the rate after RequestLimits let a large upload stream: each is answered
     (403, 429) with its body read and dropped, and its record counts the body's bytes. The
-    allowed host is one the upstream guard never lets the proxy reach (the upload that passes
-    gets 502): nothing leaves the machine."""
+    allowed host is the stack's unreached upstream, a loopback port nothing listens on (the
+    upload that passes gets 502): nothing, not even a DNS query, leaves the machine."""
     env = make_env()
-    save_policy(policy_file(live_stack.state, env), Policy(allow=["up.example.test"], max_requests_per_second=1))
+    save_policy(policy_file(live_stack.state, env), Policy(allow=[UNREACHED_UPSTREAM], max_requests_per_second=1))
     result = live_stack.run(env, UPLOADS, ".py", backend=backend)
     assert result.exit_code == 0, result.stderr
     denied, *uploads = json.loads(result.stdout)
