@@ -5,6 +5,8 @@ survive a restart. The SDK gets a venv of its own: its pydantic would not fit mi
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -116,45 +118,60 @@ def sdk_python(tmp_path_factory) -> Path:
     return venv / "bin" / "python"
 
 
-def drive(python: Path, home: Path, step: str, state: dict | None = None) -> dict:
-    """One step of the driver against `detour serve`, started for it and stopped after."""
+@contextmanager
+def serving(home: Path) -> Iterator[Server]:
+    """`detour serve` on `home`, stopped after (also on failure)."""
     server = Server(home)
     server.start()
-    scratch = home.parent / "sdk-tmp"  # the SDK's executors leave a folder per environment in TMPDIR
-    scratch.mkdir(exist_ok=True)
     try:
-        url, key = server.platform()
-        done = subprocess.run([str(python), "-c", DRIVER, url, step, json.dumps(state or {})],
-                              capture_output=True, text=True, timeout=120,
-                              # the SDK's executors start `python3` and `bash` from PATH
-                              env={"AGENT_DIFF_API_KEY": key, "PATH": f"{python.parent}:/usr/bin:/bin",
-                                   "TMPDIR": str(scratch)})
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[Server]:
+    """One `detour serve` for the steps that need no restart: each makes its own environments."""
+    with serving(tmp_path_factory.mktemp("agentdiff-served") / "home") as server:
+        yield server
+
+
+def drive(python: Path, server: Server, step: str, state: dict | None = None) -> dict:
+    """One step of the driver against a running `detour serve`."""
+    scratch = server.home.parent / "sdk-tmp"  # the SDK's executors leave a folder per environment in TMPDIR
+    scratch.mkdir(exist_ok=True)
+    url, key = server.platform()
+    done = subprocess.run([str(python), "-c", DRIVER, url, step, json.dumps(state or {})],
+                          capture_output=True, text=True, timeout=120,
+                          # the SDK's executors start `python3` and `bash` from PATH
+                          env={"AGENT_DIFF_API_KEY": key, "PATH": f"{python.parent}:/usr/bin:/bin",
+                               "TMPDIR": str(scratch)})
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout)
 
 
 def test_the_agentdiff_sdk_runs_unmodified_against_detour(tmp_path, sdk_python):
-    runs = drive(sdk_python, tmp_path / "home", "runs")
+    with serving(tmp_path / "home") as server:
+        runs = drive(sdk_python, server, "runs")
     assert (runs["service"], runs["expires"], runs["first_passed"], runs["acting"]) == ("slack", True, True, "U02JOHNDOE1")
     assert runs["second_passed"] is False and runs["second_score"]["passed"] == 0  # its own before-state
     assert runs["second_diff"] == 1
-    later = drive(sdk_python, tmp_path / "home", "after restart", runs)
+    with serving(tmp_path / "home") as server:  # the results survive the restart
+        later = drive(sdk_python, server, "after restart", runs)
     assert later == {"passed": True, "inserts": 2, "deleted": "deleted", "after_delete": 404}
 
 
-def test_the_agentdiff_sdk_works_on_a_world(tmp_path, sdk_python):
+def test_the_agentdiff_sdk_works_on_a_world(served, sdk_python):
     """initEnv with a world template and a person's email, startRun, evaluateRun with assertions
     across services (`slack.messages`, and `comments`, which Linear alone has), diffRun."""
-    out = drive(sdk_python, tmp_path / "home", "world")
+    out = drive(sdk_python, served, "world")
     assert out["service"] == "world" and out["acting"] == "U06PRIYAPA1" and out["passed"] is True
     assert out["diff"] == [["linear", "linear.comments"], ["slack", "slack.messages"]]
 
 
-def test_templates_suites_and_tests_through_the_agentdiff_sdk(tmp_path, sdk_python):
-    out = drive(sdk_python, tmp_path / "home", "library")
-    assert drive(sdk_python, tmp_path / "home", "no key") == {"status": 401}
+def test_templates_suites_and_tests_through_the_agentdiff_sdk(served, sdk_python):
+    out = drive(sdk_python, served, "library")
+    assert drive(sdk_python, served, "no key") == {"status": 401}
     assert out == {"template": "slack_default", "suites": ["detour smoke"], "expanded": ["say hi"],
                    "test": "slack_default", "by_test": True, "from_saved": ["after_hi", []]}
 
@@ -169,16 +186,15 @@ print(sent["ok"])""",
 }
 
 
-def test_agentdiffs_own_executors_reach_detour_and_match_its_proxy_mode(tmp_path, sdk_python):
+def test_agentdiffs_own_executors_reach_detour_and_match_its_proxy_mode(served, sdk_python):
     """The SDK's executors rewrite URLs in the caller's process (AgentDiff's way); detour's run
     the same code unmodified in a sandbox behind the proxy. Both end in the same state."""
     import detour
     from detour.compare import state_difference
 
-    home = tmp_path / "home"
-    theirs = drive(sdk_python, home, "executors", SNIPPETS)
+    theirs = drive(sdk_python, served, "executors", SNIPPETS)
     assert theirs["python"]["stdout"] == "True\n" and theirs["bash"]["stdout"] == '"ok":true\n', theirs
-    with detour.Client(home=home) as client:
+    with detour.Client(home=served.home) as client:
         rewritten = client.environments.diff(theirs["env"])
         env = client.environments.create("slack_default").env_id
         for language, code in SNIPPETS.items():
