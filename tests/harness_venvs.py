@@ -42,9 +42,10 @@ def client_wheel(folder: Path) -> Path:
     return wheel
 
 
-def harness_venv(name: str, requirements: list[str], wheel: Path) -> Path:
+def harness_venv(name: str, requirements: list[str], wheel: Path | None = None) -> Path:
     """The python of today's venv `name` with `requirements` and `wheel` (pip resolving them together
-    when today has none yet; then the wheel alone, anew, its dependencies already there)."""
+    when today has none yet; then the wheel alone, anew, its dependencies already there), or
+    `requirements` alone (a vendor's SDK whose pins would not fit detour's venv)."""
     cache = CACHE / name
     venv = cache / f"{datetime.date.today()}-{hashlib.sha256(' '.join(requirements).encode()).hexdigest()[:8]}"
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -59,10 +60,12 @@ def harness_venv(name: str, requirements: list[str], wheel: Path) -> Path:
             env = PLAIN | {"TMPDIR": scratch}
             if not (venv / ".complete").exists():
                 run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", venv], CACHE.parent, env)
-                run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", *requirements, wheel], CACHE.parent, env)
+                run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", *requirements,
+                     *([wheel] if wheel else [])], CACHE.parent, env)
                 (venv / ".complete").touch()
-            run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", wheel],
-                CACHE.parent, env)
+            if wheel:
+                run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall",
+                     wheel], CACHE.parent, env)
     return venv / "bin" / "python"
 
 

@@ -4,7 +4,6 @@ survive a restart. The SDK gets a venv of its own: its pydantic would not fit mi
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_cli import Server
+from tests.harness_venvs import harness_venv
 
 DRIVER = r"""
 import json, sys, requests
@@ -111,11 +111,9 @@ print(json.dumps(out))
 
 
 @pytest.fixture(scope="module")
-def sdk_python(tmp_path_factory) -> Path:
-    venv = tmp_path_factory.mktemp("agentdiff") / "venv"
-    subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "agent-diff>=1.0.7,<1.1"], check=True)
-    return venv / "bin" / "python"
+def sdk_python() -> Path:
+    """The SDK's venv, kept for the day (tests/harness_venvs.py)."""
+    return harness_venv("agentdiff", ["agent-diff>=1.0.7,<1.1"])
 
 
 @contextmanager
