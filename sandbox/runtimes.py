@@ -85,7 +85,7 @@ def python_of(choice: Path) -> Path:
 def looks_like_python(word: str) -> bool:
     """A command's first word that is a Python interpreter's path (not a bare name)."""
     path = Path(word)
-    return os.sep in word and path.name.startswith("python") and path.is_file()
+    return os.sep in word and path.name.startswith("python") and os.path.isfile(word)
 
 
 def sibling_node_modules(files: list[Path]) -> Path | None:
@@ -139,7 +139,8 @@ class RuntimeChoice:
     def for_host(self) -> Runtime:
         if self.image:
             raise RuntimeUnavailable("--image is for the docker backend")
-        files = [Path(word) for word in self.command if Path(word).is_file()]
+        # os.path.isfile: a word too long for a file name (a `-c` program) is not one, not an error
+        files = [Path(word) for word in self.command if os.path.isfile(word)]
         return host_runtime(chosen_python(self.python, list(self.command)),
                             self.node_modules or sibling_node_modules(files))
 

@@ -58,10 +58,22 @@ def enabled() -> bool:
 def eligible(spec: SandboxSpec, runtime: Runtime, counted: bool) -> bool:
     """Whether this run's program may be forked from the warm interpreter."""
     argv = spec.argv
-    runs_python = len(argv) >= 2 and argv[0] == str(runtime.python) and \
+    runs_python = len(argv) >= 2 and names_the_runtime_python(argv[0], runtime) and \
         (argv[1] == "-" or (argv[1] == "-c" and len(argv) >= 3) or not argv[1].startswith("-"))
     return enabled() and runs_python and counted and spec.mode == "proxy" and spec.clock_at is None \
         and not spec.stdio
+
+
+def names_the_runtime_python(word: str, runtime: Runtime) -> bool:
+    """The command's first word runs the runtime's interpreter: its path, or a bare name
+    (`python3`, as docs and most agents write it) that the sandbox's PATH finds as the same
+    file in the runtime's own folder (a venv's python3 and python are one interpreter)."""
+    if word == str(runtime.python):
+        return True
+    if os.sep in word or not word.startswith("python"):
+        return False
+    found = shutil.which(word, path=runtime.path)
+    return found is not None and Path(found).parent == runtime.python.parent and os.path.samefile(found, runtime.python)
 
 
 class ForkServer:

@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from detour.runner import run_in_environment
 from sandbox import warm
 from sandbox.base import Limits
 from sandbox.namespace import FIRST_UID, NamespaceSandbox, requirements_missing
@@ -126,6 +127,16 @@ def _with_children(process: psutil.Process) -> list[psutil.Process]:
             if child.children():
                 found.append(child)
     return found
+
+
+def test_a_bare_python3_is_forked_warm(live_stack, sandbox, server):
+    """`python3 agent.py`, as the docs and most agents write it: the sandbox's PATH finds the
+    runtime's own interpreter there, so the run is forked from the server too."""
+    program = live_stack.scripts / "bare_python3.py"
+    program.write_text('import sys; print("requests" in sys.modules)')
+    result = run_in_environment(live_stack.state, live_stack.info, live_stack.env(), sandbox,
+                                ["python3", str(program)], program=program)
+    assert result.exit_code == 0 and result.stdout.strip() == "True", result.stderr
 
 
 def test_the_agent_ends_with_its_server(live_stack, sandbox, server):
