@@ -75,6 +75,19 @@ def home(tmp_path):
     h.close()
 
 
+@pytest.fixture(scope="module")
+def running(tmp_path_factory):
+    """A home whose background stack runs, for the tests that only need one running; those that
+    start, restart, stop or count a stack's records have a home of their own."""
+    h = Home(tmp_path_factory.mktemp("running"))
+    try:
+        started = h("run", "--backend", "process", h.program("print('hi')\n"))
+        assert started.returncode == 0, started.stderr
+        yield h
+    finally:
+        h.close()
+
+
 def test_stack_status_and_reuse_leave_no_audit_records(home):
     program = home.program("print('hi')\n")
     for _ in range(2):
@@ -83,17 +96,17 @@ def test_stack_status_and_reuse_leave_no_audit_records(home):
     assert AuditLog(home.state.audit_dir).all() == []
 
 
-def test_a_rotated_ca_is_the_one_the_running_stack_signs_with(home):
-    program = home.program(SLACK_CALL)
-    first = home("run", "--backend", "process", program)
+def test_a_rotated_ca_is_the_one_the_running_stack_signs_with(running):
+    program = running.program(SLACK_CALL)
+    first = running("run", "--backend", "process", program)
     assert first.stdout == "True\n", first.stderr
-    before = running_stack(home.state)
-    rotated = home("ca", "rotate")
+    before = running_stack(running.state)
+    rotated = running("ca", "rotate")
     assert rotated.returncode == 0, rotated.stderr
     assert f"restarted the proxy of the running stack (pid {before.pid})" in rotated.stdout
-    after = home("run", "--backend", "process", program)
+    after = running("run", "--backend", "process", program)
     assert after.stdout == "True\n", after.stdout + after.stderr
-    assert running_stack(home.state).pid == before.pid
+    assert running_stack(running.state).pid == before.pid
 
 
 def test_the_background_stack_keeps_its_ports_across_restarts_and_env_create_says_it_idles_out(home):
@@ -110,9 +123,9 @@ def test_the_background_stack_keeps_its_ports_across_restarts_and_env_create_say
     assert second.pid != first.pid and second.proxy_port == home.proxy_port
 
 
-def test_serve_beside_a_background_stack_names_the_way_to_stop_it(home):
-    assert home("run", "--backend", "process", home.program("print('hi')\n")).returncode == 0
-    refused = home("serve")
+def test_serve_beside_a_background_stack_names_the_way_to_stop_it(running):
+    assert running("run", "--backend", "process", running.program("print('hi')\n")).returncode == 0
+    refused = running("serve")
     assert refused.returncode != 0 and "detour stack stop" in refused.stderr, refused.stderr
 
 
@@ -129,14 +142,14 @@ def test_only_servers_are_recorded_shown_and_used_by_runs(home):
     assert stopped.stdout.count("stopped stack") == 2 and running_stacks(home.state) == []
 
 
-def test_run_rm_deletes_the_environment_it_made(home):
-    ran = home("run", "--rm", "--json", "--backend", "process", home.program("print('hi')\n"))
+def test_run_rm_deletes_the_environment_it_made(running):
+    ran = running("run", "--rm", "--json", "--backend", "process", running.program("print('hi')\n"))
     assert ran.returncode == 0, ran.stderr
     env_id = json.loads(ran.stdout)["env_id"]
-    assert env_id not in home("env", "list").stdout
-    kept = json.loads(home("env", "create", "--json").stdout)["env_id"]
-    refused = home("run", "--rm", "--env", kept, home.program("print('hi')\n"))
-    assert refused.returncode == 2 and "--rm" in refused.stderr and kept in home("env", "list").stdout
+    assert env_id not in running("env", "list").stdout
+    kept = json.loads(running("env", "create", "--json").stdout)["env_id"]
+    refused = running("run", "--rm", "--env", kept, running.program("print('hi')\n"))
+    assert refused.returncode == 2 and "--rm" in refused.stderr and kept in running("env", "list").stdout
 
 
 def test_env_delete_all_and_older_than(home):
