@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.test_cli import Server
+
 SUITE = Path(__file__).parents[1] / "fixtures" / "early-suite"
 DETOUR = str(Path(sys.executable).parent / "detour")
 
@@ -22,12 +24,18 @@ SCRIPTS = {
 }
 
 
-@pytest.fixture
-def home(tmp_path):
-    """A detour home whose templates are the suite's own seeds."""
-    home = tmp_path / "home"
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    """A detour home whose templates are the suite's own seeds, and one `detour serve` on it that
+    every test's runs go through (each test makes an environment of its own)."""
+    home = tmp_path_factory.mktemp("check") / "home"
     shutil.copytree(SUITE / "seeds", home / "templates")
-    return home
+    server = Server(home)
+    server.start()
+    try:
+        yield home
+    finally:
+        server.stop()
 
 
 def detour(home, *args):
