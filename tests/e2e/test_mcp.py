@@ -24,11 +24,12 @@ IN_IMAGE = Path("/home/node_modules") / SERVER.relative_to(NODE_CLIENTS)  # wher
 LAUNCH = 'SLACK_BOT_TOKEN="$SLACK_TOKEN" SLACK_TEAM_ID=T01 exec node "$0"'
 
 
-@pytest.fixture
-def home(tmp_path):
-    """A home and stack ports of its own; the background stack its runs start is stopped after."""
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    """A home and stack ports of its own, for the module (each backend's run its own environment);
+    the background stack its runs start is stopped after."""
     ports: set[int] = set()
-    env = os.environ | {"DETOUR_HOME": str(tmp_path / "home"), "DETOUR_STACK_IDLE_S": "120",
+    env = os.environ | {"DETOUR_HOME": str(tmp_path_factory.mktemp("mcp") / "home"), "DETOUR_STACK_IDLE_S": "120",
                         "DETOUR_PROXY_PORT": str(free_port("127.0.0.1", ports)),
                         "DETOUR_REPLICA_PORT": str(free_port("127.0.0.1", ports))}
     yield env
@@ -58,16 +59,17 @@ def test_the_slack_mcp_server_runs_unmodified_in_a_sandbox(home, backend, reques
     """On docker, in an image derived from tests/node_clients/package.json, as a user would."""
     if not SERVER.exists():
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
-    detour(home, "env", "create", "--template", "slack_default", "--id", "mcp")
+    env = f"mcp-{backend}"
+    detour(home, "env", "create", "--template", "slack_default", "--id", env)
     runtime = ["--image", request.getfixturevalue("node_clients_image"), "--", "sh", "-c", LAUNCH, str(IN_IMAGE)] \
         if backend == "docker" else ["--node-modules", str(NODE_CLIENTS), "--", "sh", "-c", LAUNCH, str(SERVER)]
     server = StdioServerParameters(command=DETOUR, env=home, args=[
-        "run", "--stdio", "--env", "mcp", "--backend", backend, *runtime])
+        "run", "--stdio", "--env", env, "--backend", backend, *runtime])
     tools, channels, posted = asyncio.run(drive(server))
     assert {"slack_list_channels", "slack_post_message", "slack_get_channel_history"} <= tools
     assert "general" in channels and posted["ok"] is True
-    diff = json.loads(detour(home, "env", "diff", "mcp"))
+    diff = json.loads(detour(home, "env", "diff", env))
     assert [(row["__table__"], row["message_text"]) for row in diff["inserts"]] == [("messages", "hello over MCP")]
-    records = [json.loads(line) for line in detour(home, "logs", "--env", "mcp", "--json").splitlines()]
+    records = [json.loads(line) for line in detour(home, "logs", "--env", env, "--json").splitlines()]
     assert {(r["host"], r["path"].split("?")[0], r["decision"]) for r in records} == {
         ("slack.com", "/api/conversations.list", "routed"), ("slack.com", "/api/chat.postMessage", "routed")}
