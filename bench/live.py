@@ -18,6 +18,7 @@ import json
 import os
 import time
 import uuid
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -110,12 +111,23 @@ def bench_live_rollouts(state: StatePaths, stack: Stack, info: StackInfo, live: 
     report(live, at, counted, memory, results)
 
 
+def _why(result: dict) -> str:
+    """One line for a run that did not end well: its error, or its exit and stderr's last line."""
+    if "exit_code" not in result:
+        return str(result.get("detail") or result)[:200]
+    tail = (result.get("stderr") or "").strip().splitlines()[-1:] or [""]
+    return f"exit {result['exit_code']} ({result.get('killed_reason')}): {tail[0][:160]}"
+
+
 def report(live: int, at: float, counted: int, memory: int, results: list[dict]) -> None:
     done = [json.loads(r["stdout"]) for r in results if r.get("exit_code") == 0]
     late = sum(d["live"] > at for d in done)
     all_live = max((d["live"] for d in done), default=at)
     calls = [d["second"] for d in done if d["began"] >= all_live] if len(done) == live else []
     p50, p99 = (percentile(calls, 50), percentile(calls, 99)) if calls else (float("nan"), float("nan"))
+    failed = Counter(_why(r) for r in results if r.get("exit_code") != 0)
+    if failed:
+        print(f"  {sum(failed.values())} runs did not run whole: " + "; ".join(f"{n} x {why}" for why, n in failed.most_common(3)))
     print(f"  {live} rollouts posted at once: {len(done)} ran whole, {counted} counted live halfway through the "
           f"window, " + (f"{late} live only after it began (the last {all_live - at:.1f} s after: calls before "
                          f"not counted)" if late else "all live before it began"))

@@ -192,6 +192,16 @@ def stop_all() -> None:
         server.stop()
 
 
+def _readable(fd: int, timeout: float) -> bool:
+    """Whether `fd` has something to read (or its writer left) within `timeout` seconds. poll,
+    not select: select refuses a descriptor numbered past 1023, which a process running a few
+    hundred sandboxes holds (the run API's server at 256 live: half the runs failed, their
+    holders killed by SIGPIPE when the refused run closed the pipe they announce themselves on)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(timeout * 1000))
+
+
 class WarmRun:
     """One run's pipes to its holder, and the hand-over once bwrap has made the sandbox."""
 
@@ -234,11 +244,10 @@ class WarmRun:
 
     def _wait(self, timeout: float) -> int:
         """The sandbox init's pid once the holder is ready (bwrap's --info-fd names it)."""
-        ready, _, _ = select.select([self.ready_r], [], [], timeout)
-        if not ready or not os.read(self.ready_r, 1):
+        if not _readable(self.ready_r, timeout) or not os.read(self.ready_r, 1):
             raise OSError("the sandbox's holder never became ready")
         text = b""
-        while b"}" not in text and select.select([self.info_r], [], [], timeout)[0]:
+        while b"}" not in text and _readable(self.info_r, timeout):
             if not (chunk := os.read(self.info_r, 4096)):
                 break
             text += chunk

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import resource
 import threading
 from pathlib import Path
 
@@ -136,6 +137,23 @@ def test_a_bare_python3_is_forked_warm(live_stack, sandbox, server):
     program.write_text('import sys; print("requests" in sys.modules)')
     result = run_in_environment(live_stack.state, live_stack.info, live_stack.env(), sandbox,
                                 ["python3", str(program)], program=program)
+    assert result.exit_code == 0 and result.stdout.strip() == "True", result.stderr
+
+
+def test_a_run_is_forked_warm_while_this_process_holds_over_a_thousand_descriptors(live_stack, sandbox, server):
+    """A run API serving a few hundred sandboxes holds descriptors numbered past 1023, which
+    select() refuses: the run's pipes to its holder are waited on with poll. Before, the holder
+    was killed by SIGPIPE (exit 141) and the run lost."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        result = live_stack.run(live_stack.env(), 'import sys; print("requests" in sys.modules)', ".py",
+                                sandbox=sandbox)
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     assert result.exit_code == 0 and result.stdout.strip() == "True", result.stderr
 
 
