@@ -44,12 +44,12 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@ray.remote(num_cpus=0)
-class NodeStack:
-    """One node's stack: started with the actor, stopped by `stop` (or with the actor's process)."""
+class ServedStack:
+    """`detour serve` on loopback with a home of its own, as a child that leaves with its parent:
+    a node's stack (below), or a local one run the same way (bench/ray.py's baseline)."""
 
-    def __init__(self, command: list[str]) -> None:
-        self.home = tempfile.mkdtemp(prefix=f"detour-ray-{ray.get_runtime_context().get_node_id()[:12]}-")
+    def __init__(self, command: list[str], prefix: str = "detour-ray-") -> None:
+        self.home = tempfile.mkdtemp(prefix=prefix)
         env = os.environ | {"DETOUR_HOME": self.home, "DETOUR_BACKGROUND": "off"}
         port = _free_port()
         with open(os.path.join(self.home, "serve.log"), "wb") as log:
@@ -66,7 +66,7 @@ class NodeStack:
         while not self.stack.health():
             if self.process.poll() is not None:
                 self.stop()
-                raise StackError(f"the node's stack did not start: {self._log_tail()}")
+                raise StackError(f"the stack did not start: {self._log_tail()}")
             time.sleep(0.2)
 
     def _log_tail(self) -> str:
@@ -75,15 +75,6 @@ class NodeStack:
                 return log.read()[-2000:]
         except OSError:
             return "(no log)"
-
-    def node(self) -> str:
-        return ray.get_runtime_context().get_node_id()
-
-    def rollout(self, suite: dict[str, Any], job: Rollout, agent: list[str], options: dict[str, Any]) -> dict:
-        return self.stack.rollout(suite, job, agent, **options).data
-
-    def environments(self) -> list[dict[str, Any]]:
-        return self.stack.environments()
 
     def stop(self) -> None:
         """The stack ends its runs and leaves; its home (environments, logs) goes with it."""
@@ -96,6 +87,23 @@ class NodeStack:
                 self.process.kill()
                 self.process.wait()
         shutil.rmtree(self.home, ignore_errors=True)
+
+
+@ray.remote(num_cpus=0)
+class NodeStack(ServedStack):
+    """One node's stack: started with the actor, stopped by `stop` (or with the actor's process)."""
+
+    def __init__(self, command: list[str]) -> None:
+        super().__init__(command, prefix=f"detour-ray-{ray.get_runtime_context().get_node_id()[:12]}-")
+
+    def node(self) -> str:
+        return ray.get_runtime_context().get_node_id()
+
+    def rollout(self, suite: dict[str, Any], job: Rollout, agent: list[str], options: dict[str, Any]) -> dict:
+        return self.stack.rollout(suite, job, agent, **options).data
+
+    def environments(self) -> list[dict[str, Any]]:
+        return self.stack.environments()
 
 
 def start_stacks(command: list[str], workers_per_node: int) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """A Ray cluster on this machine, as Ray's own multi-node tests make one (a head and workers, each
 a `ray start --block` of its own, so one node can be stopped alone; one CPU each, no dashboard,
-no usage stats), inside a network namespace of its own that holds nothing but `lo`.
+no usage stats, no log monitor or metrics: see QUIET), inside a network namespace of its own that
+holds nothing but `lo`.
 
 Why the namespace: Ray's GCS server and raylets listen on every interface whatever
 `--node-ip-address` says, and Ray swaps 127.0.0.1 for the host's address. In a namespace whose
@@ -36,6 +37,10 @@ NETNS_PREFIX = "rayt-"  # not "detour-": that prefix names a sandbox's netns (sa
 HEAD = "127.0.0.1:6379"  # a fresh namespace has every port free
 # A dead node is noticed after 3 missed health checks a second apart (Ray's default: 30 s or more).
 HEAD_CONFIG = '{"health_check_period_ms": 1000, "health_check_failure_threshold": 3}'
+# What a node runs that no driver here reads: the log monitor (drivers set log_to_driver=False) was
+# a fifth of an idle head's CPU (3.1% of a core -> 2.4%, docs/scaling.md), metrics export.
+QUIET = ("--include-log-monitor", "false")
+QUIET_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_enable_metrics_collection": "false"}
 STARTED = b"Ray runtime started."  # what `ray start` prints once its node is registered
 LISTEN = {"tcp": "0A", "tcp6": "0A", "udp": "07", "udp6": "07"}  # /proc/net state of a listening socket
 
@@ -51,8 +56,8 @@ for outcome in Client().rollouts(args.pop("suite"), args.pop("agent"), **args):
 
 class Cluster:
     def __init__(self, folder: Path) -> None:
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")} | {
-            "RAY_USAGE_STATS_ENABLED": "0", "TMPDIR": str(folder / "tmp"), "PATH": f"{BIN}:{os.environ['PATH']}"}
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")} | QUIET_ENV | {
+            "TMPDIR": str(folder / "tmp"), "PATH": f"{BIN}:{os.environ['PATH']}"}
         (folder / "tmp").mkdir()
         self.folder = folder
         self.address = HEAD
@@ -66,7 +71,7 @@ class Cluster:
         with log.open("ab") as out:
             node = subprocess.Popen([*self.enter, BIN / "ray", "start", "--block", "--node-ip-address", "127.0.0.1",
                                      "--num-cpus", "1", "--object-store-memory", str(80 << 20), "--disable-usage-stats",
-                                     "--dashboard-agent-listen-port", "0", *flags],
+                                     "--dashboard-agent-listen-port", "0", *QUIET, *flags],
                                     env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         self.logs[node.pid] = log
         self.nodes.append(node)
