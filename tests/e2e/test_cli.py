@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,18 @@ def server(home):
     s = Server(home)
     yield s
     s.stop()
+
+
+@pytest.fixture(scope="module")
+def served_home(tmp_path_factory) -> Iterator[Path]:
+    """A home with `detour serve` running, for the tests of what a run reports, whichever stack
+    runs it (those of serve itself and of the embedded stack have their own)."""
+    server = Server(tmp_path_factory.mktemp("served") / "home")
+    server.start()
+    try:
+        yield server.home
+    finally:
+        server.stop()
 
 
 def write(home: Path, name: str, code: str) -> str:
@@ -132,8 +145,8 @@ def test_run_without_a_server_starts_an_embedded_stack_and_stops_it(home):
     assert not (home / "stack.json").exists()
 
 
-def test_command_mode_runs_a_command_line(home):
-    run = detour(home, "run", "--json", "--", "curl", "-s", "-H", "Authorization: Bearer x",
+def test_command_mode_runs_a_command_line(served_home):
+    run = detour(served_home, "run", "--json", "--", "curl", "-s", "-H", "Authorization: Bearer x",
                  "https://slack.com/api/auth.test")
     assert json.loads(json.loads(run.stdout)["stdout"])["ok"] is True
 
@@ -143,8 +156,8 @@ def test_command_mode_runs_a_command_line(home):
     (["--memory-mb", "100"], "x = []\nwhile True: x.append(bytearray(8 << 20))", "memory"),
     (["--output-bytes", "2000"], "while True: print('y' * 100)", "output"),
 ])
-def test_caps_show_in_the_result(home, flags, code, reason):
-    run = detour(home, "run", "--json", *flags, write(home, "cap.py", code), check=False)
+def test_caps_show_in_the_result(served_home, flags, code, reason):
+    run = detour(served_home, "run", "--json", *flags, write(served_home, "cap.py", code), check=False)
     assert run.stdout, run.stderr
     result = json.loads(run.stdout)
     assert result["killed_reason"] == reason
