@@ -87,7 +87,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    if OWN_RUN and not DOCKER_MISSING:
+    if OWN_RUN and node_clients_lock().exists():  # a worker of this run made or looked for the image
         import docker
         client = docker.from_env()
         try:
@@ -96,7 +96,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             pass
         finally:
             client.close()
-        node_clients_lock().unlink(missing_ok=True)
+            node_clients_lock().unlink(missing_ok=True)
 
 
 # What reaches the test database from a unit test: the home (`state`) or the server itself.
