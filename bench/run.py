@@ -130,7 +130,7 @@ def main() -> None:
             section("where one rollout's time goes (docs/benchmarks/rollout-breakdown.md)")
             bench_rollout_breakdown(state, stack)
             section("rollouts through Ray: one, two and three nodes beside a local stack, then 100 (bench/ray.py)")
-            bench_ray(state, info)
+            bench_ray()
             state.stack_file.unlink()
         if "--replicas-only" not in sys.argv:
             section("the stack's CPU per replica call with the replicas in the proxy's process, and its floor: "
