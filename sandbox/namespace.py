@@ -303,10 +303,9 @@ class NamespaceSandbox(Sandbox):
                 if limits:
                     limits.attach()
                 apply_rlimits(spec.limits, _per_uid(spec))
-                if warm:
-                    warm.place_descriptors()
 
             argv = bwrap_argv(spec, self.runtime, network, support, copies, self.state.home, warm)
+            argv = warm.renumbered(argv) if warm else argv
             return supervise(argv, env=env, cwd=folder,
                              limits=spec.limits, stdin=spec.stdin, live=spec.stdio, control=spec.control,
                              limits_via=limits.via if limits else "rlimit+watchdog", preexec=preexec,

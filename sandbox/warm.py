@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import fcntl
 import json
 import os
 import select
@@ -49,6 +48,10 @@ NAMESPACES = ("cgroup", "ipc", "uts", "net", "pid", "mnt")
 # The holder: ready on fd 4, then the agent's exit code (or "cold": run the program itself) on fd 3.
 HOLDER = 'echo >&4; exec 4>&-; read c <&3; [ "$c" = cold ] && exec "$@" 3<&-; exit "${c:-125}"'
 STATUS_FD, READY_FD, INFO_FD = 3, 4, 5
+# Moves the ends given as $1..$3 to 3, 4 and 5 through copies above 9 (any end may sit at one of
+# those numbers), closes the rest, and runs the command; bash, as dash takes no variable to close.
+RENUMBER = ('exec {s}<&"$1" {r}>&"$2" {i}>&"$3"; a=$1 b=$2 c=$3; exec {a}<&- {b}>&- {c}>&-; '
+            f'exec {STATUS_FD}<&"$s" {READY_FD}>&"$r" {INFO_FD}>&"$i" {{s}}<&- {{r}}>&- {{i}}>&-; shift 3; exec "$@"')
 
 
 def enabled() -> bool:
@@ -221,15 +224,16 @@ class WarmRun:
         return ["--info-fd", str(INFO_FD)]
 
     def pass_fds(self) -> tuple[int, ...]:
-        return STATUS_FD, READY_FD, INFO_FD
+        """The pipe ends at the numbers this process has them. Not the fixed numbers: subprocess
+        makes every passed descriptor inheritable before anything of ours runs in the child, and
+        in a process of many threads 3, 4 or 5 may be closed at that moment (EBADF: a suite run's
+        parallel tests failed so)."""
+        return self.status_r, self.ready_w, self.info_w
 
-    def place_descriptors(self) -> None:
-        """In the child before exec: the pipe ends at the numbers the holder and bwrap are given
-        (through copies above them, as any end may sit at one of those numbers)."""
-        copies = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (self.status_r, self.ready_w, self.info_w)]
-        for copy, target in zip(copies, (STATUS_FD, READY_FD, INFO_FD), strict=True):
-            os.dup2(copy, target)
-            os.close(copy)
+    def renumbered(self, argv: list[str]) -> list[str]:
+        """`argv` (bwrap's) started by a shell that first moves the pipe ends to the numbers the
+        holder and bwrap are given."""
+        return ["/bin/bash", "-c", RENUMBER, "bash", *map(str, self.pass_fds()), *argv]
 
     def started(self, timeout: float) -> None:
         """bwrap runs: wait for the holder, hand the run over, or tell the holder to run it cold."""
