@@ -1,7 +1,7 @@
 """Ray's cost per rollout on this machine: the acme suite (15 tests, three times each) played by its
 scripted agent, two at once per node, on the namespace backend, through Ray with one, two and three
-nodes, each held against the same rollouts on one local stack run as a node runs its own (`detour
-serve` on loopback, driven over HTTP) just before and just after it. The nodes share the same two cores, so the figure is Ray's cost per
+nodes, each held against the same rollouts, as many at once, on one local stack run as a node runs
+its own (`detour serve` on loopback, driven over HTTP) just before and just after it. The nodes share the same two cores, so the figure is Ray's cost per
 rollout, not a speed-up; docs/scaling.md's sizing table reads it.
 
 Two figures a rollout: wall seconds, and CPU-seconds of everything the run starts (driver, Ray's
@@ -72,11 +72,11 @@ def per_rollout(outcomes: Iterator, cpu: Callable[[], float]) -> Figures:
                    sum(o.score for o in done) / len(done))
 
 
-def local() -> Figures:
+def local(workers: int) -> Figures:
     with metered() as cpu:
         stack = ServedStack([str(Path(sys.executable).parent / "detour")], prefix="detour-bench-ray-")
         try:
-            return per_rollout(stack.stack.rollouts(SUITE, AGENT, n=TIMES, workers=PER_NODE, backend="namespace"), cpu)
+            return per_rollout(stack.stack.rollouts(SUITE, AGENT, n=TIMES, workers=workers, backend="namespace"), cpu)
         finally:
             stack.stop()
 
@@ -105,15 +105,15 @@ def show(label: str, got: Figures, base: Figures | None = None) -> float:
 
 def bench_ray() -> None:
     print(f"  load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    before = local()
-    show(f"local stack, {PER_NODE} at once", before)
     worst = 0.0
     for nodes in (1, 2, 3):
+        at_once = PER_NODE * nodes  # the local runs as many at once: contention costs CPU too
+        before = local(at_once)
+        show(f"local stack, {at_once} at once", before)
         got = through_ray(nodes)
-        after = local()
+        after = local(at_once)
         worst = max(worst, show(f"ray, {nodes} node(s), {PER_NODE} at once each", got, around(before, after)))
-        show(f"local stack, {PER_NODE} at once", after)
-        before = after
+        show(f"local stack, {at_once} at once", after)
     print(f"  goal, at most {GOAL * 100:.0f}% more CPU a rollout through Ray: "
           f"{'met' if worst <= GOAL else 'NOT MET'} (worst {worst * 100:+.1f}%); load average at the end: "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
