@@ -18,7 +18,7 @@ from tests.e2e import test_mcp
 
 pytestmark = needs_namespaces
 DETOUR, detour = test_mcp.DETOUR, test_mcp.detour
-home = test_mcp.home  # a home and stack ports of the test's own, stopped after
+home = test_mcp.home  # a home and stack ports of the module's own, stopped after
 SERVER = NODE_CLIENTS / "@modelcontextprotocol" / "server-github" / "dist" / "index.js"
 LAUNCH = 'GITHUB_PERSONAL_ACCESS_TOKEN="$GITHUB_TOKEN" exec node "$0"'
 
@@ -88,16 +88,17 @@ def test_the_github_mcp_server_runs_unmodified_in_a_sandbox(home, backend, reque
     from mcp import StdioServerParameters
     if not SERVER.exists():
         pytest.fail(f"run `make test` (it installs {NODE_CLIENTS.parent}/package.json)")
-    detour(home, "env", "create", "--template", "github_default", "--id", "mcpgh")
+    env = f"mcpgh-{backend}"  # the module's home is shared by both backends' runs
+    detour(home, "env", "create", "--template", "github_default", "--id", env)
     in_image = Path("/home/node_modules") / SERVER.relative_to(NODE_CLIENTS)  # where a derived image has it
     runtime = ["--image", request.getfixturevalue("node_clients_image"), "--", "sh", "-c", LAUNCH, str(in_image)] \
         if backend == "docker" else ["--node-modules", str(NODE_CLIENTS), "--", "sh", "-c", LAUNCH, str(SERVER)]
     server = StdioServerParameters(command=DETOUR, env=home, args=[
-        "run", "--stdio", "--env", "mcpgh", "--backend", backend, *runtime])
+        "run", "--stdio", "--env", env, "--backend", backend, *runtime])
     out = asyncio.run(drive(server))
     assert {"create_branch", "push_files", "create_pull_request", "merge_pull_request"} <= out["tools"]
     assert (out["pull"], out["merged"], out["found"]) == (5, True, [5])
-    diff = json.loads(detour(home, "env", "diff", "mcpgh"))
+    diff = json.loads(detour(home, "env", "diff", env))
     commits = [r["message"] for r in diff["inserts"] if r["__table__"] == "github_commits"]
     assert commits == ["Docs over MCP\n", "Docs over MCP (#5)\n\n* Docs over MCP\n"]
     moved = [u["after"]["ref"] for u in diff["updates"] if u["__table__"] == "github_refs"]
