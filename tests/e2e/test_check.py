@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_cli import Server
+from tests.e2e.test_cli import serving
 
 SUITE = Path(__file__).parents[1] / "fixtures" / "early-suite"
 DETOUR = str(Path(sys.executable).parent / "detour")
@@ -30,12 +30,8 @@ def home(tmp_path_factory):
     every test's runs go through (each test makes an environment of its own)."""
     home = tmp_path_factory.mktemp("check") / "home"
     shutil.copytree(SUITE / "seeds", home / "templates")
-    server = Server(home)
-    server.start()
-    try:
+    with serving(home):
         yield home
-    finally:
-        server.stop()
 
 
 def detour(home, *args):

@@ -1,5 +1,6 @@
 """The `detour` command as a user runs it: serve, env, run, logs, and its errors."""
 
+import contextlib
 import json
 import os
 import signal
@@ -56,6 +57,17 @@ class Server:
             self.proc.wait(timeout=15)
 
 
+@contextlib.contextmanager
+def serving(home: Path, *options: str) -> Iterator[Server]:
+    """`detour serve` on `home` for the block's length, stopped also when the block fails."""
+    server = Server(home, *options)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 @pytest.fixture
 def server(home):
     s = Server(home)
@@ -67,12 +79,8 @@ def server(home):
 def served_home(tmp_path_factory) -> Iterator[Path]:
     """A home with `detour serve` running, for the tests of what a run reports, whichever stack
     runs it (those of serve itself and of the embedded stack have their own)."""
-    server = Server(tmp_path_factory.mktemp("served") / "home")
-    server.start()
-    try:
+    with serving(tmp_path_factory.mktemp("served") / "home") as server:
         yield server.home
-    finally:
-        server.stop()
 
 
 def write(home: Path, name: str, code: str) -> str:

@@ -24,7 +24,7 @@ from mock_services.store import EnvironmentStore
 from sandbox import temp_folders
 from sandbox.backends import open_backend
 from tests.conftest import needs_docker
-from tests.e2e.test_cli import DETOUR, Server
+from tests.e2e.test_cli import DETOUR, serving
 from tests.waiting import until
 
 # Posts a message, says so, and goes on until stopped: what it printed is what it did.
@@ -46,12 +46,8 @@ SUITE = {"name": "forever", "tests": [
 def home(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("interrupts") / "home"
     (home.parent / "forever_agent.py").write_text(AGENT)
-    server = Server(home)
-    server.start()
-    try:
+    with serving(home):
         yield home
-    finally:
-        server.stop()
 
 
 def start(home: Path, *args: str) -> subprocess.Popen:

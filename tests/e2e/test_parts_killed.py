@@ -21,7 +21,7 @@ from detour_core.paths import StatePaths
 from detour.stack import running_stack
 from mock_services.store import EnvironmentStore
 from tests.conftest import needs_docker
-from tests.e2e.test_cli import DETOUR, Server
+from tests.e2e.test_cli import DETOUR, Server, serving
 from tests.e2e.test_interrupts import read_until
 from tests.postgres import store_options
 
@@ -58,13 +58,8 @@ def home(tmp_path_factory, request) -> Path:
 @contextmanager
 def served(home: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
     """`detour serve` for the home, its environments in Postgres in the Makefile's Postgres pass."""
-    with store_options(request) as options:
-        server = Server(home, *options)
-        server.start()
-        try:
-            yield server
-        finally:
-            server.stop()
+    with store_options(request) as options, serving(home, *options) as server:
+        yield server
 
 
 def detour(home: Path, *args: str) -> subprocess.CompletedProcess:
