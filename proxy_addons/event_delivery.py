@@ -1,7 +1,7 @@
 """Events delivered into sandboxes over HTTP (webhooks, Slack's Request URL).
 
-Every 20 ms, for each environment with HTTP deliveries (mock_services/events/webhooks.py): its
-timeline's due steps fire, and what is due is POSTed to the listener in its running sandbox,
+Every 20 ms while an environment with HTTP deliveries (mock_services/events/webhooks.py) has a
+sandbox running, for each such environment: its timeline's due steps fire, and what is due is POSTed to the listener in its running sandbox,
 through the sandbox's own network (sandbox/inbound.py): a URL the agent registered names its
 own loopback, and nothing else is connected to. Every proxy worker runs it; the store lets one
 claim each delivery.
@@ -13,11 +13,17 @@ listener's `POST localhost/PATH` and the payload's fields, counted and seeded al
 the listener's answer (the vendor sends it again: a duplicate), `latency` holds it back that
 long on the environment's clock (others may overtake it). What the vendor does next is its
 own retry schedule.
+
+With no such sandbox running there is nothing to deliver, and the deliverer looks again after
+IDLE_S, or as soon as a flow through this proxy is answered (an agent at work: its request may
+have registered a listener or started what sends an event). An idle stack's proxy woke 50 times
+a second for nothing; on a Ray cluster every node runs one (docs/scaling.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import logging
@@ -34,7 +40,8 @@ from detour_core.faults import Fault, draw
 from detour_core.paths import StatePaths
 from sandbox.inbound import connect_inside, sandbox_netns
 
-POLL_S = 0.02
+POLL_S = 0.02  # while a sandbox that may be sent to runs
+IDLE_S = 0.5   # while none does, unless a flow wakes it sooner
 TIMEOUT_S = 10.0  # Slack waits 3 s for an answer, GitHub 10 s
 LOOPBACK = ("localhost", "127.0.0.1")
 NOT_SENT = {"drop", "error", "rate_limited", "hang"}
@@ -110,23 +117,31 @@ class Deliverer:
             ts=iso(started), client="detour", mode="inbound", method="POST", status=status,
             duration_ms=round((time.time() - started) * 1000, 2), request_bytes=len(request.body), response_bytes=0))
 
-    def one_round(self, env_id: str) -> None:
+    def one_round(self, env_id: str) -> bool:
         """Nothing while no sandbox of the environment runs: nobody listens, and a watched
-        environment costs a directory's look, not two reads of its state, every 20 ms."""
+        environment costs a directory's look, not two reads of its state. Whether one runs."""
         from mock_services.events.webhooks import deliver_due
         from mock_services.timelines.run import fire_due
         if sandbox_netns(env_id) is None:
-            return
+            return False
         fire_due(self.store, env_id)
         deliver_due(self.store, env_id, self.send)
+        return True
 
 
 class EventDelivery:
     def __init__(self) -> None:
         self.task: asyncio.Task | None = None
+        self.woken: asyncio.Event | None = None
 
     def running(self) -> None:
+        self.woken = asyncio.Event()
         self.task = asyncio.ensure_future(self.deliver())
+
+    def response(self, flow: Any) -> None:
+        """A flow answered: an idle deliverer looks at once (its request may have made work)."""
+        if self.woken is not None:
+            self.woken.set()
 
     def done(self) -> None:
         if self.task is not None:
@@ -137,10 +152,21 @@ class EventDelivery:
         from mock_services.events.webhooks import watched
         state = StatePaths.default()
         deliverer = Deliverer(state, ctx.master.addons.get("policies"), ctx.master.addons.get("faults"))
+        live = True  # the first look comes soon
         while True:
-            await asyncio.sleep(POLL_S)
+            await asyncio.sleep(POLL_S)  # at most 50 rounds a second, however many flows wake it
+            if not live:
+                await self.woken_or(IDLE_S - POLL_S)
+            self.woken.clear()  # before the round: a flow answered during it wakes the next
+            live = False
             for env_id in watched(state.home):
                 try:
-                    await asyncio.to_thread(deliverer.one_round, env_id)
+                    live = await asyncio.to_thread(deliverer.one_round, env_id) or live
                 except Exception:  # one environment's trouble must not stop the others' events
                     log.exception("event delivery for %s failed", env_id)
+                    live = True
+
+    async def woken_or(self, seconds: float) -> None:
+        """Until a flow is answered, or `seconds`."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.woken.wait(), seconds)
