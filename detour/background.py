@@ -30,6 +30,7 @@ DEFAULT_IDLE_S = 600.0
 # Past the stack's own start bound (READY_TIMEOUT_S): a serve that cannot start exits by itself,
 # and says why, before this is reached; a slow start on busy cores is waited for.
 START_TIMEOUT_S = READY_TIMEOUT_S + 30.0
+STOP_GRACE_S = 15.0  # a stack's stop: its processes, the proxy user's table and cgroups
 
 
 def enabled() -> bool:
@@ -103,6 +104,18 @@ def _start(state: StatePaths) -> StackInfo:
         return _launch(state, (0, 0))
 
 
+def stop_launch(process: subprocess.Popen) -> None:
+    """A launch that did not come up in time is asked to stop first, so that it takes down what
+    it had set up (the proxy user's nftables table, its broker socket, its cgroups); SIGKILL only
+    if it does not within the grace period, since a killed stack leaves those for `doctor --fix`."""
+    process.terminate()
+    try:
+        process.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def _launch(state: StatePaths, ports: tuple[int, int]) -> StackInfo:
     log = state.home / "logs" / "background.log"
     log.parent.mkdir(exist_ok=True)
@@ -121,8 +134,7 @@ def _launch(state: StatePaths, ports: tuple[int, int]) -> StackInfo:
         if process.poll() is not None:
             break
         time.sleep(0.05)
-    process.kill()
-    process.wait()
+    stop_launch(process)
     with open(log, "rb") as output:
         tail = output.read()[start:][-2000:].decode(errors="replace")
     raise StackError(f"the background stack did not start (see {log}):\n{tail}")

@@ -84,11 +84,13 @@ def serve(host: str = "127.0.0.1",
                   console_logs=console_logs, api_auth=not no_auth, policy=server_policy, workers=workers,
                   audit_segment_mb=audit_segment_mb)
     record = record_file(paths, parts)
+    # Before the start, not after: a stack stopped while it starts (a background launch given up on)
+    # takes down what it had set up, as Stack.start does on any exception.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         with stack as info:
             typer.echo(f"detour: {', '.join(parts)} up (proxy port {info.proxy_port}, replicas at "
                        f"{info.replica_url}), state in {paths.home}", err=True)
-            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
             wait(paths, stack, record, idle_exit)
     except KeyboardInterrupt:
         pass

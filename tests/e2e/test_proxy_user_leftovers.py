@@ -9,15 +9,17 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
 
+from detour.background import stop_launch
 from detour.cli.doctor import proxy_user_leftovers
 from detour.proxy_user import BROKERS, TABLE_PREFIX
-from detour.stack import Stack
+from detour.stack import Stack, running_stack
 from detour_core.paths import StatePaths
 from sandbox.cgroups import ROOT
 
@@ -27,7 +29,7 @@ SHARED = {"api.example.com": "127.0.0.1"}  # both stacks open 127.0.0.1 on the p
 KILLABLE = """
 import sys
 from pathlib import Path
-from detour.stack import Stack
+from detour.stack import Stack, running_stack
 from detour_core.paths import StatePaths
 Stack(StatePaths(Path(sys.argv[1])).ensure(), parts=("proxy",)).start()
 print("up", flush=True)
@@ -94,4 +96,24 @@ def test_doctor_removes_what_a_killed_stack_left_and_nothing_of_a_running_one(ru
     finally:
         killable.kill()
         killable.wait()
+        proxy_user_leftovers(fix=True)
+
+
+def test_a_background_launch_given_up_on_leaves_nothing(tmp_path):
+    """A background stack that did not answer in time is stopped, not killed (detour/background.py):
+    it leaves by its own SIGTERM path and takes its table, socket and cgroups with it."""
+    home = tmp_path / "home"
+    launch = subprocess.Popen([str(Path(sys.executable).parent / "detour"), "serve", "--only", "proxy", "--proxy-port", "0"],
+                              env=os.environ | {"DETOUR_HOME": str(home)}, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        while running_stack(StatePaths(home)) is None and launch.poll() is None:
+            time.sleep(0.1)
+        assert made(home, launch.pid)  # up, with its proxy user's table, socket and cgroups
+        stop_launch(launch)
+        assert launch.returncode == 0 and made(home, launch.pid) == set()
+    finally:
+        if launch.poll() is None:
+            launch.kill()
+            launch.wait()
         proxy_user_leftovers(fix=True)
