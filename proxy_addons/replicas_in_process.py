@@ -47,11 +47,10 @@ def _load_app() -> Future:
 
     def load() -> None:
         try:
-            from mock_services.app import create_replica_app, warm_up
+            from mock_services.app import create_replica_app
             app = create_replica_app()
             app.state.inline_calls = True  # see mock_services.deps.run_call
             loaded.set_result(AsgiScope(app))
-            warm_up()  # ASGI lifespan does not run under mitmproxy: warm the packs up as the server would
         except BaseException as e:
             if not loaded.done():
                 loaded.set_exception(e)

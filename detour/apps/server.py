@@ -23,7 +23,7 @@ from detour.client import Client
 from detour.stack import StackInfo
 from detour_core.credentials import api_key
 from detour_core.paths import API_AUTH_VARIABLE, STACK_VARIABLE, StatePaths
-from mock_services.app import create_replica_app, warm_up
+from mock_services.app import create_replica_app
 from mock_services.store import EnvironmentStore
 
 EXPIRY_SWEEP_S = 30.0
@@ -38,7 +38,6 @@ async def sweep_expired(store: EnvironmentStore) -> None:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    warm_up()
     sweeper = asyncio.create_task(sweep_expired(app.state.store))
     yield
     sweeper.cancel()
