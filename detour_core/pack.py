@@ -63,7 +63,7 @@ class ServicePack:
     users_table: str = "users"             # whose first row acts when nobody is named
     user_email: str = "email"              # its users' email field: how a world finds its people there
     spec: str = ""                         # where its API surface comes from (the vendor's description)
-    warm_up: str | None = None             # "module:function" a server runs at start, in the background
+    warm_up: str | None = None             # "module:function" run in the background once its routes are built
     # Fields a row made by the API always has, given to seeded rows that lack them, so that a
     # diff reads `false -> true`, not `(absent) -> true`.
     row_defaults: Mapping[str, Mapping[str, object]] = field(default_factory=dict)

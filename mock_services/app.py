@@ -1,21 +1,30 @@
-"""The replica app: every registered service pack's router over one environment store.
+"""The replica app: every registered service pack's routes over one environment store.
 
 The proxy loads this app into its own process to answer routed requests; the stack's server
 (detour.apps.server) mounts the platform API, AgentDiff's API and the live view beside it.
+
+A pack's routes are built on the first request below its path prefix, not when the app is made:
+importing and building all 32 packs (their routers, their MCP servers, the GraphQL schemas
+they warm up) cost about 2 s of CPU, paid by every stack start (every `detour serve`, embedded
+stack, proxy worker and Ray node), while a run calls a few services.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 
+import anyio.to_thread
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
+from starlette._utils import get_route_path
+from starlette.routing import BaseRoute, Match
+from starlette.types import Receive, Scope, Send
 
 from detour_core.paths import StatePaths
 from detour_core.pack import ServicePack, resolve
 from detour_core.registry import packs
 from detour_core.errors import DetourError, EnvironmentExists, EnvironmentNotFound
-from mock_services.mcp.endpoint import mcp_routes
 from mock_services.store import EnvironmentStore
 
 ERROR_STATUS: dict[type[DetourError], int] = {EnvironmentNotFound: 404, EnvironmentExists: 409}
@@ -27,15 +36,43 @@ async def detour_error_handler(_: Request, error: DetourError) -> JSONResponse:
     return JSONResponse({"detail": str(error)}, status_code=status)
 
 
-def pack_router(pack: ServicePack) -> APIRouter:
-    return resolve(pack.router)
+def pack_routes(pack: ServicePack) -> APIRouter:
+    """Everything the pack serves: its vendor's MCP endpoints (mock_services/mcp), then its router."""
+    from mock_services.mcp.endpoint import mcp_routes  # the MCP SDK's import alone is ~0.4 s of CPU
+    routes = APIRouter(routes=mcp_routes(pack))
+    routes.include_router(resolve(pack.router))
+    return routes
 
 
-def warm_up() -> None:
-    """What the packs build ahead (Linear's schema: about half a second), in the background,
-    so a server takes requests at once and the first call does not pay for it."""
-    for hook in [p.warm_up for p in packs() if p.warm_up]:
-        threading.Thread(target=resolve(hook), name=f"warm-up {hook}", daemon=True).start()
+class LazyPack(BaseRoute):
+    """The app's route for every path below `/api/env/{env}/services/{pack}`: no other route lies
+    there, so handing such a request to the pack's own routes (which match, answer 405, redirect a
+    slash or answer 404 as the app would) serves it exactly as the app's table did. They are built
+    once, on the first request, in a worker thread so other requests go on meanwhile; a lock makes
+    concurrent first requests (from either event loop the proxy runs the app in) wait for one build."""
+
+    def __init__(self, pack: ServicePack) -> None:
+        self.pack = pack
+        self.below = re.compile(rf"/api/env/[^/]+/services/{re.escape(pack.name)}(?:/|$)")
+        self.routes: APIRouter | None = None
+        self.building = threading.Lock()
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        below = scope["type"] in ("http", "websocket") and self.below.match(get_route_path(scope))
+        return (Match.FULL, {}) if below else (Match.NONE, {})
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        routes = self.routes if self.routes is not None else await anyio.to_thread.run_sync(self.build)
+        await routes(scope, receive, send)
+
+    def build(self) -> APIRouter:
+        with self.building:
+            if self.routes is None:
+                self.routes = pack_routes(self.pack)
+                if self.pack.warm_up:  # what it builds ahead (Linear's schema: ~0.5 s), off the request's way
+                    threading.Thread(target=resolve(self.pack.warm_up), name=f"warm-up {self.pack.name}",
+                                     daemon=True).start()
+            return self.routes
 
 
 def create_replica_app(state: StatePaths | None = None) -> FastAPI:
@@ -44,7 +81,5 @@ def create_replica_app(state: StatePaths | None = None) -> FastAPI:
     app.state.store = EnvironmentStore(state)
     app.state.inline_calls = False  # the proxy sets it when it runs this app in its own process
     app.add_exception_handler(DetourError, detour_error_handler)
-    app.router.routes.extend(mcp_routes())  # the vendors' hosted MCP servers (mock_services/mcp)
-    for pack in packs():
-        app.include_router(pack_router(pack))
+    app.router.routes.extend(LazyPack(pack) for pack in packs())
     return app

@@ -42,7 +42,6 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from detour_core.pack import ServicePack, resolve
-from detour_core.registry import packs
 from mock_services.issued_tokens import SALT_KEY, Credentials
 from mock_services.mcp.kept import KeptSessions
 from mock_services.mcp.oauth import oauth_router, resource_metadata
@@ -174,26 +173,25 @@ class LegacySse:
                 held.release()
 
 
-def mcp_routes() -> list[BaseRoute]:
-    """A route per MCP endpoint of every pack that has one: its path, and everything below it
-    (GitHub's `/mcp/readonly` and toolset paths land at the same server); its legacy SSE
-    endpoint and where that posts; and its OAuth routes where the vendor has them."""
+def mcp_routes(pack: ServicePack) -> list[BaseRoute]:
+    """A route per MCP endpoint of the pack (none where it has no MCP server): its path, and
+    everything below it (GitHub's `/mcp/readonly` and toolset paths land at the same server); its
+    legacy SSE endpoint and where that posts; and its OAuth routes where the vendor has them."""
+    if pack.mcp is None:
+        return []
+    server = build_server(pack)
+    endpoint = McpEndpoint(pack, server)
+    prefix = f"/api/env/{{env_id}}/services/{pack.name}"
     routes: list[BaseRoute] = []
-    for pack in packs():
-        if pack.mcp is None:
-            continue
-        server = build_server(pack)
-        endpoint = McpEndpoint(pack, server)
-        prefix = f"/api/env/{{env_id}}/services/{pack.name}"
-        for entry in pack.mcp.hosts:
-            path = entry.partition("/")[2].strip("/")  # at a host's root (Stripe's), that path alone
-            below = f"/{path}{{rest:path}}" if path else "/"
-            routes.append(Route(prefix + below, endpoint, methods=["GET", "POST", "DELETE"]))
-        for entry in pack.mcp.sse:
-            path = "/" + entry.partition("/")[2].strip("/")
-            legacy = LegacySse(pack, server, path)
-            routes += [Route(prefix + path, legacy, methods=["GET"]),
-                       Route(prefix + path + SSE_MESSAGES, legacy, methods=["POST"])]
-        if pack.mcp.oauth:
-            routes.extend(oauth_router(pack).routes)
+    for entry in pack.mcp.hosts:
+        path = entry.partition("/")[2].strip("/")  # at a host's root (Stripe's), that path alone
+        below = f"/{path}{{rest:path}}" if path else "/"
+        routes.append(Route(prefix + below, endpoint, methods=["GET", "POST", "DELETE"]))
+    for entry in pack.mcp.sse:
+        path = "/" + entry.partition("/")[2].strip("/")
+        legacy = LegacySse(pack, server, path)
+        routes += [Route(prefix + path, legacy, methods=["GET"]),
+                   Route(prefix + path + SSE_MESSAGES, legacy, methods=["POST"])]
+    if pack.mcp.oauth:
+        routes.extend(oauth_router(pack).routes)
     return routes
