@@ -44,6 +44,7 @@ from bench.rollout_breakdown import bench_rollout_breakdown
 from bench.ray import bench_ray
 from bench.rollouts import bench_rollouts
 from bench.secrets import bench_answer_scrubbing
+from bench.stack_start import bench_stack_start
 from bench.sandboxes import (
     bench_background_run,
     bench_concurrent_containers,
@@ -146,6 +147,8 @@ def main() -> None:
             bench_embedded_start(state)
             bench_detour_run(state, env_id, running=False)
             bench_background_run()
+            section("stack start: CPU-seconds and wall from nothing to a first answer (bench/stack_start.py)")
+            bench_stack_start(state)
             section("two replica servers and two proxies on one Postgres (auth.test, HTTPS keep-alive)")
             bench_two_nodes()
             section("soak: one proxy, 100,000 requests")
