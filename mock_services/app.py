@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 
 import anyio.to_thread
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette._utils import get_route_path
-from starlette.routing import BaseRoute, Match
+from starlette.datastructures import URLPath
+from starlette.routing import BaseRoute, Match, NoMatchFound
 from starlette.types import Receive, Scope, Send
 
 from detour_core.paths import StatePaths
@@ -60,6 +62,12 @@ class LazyPack(BaseRoute):
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         below = scope["type"] in ("http", "websocket") and self.below.match(get_route_path(scope))
         return (Match.FULL, {}) if below else (Match.NONE, {})
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
+        """A built pack's routes by name; none before (the app's `url_for` goes on to its other routes)."""
+        if self.routes is None:
+            raise NoMatchFound(name, path_params)
+        return self.routes.url_path_for(name, **path_params)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         routes = self.routes if self.routes is not None else await anyio.to_thread.run_sync(self.build)

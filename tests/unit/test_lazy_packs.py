@@ -7,6 +7,7 @@ import asyncio
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from starlette.routing import NoMatchFound
 
 from detour_core.registry import EXTRA_PACKS_VARIABLE
 from mock_services.app import LazyPack, create_replica_app
@@ -52,12 +53,16 @@ def test_concurrent_first_requests_build_a_pack_once_and_are_answered(state, mon
     assert lazy(app, "notes").routes is not None and lazy(app, "slack").routes is None  # only what was called
 
 
-def test_a_built_pack_answers_unknown_paths_and_methods_as_the_app_did(state, monkeypatch: pytest.MonkeyPatch):
+def test_a_built_pack_answers_unknown_paths_methods_and_names_as_the_app_did(state, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv(EXTRA_PACKS_VARIABLE, "tests.packs.notes.pack")
     app = create_replica_app(state)
     env_id = EnvironmentStore(state).create("notes_default").env_id
     client = TestClient(app)
     prefix = f"/api/env/{env_id}/services/notes"
+    with pytest.raises(NoMatchFound):  # not built: its routes' names are not known yet, nor is it an error
+        app.url_path_for("notes", env_id=env_id)
+    assert client.get(prefix + "/v1/notes").json() == {"notes": ["seeded"]}
+    assert app.url_path_for("notes", env_id=env_id) == prefix + "/v1/notes"
     assert client.put(prefix + "/v1/notes").status_code == 405  # the path is the pack's; the method is not
     assert client.get(prefix + "/v2/nothing").json() == {"detail": "Not Found"}
     assert client.get(f"/api/env/{env_id}/services/notesx/v1/notes").status_code == 404  # not the pack's prefix
