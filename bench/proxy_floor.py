@@ -28,6 +28,7 @@ import psutil
 from mitmproxy import ctx, http
 from mitmproxy.tools import main
 
+from bench.proxy_lean import bench_proxy_lean
 from certs.authority import CertificateAuthority
 from detour_core.paths import StatePaths
 from proxy_addons.__main__ import DetourMaster, command_line
@@ -130,24 +131,25 @@ def cpu_seconds(processes: list[psutil.Process]) -> float:
     return sum(t.user + t.system for t in (p.cpu_times() for p in processes))
 
 
-def ways(proxy: str, bundle: str, url: str, calls: int) -> dict[str, Callable[[], None]]:
+def ways(proxy: str, bundle: str, url: str, calls: int, headers: dict | None = None) -> dict[str, Callable[[], None]]:
     """The client's two ways, as bench_stack_cpu_per_call's: a connection per call, one kept."""
     def a_connection_per_call() -> None:
         for _ in range(calls):
             with httpx.Client(proxy=proxy, verify=bundle) as client:
-                assert client.post(url).json()["ok"]
+                assert client.post(url, headers=headers).json()["ok"]
 
     def one_kept_connection() -> None:
         with httpx.Client(proxy=proxy, verify=bundle) as client:
             for _ in range(calls):
-                assert client.post(url).json()["ok"]
+                assert client.post(url, headers=headers).json()["ok"]
 
     return {"a new connection per call": a_connection_per_call, "one kept connection": one_kept_connection}
 
 
-def per_call_ms(processes: list[psutil.Process], way: Callable[[], None], calls: int) -> list[float]:
+def per_call_ms(processes: list[psutil.Process], way: Callable[[], None], calls: int, warm: bool = True) -> list[float]:
     """CPU ms per call of each process (after a warm round: the proxy's certificate for the host)."""
-    way()
+    if warm:
+        way()
     before = [cpu_seconds([p]) for p in processes]
     way()
     return [(cpu_seconds([p]) - b) / calls * 1000 for p, b in zip(processes, before)]
@@ -160,6 +162,7 @@ def bench_proxy_floor(calls: int = CALLS) -> None:
                 proxy_ms, app_ms = per_call_ms(processes, way, calls)
                 print(f"  floor, {kind} + a bare uvicorn app, {label:<25}: {proxy_ms + app_ms:5.2f} ms "
                       f"(proxy {proxy_ms:4.2f}, app {app_ms:4.2f}; n={calls}; load {os.getloadavg()[0]:.1f})")
+    bench_proxy_lean(calls)
 
 
 if __name__ == "__main__":
