@@ -8,7 +8,8 @@ detour CA (an EC key: a stock confdir's RSA key costs more per handshake).
 
 What detour's proxy and replica add per call is the stack's figure less the second floor; if that
 floor alone is above the goal, mitmproxy's own per-flow cost is the floor of any design with a
-mitmproxy in front of a replica process. `python -m bench.proxy_floor [CALLS]` runs it alone.
+mitmproxy in front of a replica process. After the floors it prints the prototype that goes under
+them (bench/proxy_lean.py). `python -m bench.proxy_floor [CALLS]` runs it alone.
 """
 
 from __future__ import annotations
