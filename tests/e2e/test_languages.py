@@ -8,7 +8,6 @@ the same after every run."""
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ PROCESS_COVERS = ("agent.go", "agent.rb")  # Java ignores proxy variables; PHP's
 DOCKER_COVERS = ("Agent.java", "agent.rb", "agent.php")
 # The languages image holds what the docker cases run: no Go, and git is in detour/sandbox already.
 DEBIAN_PACKAGES = sorted({need.package for need in DEBIAN_LANGUAGES if need.probe not in ("go", "git")})
+LANGUAGES_REPOSITORY = "detour-test/languages"
 
 
 def host_store() -> str:
@@ -47,20 +47,33 @@ def cases():
 
 
 @pytest.fixture(scope="module")
-def languages_image() -> Iterator[str]:
-    """detour/sandbox with Debian's JDK, Ruby and PHP, as a user would add them."""
-    import docker
+def languages_image() -> str:
+    """detour/sandbox with Debian's JDK, Ruby and PHP, as a user would add them. Tagged by its
+    Dockerfile and the id of the sandbox image under it, and kept by the engine as detour's own
+    images are: built once per sandbox image (the apt layer is most of this module's time), not
+    once per run; a stale one (another base or Dockerfile) is removed when its successor is built."""
+    import docker.errors
 
     from sandbox.docker import connect_engine
     from sandbox.images.build import IMAGES
-    client, tag = connect_engine(), "detour-test/languages:latest"
+    client = connect_engine()
+    dockerfile = (f"FROM {IMAGES['sandbox']}\nUSER root\nRUN apt-get update && DEBIAN_FRONTEND=noninteractive "
+                  f"apt-get install -y -qq --no-install-recommends {' '.join(DEBIAN_PACKAGES)} "
+                  "&& rm -rf /var/lib/apt/lists/*\nUSER agent\n")
+    made_of = dockerfile + client.images.get(IMAGES["sandbox"]).id
+    tag = f"{LANGUAGES_REPOSITORY}:{hashlib.sha256(made_of.encode()).hexdigest()[:12]}"
+    try:
+        client.images.get(tag)
+        return tag
+    except docker.errors.ImageNotFound:
+        pass
     with tempfile.TemporaryDirectory() as context:
-        Path(context, "Dockerfile").write_text(
-            f"FROM {IMAGES['sandbox']}\nUSER root\nRUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install "
-            f"-y -qq --no-install-recommends {' '.join(DEBIAN_PACKAGES)} && rm -rf /var/lib/apt/lists/*\nUSER agent\n")
+        Path(context, "Dockerfile").write_text(dockerfile)
         client.images.build(path=context, tag=tag, rm=True)
-    yield tag
-    docker.from_env().images.remove(tag, force=True)
+    for stale in client.images.list(name=LANGUAGES_REPOSITORY):
+        if tag not in stale.tags:
+            client.images.remove(stale.id, force=True)
+    return tag
 
 
 def sandbox_for(backend: str, request: pytest.FixtureRequest) -> Sandbox | None:
