@@ -338,9 +338,11 @@ class Stack:
         return [sys.executable, "-m", "sandbox.dns", self.info.host, str(self.info.dns_port)]
 
     def replica_argv(self) -> list[str]:
+        """httptools and uvloop named, not left to uvicorn's "auto", which would fall back to h11
+        and asyncio unseen: they cut the server's own CPU a call by a quarter to a third (#52)."""
         return [sys.executable, "-m", "uvicorn", "detour.apps.server:create_stack_app", "--factory",
                 "--host", self.info.host, "--port", str(self.info.replica_port),
-                "--log-level", "warning", "--no-access-log"]
+                "--http", "httptools", "--loop", "uvloop", "--log-level", "warning", "--no-access-log"]
 
     def _names(self, part: Part) -> list[str]:
         """A process name per copy of a part: proxy, proxy-2, ..."""
