@@ -31,6 +31,21 @@ from detour_client.rollouts import Outcome, Rollout
 
 STOP_WAIT_S = 60.0     # its runs under way are given this long to end
 PR_SET_PDEATHSIG = 1
+# The environment each node's `ray start` runs in (deploy/kuberay/raycluster.yaml, the test and
+# bench clusters): Ray's periodic work that nodes running detour stacks have no use for, off or
+# rarer. It is per node and per second, so it is most of what Ray costs a rollout (docs/scaling.md).
+RAY_NODE_ENV = {
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_enable_metrics_collection": "false",  # no exporter here reads them
+    "RAY_enable_task_events": "false",  # every worker's task report each second: Ray's state API and timeline
+    "RAY_enable_worker_prestart": "false",  # a node's only worker is its stack's actor: no idle ones kept
+    "RAY_prestart_worker_first_driver": "false",
+    "RAY_memory_monitor_refresh_ms": "0",  # Ray's OOM killer (4 looks a second): each sandbox has its own memory cap
+    "RAY_raylet_check_gc_period_milliseconds": "5000",  # from 100: the stacks' results are small and inline
+    "RAY_raylet_report_resources_period_milliseconds": "1000",  # from 100: actors are pinned to their node
+    "RAY_kill_idle_workers_interval_ms": "1000",  # from 200
+    "RAY_local_fs_monitor_interval_ms": "5000",  # from 100: the object store spills nothing here
+}
 
 
 def _leave_with_parent() -> None:
@@ -134,6 +149,7 @@ def spread(actors: dict[str, Any], suite: dict[str, Any], jobs: list[Rollout], a
            workers_per_node: int, options: dict[str, Any]) -> Iterator[Outcome]:
     """Rollouts to the nodes with room, yielded as they finish; a dead node's are queued again."""
     queue = deque(jobs)
+    suite_ref = ray.put(suite)  # the suite once into the object store, not once a rollout (15 kB for acme)
     alive = dict(actors)
     running: dict[Any, tuple[str, Rollout]] = {}
     load = dict.fromkeys(alive, 0)
@@ -141,7 +157,7 @@ def spread(actors: dict[str, Any], suite: dict[str, Any], jobs: list[Rollout], a
         for node, actor in alive.items():
             while queue and load[node] < workers_per_node:
                 job = queue.popleft()
-                running[actor.rollout.remote(suite, job, agent, options)] = (node, job)
+                running[actor.rollout.remote(suite_ref, job, agent, options)] = (node, job)
                 load[node] += 1
         if not running:
             raise StackError("every node's stack is gone: no node left to run the remaining rollouts on")

@@ -31,6 +31,7 @@ from pathlib import Path
 import psutil
 
 from detour_client import Outcome
+from detour_client.ray import RAY_NODE_ENV
 
 BIN = Path(sys.executable).parent
 NETNS_PREFIX = "rayt-"  # not "detour-": that prefix names a sandbox's netns (sandbox.netns reads it)
@@ -38,9 +39,10 @@ HEAD = "127.0.0.1:6379"  # a fresh namespace has every port free
 # A dead node is noticed after 3 missed health checks a second apart (Ray's default: 30 s or more).
 HEAD_CONFIG = '{"health_check_period_ms": 1000, "health_check_failure_threshold": 3}'
 # What a node runs that no driver here reads: the log monitor (drivers set log_to_driver=False) was
-# a fifth of an idle head's CPU (3.1% of a core -> 2.4%, docs/scaling.md), metrics export.
+# a fifth of an idle head's CPU (3.1% of a core -> 2.4%, docs/scaling.md); the rest of what Ray
+# does periodically and detour does not use is RAY_NODE_ENV's. The head runs no autoscaler's monitor:
+# these clusters are static (KubeRay's operator decides that on KubeRay).
 QUIET = ("--include-log-monitor", "false")
-QUIET_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_enable_metrics_collection": "false"}
 STARTED = b"Ray runtime started."  # what `ray start` prints once its node is registered
 LISTEN = {"tcp": "0A", "tcp6": "0A", "udp": "07", "udp6": "07"}  # /proc/net state of a listening socket
 
@@ -56,7 +58,7 @@ for outcome in Client().rollouts(args.pop("suite"), args.pop("agent"), **args):
 
 class Cluster:
     def __init__(self, folder: Path) -> None:
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")} | QUIET_ENV | {
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")} | RAY_NODE_ENV | {
             "TMPDIR": str(folder / "tmp"), "PATH": f"{BIN}:{os.environ['PATH']}"}
         (folder / "tmp").mkdir()
         self.folder = folder
@@ -215,7 +217,7 @@ def cluster(nodes: int = 3) -> Iterator[Cluster]:
         subprocess.run(["ip", "-n", made.netns, "link", "set", "lo", "up"], check=True, capture_output=True)
         assert made.links() == ["lo"], made.links()
         head = made.start("--head", "--port", HEAD.rpartition(":")[2], "--include-dashboard", "false",
-                          "--temp-dir", str(folder / "ray"), "--system-config", HEAD_CONFIG)
+                          "--temp-dir", str(folder / "ray"), "--system-config", HEAD_CONFIG, "--no-monitor")
         assert made.started(head), made.said(head)
         for _ in range(nodes - 1):  # one at a time: two started together, one often timed out registering
             made.join()

@@ -8,6 +8,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from detour_client.ray import RAY_NODE_ENV
 from sandbox.base import ProxyAccess, SandboxSpec
 from sandbox.docker import IMAGE_TRUST, container_environment
 
@@ -124,7 +125,8 @@ def test_the_kuberay_cluster_holds_valid_pods_that_can_run_stacks():
                                       "template": template}, KUBERNETES, strict=True)
         [container] = template["spec"]["containers"]
         assert container["securityContext"] == {"privileged": True}  # namespaces, nftables, cgroups
-        assert {"name": "RAY_USAGE_STATS_ENABLED", "value": "0"} in container["env"]
+        ray_env = {e["name"]: e["value"] for e in container["env"] if e["name"].startswith("RAY_")}
+        assert ray_env == RAY_NODE_ENV  # what the test and bench clusters' nodes run with
 
 
 def test_a_broken_ray_pod_is_caught():
