@@ -1,9 +1,10 @@
 """Events delivered into sandboxes over HTTP (webhooks, Slack's Request URL).
 
 Every 20 ms while an environment with HTTP deliveries (mock_services/events/webhooks.py) has a
-sandbox running, for each such environment: its timeline's due steps fire, and what is due is POSTed to the listener in its running sandbox,
-through the sandbox's own network (sandbox/inbound.py): a URL the agent registered names its
-own loopback, and nothing else is connected to. Every proxy worker runs it; the store lets one
+sandbox running, for each such environment: its timeline's due steps fire, and what is due is
+POSTed to the listener in its running sandbox, through the sandbox's own network
+(sandbox/inbound.py): a URL the agent registered names its own loopback, and nothing else is
+connected to. Every proxy worker runs it; the store lets one
 claim each delivery.
 
 Each attempt is an audit record (`delivery`: queue, id, event, attempt) beside the agent's
