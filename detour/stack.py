@@ -270,6 +270,7 @@ class Stack:
                               replica_port=replica_port or free_port(host, given), pid=os.getpid(), parts=parts)
         self.processes: dict[str, subprocess.Popen] = {}
         self.failed_starts: dict[str, int] = {}  # a part's starts in a row that died before it was ready
+        self.log_starts: dict[str, int] = {}  # where each process's output begins in its (appended) log
         self.upstream_hosts = upstream_hosts or {}
         self.upstream_ca = upstream_ca
         if replicas_in_process is None:
@@ -286,6 +287,7 @@ class Stack:
         logs = self.state.home / "logs"
         logs.mkdir(exist_ok=True)
         with open(logs / f"{name}.log", "ab") as log:
+            self.log_starts[name] = log.tell()
             proc = subprocess.Popen(argv, stdout=None if self.console_logs else log, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, env=os.environ | self._child_variables(),
                                     preexec_fn=_die_with_parent)
@@ -358,7 +360,15 @@ class Stack:
         ready = {"replicas": lambda: _replica_healthy(self.info.host, self.info.replica_port),
                  "proxy": lambda: _listening(proc.pid, self.info.proxy_port)}
         if part in ready:
-            self._wait(proc, ready[part])
+            self._wait(name, ready[part])
+
+    def _last_words(self, name: str) -> str:
+        """The last line a process that died at its start wrote (a traceback's ends in its error),
+        so that the one line a user sees names the cause."""
+        with open(self.state.home / "logs" / f"{name}.log", "rb") as log:
+            log.seek(self.log_starts.get(name, 0))
+            lines = [line.strip() for line in log.read()[-4000:].decode(errors="replace").splitlines() if line.strip()]
+        return f": {lines[-1]}" if lines else ""
 
     def start(self) -> StackInfo:
         try:
@@ -412,12 +422,12 @@ class Stack:
             if not port_free(self.info.host, port):
                 raise StackError(f"cannot listen on {self.info.host}:{port}: another program does")
 
-    def _wait(self, proc: subprocess.Popen, ready) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_S
+    def _wait(self, name: str, ready) -> None:
+        proc, deadline = self.processes[name], time.monotonic() + READY_TIMEOUT_S
         while not ready():
             if proc.poll() is not None:
-                raise StackError(f"{Path(proc.args[0]).name} exited with {proc.returncode}; "
-                                 f"see {self.state.home / 'logs'}")
+                raise StackError(f"{name} exited with {proc.returncode}{self._last_words(name)}; "
+                                 f"see {self.state.home / 'logs' / f'{name}.log'}")
             if time.monotonic() > deadline:
                 raise StackError(f"stack not ready after {READY_TIMEOUT_S:.0f} s; see {self.state.home / 'logs'}")
             time.sleep(0.05)

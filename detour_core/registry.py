@@ -146,6 +146,11 @@ def packs() -> tuple[ServicePack, ...]:
     return _packs(os.environ.get(EXTRA_PACKS_VARIABLE, ""))
 
 
+def added_packs() -> tuple[ServicePack, ...]:
+    """The packs `DETOUR_SERVICE_PACKS` names: a user's code, after detour's own in `packs()`."""
+    return packs()[len(PACK_MODULES):]
+
+
 def pack(name: str) -> ServicePack:
     for candidate in packs():
         if candidate.name == name:

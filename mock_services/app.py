@@ -11,6 +11,7 @@ stack, proxy worker and Ray node), while a run calls a few services.
 
 from __future__ import annotations
 
+import importlib
 import re
 import threading
 from typing import Any
@@ -25,7 +26,7 @@ from starlette.types import Receive, Scope, Send
 
 from detour_core.paths import StatePaths
 from detour_core.pack import ServicePack, resolve
-from detour_core.registry import packs
+from detour_core.registry import InvalidServicePack, added_packs, packs
 from detour_core.errors import DetourError, EnvironmentExists, EnvironmentNotFound
 from mock_services.store import EnvironmentStore
 
@@ -83,11 +84,25 @@ class LazyPack(BaseRoute):
             return self.routes
 
 
+def check_router_module(pack: ServicePack) -> None:
+    """A user's pack's router module imported at the start: a mistyped reference or a module that
+    does not import fails the server's start in one line, not the pack's first request with a 500
+    (detour's own packs are held by their tests)."""
+    module = pack.router.partition(":")[0]
+    try:
+        importlib.import_module(module)
+    except Exception as e:  # the user's module may raise anything while it imports
+        raise InvalidServicePack(f"service pack {pack.name!r}: its router {pack.router!r} cannot be imported: "
+                                 f"{type(e).__name__}: {e}") from None
+
+
 def create_replica_app(state: StatePaths | None = None) -> FastAPI:
     state = (state or StatePaths.default()).ensure()
     app = FastAPI(title="detour replicas", docs_url=None, redoc_url=None)
     app.state.store = EnvironmentStore(state)
     app.state.inline_calls = False  # the proxy sets it when it runs this app in its own process
     app.add_exception_handler(DetourError, detour_error_handler)
+    for pack in added_packs():
+        check_router_module(pack)
     app.router.routes.extend(LazyPack(pack) for pack in packs())
     return app

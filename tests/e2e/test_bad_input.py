@@ -106,3 +106,24 @@ def test_every_command_refuses_a_wrong_value_in_one_clear_line(door, args, messa
     assert leaving.value.code == (1 if "no environment" in message else 2), err
     assert "Traceback" not in err and message in " ".join(err.split()).replace("│", "").replace("  ", " "), err
     assert (sorted(e.env_id for e in store.list()), sorted(p.name for p in home.iterdir())) == before
+
+
+def test_serve_with_a_users_pack_whose_router_cannot_be_imported_says_so_in_one_line(tmp_path):
+    """The replica server dies at its start (mock_services/app.py imports a user's router module
+    there); the stack's error names the cause from the server's log, not only where the log is."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "typo_pack.py").write_text(
+        "from pathlib import Path\nfrom detour_core.pack import ServicePack\n"
+        "PACK = ServicePack(name='typo', hosts=('typo.example.test',), router='typo_pack_routr:router',"
+        " templates=Path('.'), signature_tables=('t',))\n")
+    env = os.environ | {"DETOUR_HOME": str(tmp_path / "home"), "PYTHONPATH": str(tmp_path),
+                        "DETOUR_SERVICE_PACKS": "typo_pack"}
+    served = subprocess.run([str(Path(sys.executable).parent / "detour"), "serve", "--proxy-port", "0",
+                             "--replica-port", "0"], env=env, capture_output=True, text=True, timeout=120)
+    assert served.returncode == 2 and "Traceback" not in served.stderr, served.stderr
+    assert ("replicas exited with 1: detour_core.registry.InvalidServicePack: service pack 'typo': its router "
+            "'typo_pack_routr:router' cannot be imported: ModuleNotFoundError") in served.stderr, served.stderr

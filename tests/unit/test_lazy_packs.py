@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.routing import NoMatchFound
 
-from detour_core.registry import EXTRA_PACKS_VARIABLE
+from detour_core.registry import EXTRA_PACKS_VARIABLE, InvalidServicePack
 from mock_services.app import LazyPack, create_replica_app
 from mock_services.store import EnvironmentStore
 from tests.packs.notes.router import builds
@@ -68,3 +68,15 @@ def test_a_built_pack_answers_unknown_paths_methods_and_names_as_the_app_did(sta
     assert client.get(f"/api/env/{env_id}/services/notesx/v1/notes").status_code == 404  # not the pack's prefix
     slack = client.post(f"/api/env/{env_id}/services/slack/api/nothing.here")  # a vendor's own shape
     assert slack.json()["ok"] is False
+
+
+def test_a_users_pack_whose_router_cannot_be_imported_fails_the_start(state, tmp_path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "typo_pack.py").write_text(
+        "from pathlib import Path\nfrom detour_core.pack import ServicePack\n"
+        "PACK = ServicePack(name='typo', hosts=('typo.example.test',), router='typo_pack_routr:router',"
+        " templates=Path('.'), signature_tables=('t',))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(EXTRA_PACKS_VARIABLE, "typo_pack")
+    with pytest.raises(InvalidServicePack, match="service pack 'typo': its router 'typo_pack_routr:router' cannot be "
+                                                   "imported: ModuleNotFoundError"):
+        create_replica_app(state)
