@@ -10,7 +10,8 @@ was answered and when its second began: only second calls begun after the last p
 was answered count (a sandbox still starting competes with calls; on a busy machine the ramp
 outlasts its allowance, and counting those calls measured the ramp, not live rollouts). The
 bench also counts the programs from /proc halfway through the window, and prints the machine's
-load beside each figure (others' work moves them)."""
+load beside each figure (others' work moves them), and what the machine's CPU went to in the
+window, part by part (cpu_by_part): on a shared machine the p99 follows the others' share."""
 
 from __future__ import annotations
 
@@ -91,6 +92,44 @@ def stack_rss(stack: Stack) -> int:
     return sum(psutil.Process(process.pid).memory_info().rss for process in stack.processes.values())
 
 
+def cpu_by_part(stack: Stack) -> Counter[str]:
+    """CPU seconds used so far by each part of the machine: the stack's processes, what they
+    started (the run API's sandboxes and their fork servers below the replica server; the proxy
+    user's helpers below the proxy), this bench (its callers' threads), "machine" the whole
+    machine's (from /proc/stat), the kernel's interrupt time apart, and (cpu_line) "others" what
+    is in none of these (other work on the machine, the kernel's own threads). A process gone between two looks takes its CPU with it."""
+    parents = {p.pid: p.info["ppid"] for p in psutil.process_iter(["ppid"])}
+    roots = {process.pid: name.split("-")[0] for name, process in stack.processes.items()}
+    roots[os.getpid()] = "bench client"
+    parts: Counter[str] = Counter()
+    for pid in parents:
+        part, ancestor = None, pid
+        while ancestor and part is None:
+            part = roots.get(ancestor)
+            if part == "replicas" and ancestor != pid:
+                part = "sandboxes"
+            ancestor = parents.get(ancestor, 0)
+        try:
+            times = psutil.Process(pid).cpu_times()
+        except psutil.Error:
+            continue
+        parts[part or "others"] += times.user + times.system
+    machine = psutil.cpu_times()
+    parts["machine"] = machine.user + machine.nice + machine.system + machine.irq + machine.softirq
+    parts["kernel (irq, softirq: loopback traffic too)"] = machine.irq + machine.softirq
+    return parts
+
+
+def cpu_line(before: Counter[str], after: Counter[str], seconds: float) -> str:
+    """Each part's share of the window in cores (1.00: one core busy throughout)."""
+    used = {part: (after[part] - before[part]) / seconds for part in after if part not in ("machine", "others")}
+    ours = sum(used.values())
+    used["others"] = (after["machine"] - before["machine"]) / seconds - ours
+    named = {"replicas": "replica server (run API)", "proxy": "proxy", "dns": "dns", "sandboxes": "sandboxes",
+             "bench client": "this bench"}
+    return ", ".join(f"{named.get(part, part)} {cores:4.2f}" for part, cores in sorted(used.items(), key=lambda x: -x[1]))
+
+
 def bench_live_rollouts(state: StatePaths, stack: Stack, info: StackInfo, live: int = LIVE) -> None:
     """`live` runs posted at once; all must be live before `at`, the window's start."""
     marker = f"live-{uuid.uuid4().hex[:8]}.py"
@@ -104,11 +143,16 @@ def bench_live_rollouts(state: StatePaths, stack: Stack, info: StackInfo, live: 
 
     with ThreadPoolExecutor(live) as callers:
         answers = callers.map(post, range(live))
+        time.sleep(max(0.0, at + 1 - time.time()))
+        cpu_before = cpu_by_part(stack)
         time.sleep(max(0.0, at + WINDOW_S / 2 - time.time()))
         counted, memory = sandboxes(marker)
         memory += stack_rss(stack) - stack_before
+        time.sleep(max(0.0, at + WINDOW_S - 1 - time.time()))
+        cpu = cpu_line(cpu_before, cpu_by_part(stack), WINDOW_S - 2)
         results = list(answers)
     report(live, at, counted, memory, results)
+    print(f"  CPU in the window, in cores busy (two on this machine): {cpu}")
 
 
 def _why(result: dict) -> str:
