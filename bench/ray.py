@@ -4,9 +4,11 @@ nodes, each held against the same rollouts, as many at once, on one local stack 
 its own (`detour serve` on loopback, driven over HTTP) just before and just after it. The nodes share the same two cores, so the figure is Ray's cost per
 rollout, not a speed-up; docs/scaling.md's sizing table reads it.
 
-Two figures a rollout: wall seconds, and CPU-seconds of everything the run starts (driver, Ray's
-daemons and workers, the stacks, their sandboxes and agents), counted by a cpuacct cgroup this
-process enters for the run. On a machine whose load others make, wall time moves with their load;
+Two figures a rollout: wall seconds, and CPU-seconds of what the run starts and keeps in a cpuacct
+cgroup this process enters for the run: the driver, Ray's daemons and workers, and each stack's
+`detour serve`, app server and DNS. Not counted, on either side: the proxy and the sandboxes (their
+agents), which each stack moves into cgroups of their own; so the percentages are of a rollout's
+CPU without its agent's and its proxy's, larger than against the whole rollout. On a machine whose load others make, wall time moves with their load;
 CPU-seconds a rollout does much less, so the goal (at most 10% more a rollout through Ray) is
 judged on it. Each cluster is made as the tests make theirs (tests/ray_cluster.py: nodes and driver
 in a network namespace holding only `lo`). Both clocks start at the first outcome (every stack up)
