@@ -11,8 +11,8 @@ stack, proxy worker and Ray node), while a run calls a few services.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-import re
 import threading
 from typing import Any
 
@@ -26,11 +26,12 @@ from starlette.types import Receive, Scope, Send
 
 from detour_core.paths import StatePaths
 from detour_core.pack import ServicePack, resolve
-from detour_core.registry import InvalidServicePack, added_packs, packs
+from detour_core.registry import InvalidServicePack, added_packs, packs, parse_replica_path
 from detour_core.errors import DetourError, EnvironmentExists, EnvironmentNotFound
 from mock_services.store import EnvironmentStore
 
 ERROR_STATUS: dict[type[DetourError], int] = {EnvironmentNotFound: 404, EnvironmentExists: 409}
+PACK_KEY = "detour.pack"  # in a request's scope: the pack whose path it is below
 
 
 async def detour_error_handler(_: Request, error: DetourError) -> JSONResponse:
@@ -47,28 +48,15 @@ def pack_routes(pack: ServicePack) -> APIRouter:
     return routes
 
 
-class LazyPack(BaseRoute):
-    """The app's route for every path below `/api/env/{env}/services/{pack}`: no other route lies
-    there, so handing such a request to the pack's own routes (which match, answer 405, redirect a
-    slash or answer 404 as the app would) serves it exactly as the app's table did. They are built
-    once, on the first request, in a worker thread so other requests go on meanwhile; a lock makes
-    concurrent first requests (from either event loop the proxy runs the app in) wait for one build."""
+class LazyPack:
+    """A pack's routes, built once, on its first request: in a worker thread so other requests go
+    on meanwhile; a lock makes concurrent first requests (from either event loop the proxy runs
+    the app in) wait for one build."""
 
     def __init__(self, pack: ServicePack) -> None:
         self.pack = pack
-        self.below = re.compile(rf"/api/env/[^/]+/services/{re.escape(pack.name)}(?:/|$)")
         self.routes: APIRouter | None = None
         self.building = threading.Lock()
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        below = scope["type"] in ("http", "websocket") and self.below.match(get_route_path(scope))
-        return (Match.FULL, {}) if below else (Match.NONE, {})
-
-    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
-        """A built pack's routes by name; none before (the app's `url_for` goes on to its other routes)."""
-        if self.routes is None:
-            raise NoMatchFound(name, path_params)
-        return self.routes.url_path_for(name, **path_params)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         routes = self.routes if self.routes is not None else await anyio.to_thread.run_sync(self.build)
@@ -82,6 +70,31 @@ class LazyPack(BaseRoute):
                     threading.Thread(target=resolve(self.pack.warm_up), name=f"warm-up {self.pack.name}",
                                      daemon=True).start()
             return self.routes
+
+
+class Packs(BaseRoute):
+    """The app's route for every path below `/api/env/{env}/services/{pack}` (the registry's
+    replica path): no other route lies there, so handing such a request to its pack's own routes
+    (which match, answer 405, redirect a slash or answer 404 as the app would) serves it exactly
+    as a table of every pack's routes did."""
+
+    def __init__(self, packs: tuple[ServicePack, ...]) -> None:
+        self.by_name = {pack.name: LazyPack(pack) for pack in packs}
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        parsed = parse_replica_path(get_route_path(scope)) if scope["type"] in ("http", "websocket") else None
+        return (Match.FULL, {PACK_KEY: parsed[1]}) if parsed and parsed[1] in self.by_name else (Match.NONE, {})
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.by_name[scope[PACK_KEY]].handle(scope, receive, send)
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
+        """Built packs' routes by name; none before (the app's `url_for` goes on to its other routes)."""
+        for lazy in self.by_name.values():
+            with contextlib.suppress(NoMatchFound):
+                if lazy.routes is not None:
+                    return lazy.routes.url_path_for(name, **path_params)
+        raise NoMatchFound(name, path_params)
 
 
 def check_router_module(pack: ServicePack) -> None:
@@ -107,5 +120,5 @@ def create_replica_app(state: StatePaths | None = None) -> FastAPI:
     app.add_exception_handler(DetourError, detour_error_handler)
     for pack in added_packs():
         check_router_module(pack)
-    app.router.routes.extend(LazyPack(pack) for pack in packs())
+    app.router.routes.append(Packs(packs()))
     return app

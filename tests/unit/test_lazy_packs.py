@@ -1,5 +1,5 @@
 """The replica app builds a pack's routes on the first request below its path prefix
-(mock_services/app.py's LazyPack): making the app builds none, concurrent first requests wait
+(mock_services/app.py's Packs and LazyPack): making the app builds none, concurrent first requests wait
 for one build, and the built routes answer as the app's own table did (405, 404 at unknown paths)."""
 
 import asyncio
@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from starlette.routing import NoMatchFound
 
 from detour_core.registry import EXTRA_PACKS_VARIABLE, InvalidServicePack
-from mock_services.app import LazyPack, create_replica_app
+from mock_services.app import LazyPack, Packs, create_replica_app
 from mock_services.store import EnvironmentStore
 from tests.packs.notes.router import builds
 
@@ -18,8 +18,8 @@ FIRST_REQUESTS = 8
 
 
 def lazy(app, name: str) -> LazyPack:
-    (found,) = [r for r in app.router.routes if isinstance(r, LazyPack) and r.pack.name == name]
-    return found
+    (packs,) = [r for r in app.router.routes if isinstance(r, Packs)]
+    return packs.by_name[name]
 
 
 async def first_requests(app, url: str) -> list[httpx.Response]:
@@ -42,7 +42,8 @@ async def first_requests(app, url: str) -> list[httpx.Response]:
 def test_concurrent_first_requests_build_a_pack_once_and_are_answered(state, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv(EXTRA_PACKS_VARIABLE, "tests.packs.notes.pack")
     app = create_replica_app(state)
-    assert all(r.routes is None for r in app.router.routes if isinstance(r, LazyPack))  # none built yet
+    (packs,) = [r for r in app.router.routes if isinstance(r, Packs)]
+    assert all(p.routes is None for p in packs.by_name.values())  # none built yet
     env_id = EnvironmentStore(state).create("notes_default").env_id
     before = builds.count
 

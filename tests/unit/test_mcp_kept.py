@@ -8,7 +8,7 @@ import asyncio
 import httpx
 import pytest
 
-from mock_services.app import LazyPack, create_replica_app
+from mock_services.app import Packs, create_replica_app
 from mock_services.mcp import kept
 from mock_services.store import EnvironmentStore
 
@@ -35,7 +35,8 @@ async def _sessions(app, prefix: str, token: str) -> None:
 
         first, second = await opened(), await opened()
         answered = await text(first)
-        (github,) = [r.routes for r in app.router.routes if isinstance(r, LazyPack) and r.pack.name == "github"]
+        (packs,) = [r for r in app.router.routes if isinstance(r, Packs)]
+        github = packs.by_name["github"].routes
         endpoint = next(r.app for r in github.routes if getattr(r, "path", "").endswith("/github/mcp{rest:path}"))
         (loop_kept,) = endpoint.kept.loops.values()
         transport = loop_kept[first["Mcp-Session-Id"]]
