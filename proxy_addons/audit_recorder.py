@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import time
 import weakref
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,7 +115,7 @@ class AuditRecorder:
             self.redactors[key] = Redactor(key)
         return self.redactors[key]
 
-    def write(self, conn: connection.Client, record: AuditRecord) -> None:
+    def write(self, conn: Hashable, record: AuditRecord) -> None:
         assert self.writer is not None
         self.writer.write(record)
         if conn in self.connections:
@@ -128,21 +129,27 @@ class AuditRecorder:
             verdict = Verdict(decision="denied", env_id=flow.metadata.get(ENV_KEY), host=flow.request.pretty_host,
                               port=flow.request.port, scheme=flow.request.scheme, path=flow.request.path,
                               reason=str(flow.error) if flow.error else "undecided")
-        policy: Policy = flow.metadata.get(POLICY_KEY) or Policy()
-        redactor = self.redactor(policy)
-        response = flow.response
-        captured = policy.capture != "off"
-        self.write(flow.client_conn, AuditRecord(
-            **(verdict.model_dump() | {"path": redactor.path(verdict.path)}),
-            ts=iso(flow.request.timestamp_start), client=_client(flow.client_conn),
-            mode=_mode(flow.client_conn), method=flow.request.method,
-            status=response.status_code if response else None,
-            duration_ms=round((time.time() - flow.request.timestamp_start) * 1000, 2),
+        self.log_exchange(
+            flow.client_conn, verdict, flow.metadata.get(POLICY_KEY) or Policy(), flow.request, flow.response,
+            client=_client(flow.client_conn), mode=_mode(flow.client_conn),
             request_bytes=flow.metadata.get(DECLARED_BYTES_KEY)
             or len(flow.request.raw_content or b"") + flow.metadata.get(DROPPED_BYTES_KEY, 0),
-            response_bytes=len(response.raw_content or b"") if response else 0,
-            http_version=flow.request.http_version,
-            request=message(flow.request, policy, redactor, flow.metadata.get(HOST_HEADER_KEY)) if captured else None,
+            host_header=flow.metadata.get(HOST_HEADER_KEY))
+
+    def log_exchange(self, conn: Hashable, verdict: Verdict, policy: Policy, request: http.Request,
+                     response: http.Response | None, *, client: str, mode: str, request_bytes: int,
+                     host_header: str | None = None) -> None:
+        """One request's record, from a flow or from the fast path's own exchange (one schema)."""
+        redactor = self.redactor(policy)
+        captured = policy.capture != "off"
+        self.write(conn, AuditRecord(
+            **(verdict.model_dump() | {"path": redactor.path(verdict.path)}),
+            ts=iso(request.timestamp_start), client=client, mode=mode, method=request.method,
+            status=response.status_code if response else None,
+            duration_ms=round((time.time() - request.timestamp_start) * 1000, 2),
+            request_bytes=request_bytes, response_bytes=len(response.raw_content or b"") if response else 0,
+            http_version=request.http_version,
+            request=message(request, policy, redactor, host_header) if captured else None,
             response=message(response, policy, redactor) if captured and response else None))
 
     def http_connect(self, flow: http.HTTPFlow) -> None:
@@ -209,18 +216,24 @@ class AuditRecorder:
         note = self.connections.pop(client, None)
         if note is None or note.recorded:
             return
-        env_id = note.env_id or self._env_of(client)
+        note.env_id = note.env_id or self._env_of(client)
+        self.log_unrequested(client, note, _client(client), _mode(client), client.sni or "",
+                             client.sockname[1] if client.sockname else 0, bool(client.tls))
+
+    def log_unrequested(self, conn: Hashable, note: Connection, client: str, mode: str, sni: str, port: int,
+                        tls: bool) -> None:
+        """A connection that ended without a request: one record, from mitmproxy's or the fast path's."""
         if note.connect:
             method, (host, port), reason = "CONNECT", note.connect, "tunnel closed without a request"
         else:
-            host, port = client.sni or "", (client.sockname[1] if client.sockname else 0)
-            method, reason = "-", "connection without a request (the proxy's protocol layer rejected it, or none came)"
+            host, method = sni, "-"
+            reason = "connection without a request (the proxy's protocol layer rejected it, or none came)"
         if note.tls_error:
             reason = f"TLS: {note.tls_error}"
-        verdict = Verdict(decision="denied", env_id=env_id, host=host, port=port, path="", reason=reason,
-                          scheme="tls" if client.tls or note.tls_error else "tcp")
-        self.write(client, AuditRecord(
-            **verdict.model_dump(), ts=iso(note.started), client=_client(client), mode=_mode(client),
+        verdict = Verdict(decision="denied", env_id=note.env_id, host=host, port=port, path="", reason=reason,
+                          scheme="tls" if tls or note.tls_error else "tcp")
+        self.write(conn, AuditRecord(
+            **verdict.model_dump(), ts=iso(note.started), client=client, mode=mode,
             method=method, duration_ms=round((time.time() - note.started) * 1000, 2),
             request_bytes=0, response_bytes=0))
 

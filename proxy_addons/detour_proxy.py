@@ -6,7 +6,9 @@
         --set detour_audit_dir=$DETOUR_HOME/audit --set detour_policies_dir=$DETOUR_HOME/policies \
         --set detour_secrets_dir=$DETOUR_HOME/secrets
 
-Order matters: the environment is known before its policy is, both before routing decides,
+Order matters: the fast path (fast_path.py) takes each regular-mode connection first, carrying
+plain replica-bound tunnels itself with the addons' own decisions and handing mitmproxy the rest;
+the environment is known before its policy is, both before routing decides,
 the limits look at what routing let through, a model call goes to its target (or a budget's
 or a recording's answer) and what goes out to an allowed host is scanned for credentials before secrets go into what may carry them and
 no answer from their hosts brings a value back (a model answer is metered as it passes); faults
@@ -21,6 +23,7 @@ from proxy_addons.audit_recorder import AuditRecorder
 from proxy_addons.egress_watch import EgressWatch
 from proxy_addons.env_auth import EnvAuth
 from proxy_addons.event_delivery import EventDelivery
+from proxy_addons.fast_path import FastPath
 from proxy_addons.faults import Faults
 from proxy_addons.mcp_calls import McpCalls
 from proxy_addons.held_services import HeldServices
@@ -37,6 +40,6 @@ from proxy_addons.secret_injection import SecretInjector
 from proxy_addons.shared_ports import SharedPorts
 from proxy_addons.upstream_guard import UpstreamGuard
 
-addons = [AnsweredBodies(), SharedPorts(), EnvAuth(), Policies(), HeldServices(), Router(), RequestLimits(), RateLimits(),
+addons = [AnsweredBodies(), SharedPorts(), FastPath(), EnvAuth(), Policies(), HeldServices(), Router(), RequestLimits(), RateLimits(),
           ModelRoutes(), ModelBudgets(), ModelReplay(), ModelTranslator(), EgressWatch(), SecretInjector(), AnswerScrubber(),
           ModelMeter(), McpCalls(), Faults(), InProcessReplicas(), EventDelivery(), UpstreamGuard(), AuditRecorder()]

@@ -51,8 +51,10 @@ class EnvAuth:
 
     def registered_env(self, client: connection.Client) -> str | None:
         """The environment a namespace sandbox at this client address was started for."""
+        return self.registered_at(client.peername)
+
+    def registered_at(self, peer: tuple | None) -> str | None:
         folder = ctx.options.detour_sandbox_addresses
-        peer = client.peername
         if not folder or not peer:
             return None
         try:
@@ -69,10 +71,24 @@ class EnvAuth:
                 _, env_id, secret = parse_http_basic_auth(flow.request.headers.pop("Proxy-Authorization", ""))
             except ValueError:
                 return None, False
+        return self.checked(env_id, secret)
+
+    def checked(self, env_id: str, secret: str) -> tuple[str | None, bool]:
         if not ENV_ID_PATTERN.fullmatch(env_id):
             return None, False
         assert self.key is not None
         return env_id, check_secret(self.key, env_id, secret)
+
+    def proven(self, authorization: str, peer: tuple | None) -> str | None:
+        """The environment a regular-mode Proxy-Authorization proves for the client at `peer`;
+        None wherever `authenticate` would refuse (the fast path then leaves the flow to it)."""
+        try:
+            _, env_id, secret = parse_http_basic_auth(authorization)
+        except ValueError:
+            return None
+        found, ok = self.checked(env_id, secret)
+        registered = self.registered_at(peer)
+        return found if ok and registered in (None, found) else None
 
     def refuse(self, flow: http.HTTPFlow, env_id: str | None, reason: str) -> None:
         flow.metadata[METADATA_KEY] = Verdict(

@@ -140,7 +140,11 @@ class EventDelivery:
         self.task = asyncio.ensure_future(self.deliver())
 
     def response(self, flow: Any) -> None:
-        """A flow answered: an idle deliverer looks at once (its request may have made work)."""
+        self.wake()
+
+    def wake(self) -> None:
+        """A flow answered (here or on the fast path): an idle deliverer looks at once (its request
+        may have made work)."""
         if self.woken is not None:
             self.woken.set()
 

@@ -23,8 +23,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict, deque
+from collections.abc import Hashable
+from dataclasses import dataclass
 
-from mitmproxy import connection, http
+from mitmproxy import http
 
 from detour_core.policy import (
     DEFAULT_MAX_BYTES_PER_SECOND,
@@ -40,21 +42,27 @@ from proxy_addons.verdict import METADATA_KEY, json_response
 WINDOW_S = 1.0
 
 
+@dataclass(frozen=True)
+class OverLimit:
+    reason: str
+    paced: bool  # over a rate: its answer is held back (`_refusal_wait`); over the connections: at once
+
+
 def requests_per_second(policy: Policy) -> int:
     return policy.max_requests_per_second or DEFAULT_MAX_RPS
 
 
 class RateLimits:
     def __init__(self) -> None:
-        self.connections: dict[str, set[connection.Client]] = defaultdict(set)
+        self.connections: dict[str, set[Hashable]] = defaultdict(set)
         self.next_turn: dict[str, float] = {}  # when each environment's next request may leave
         self.next_refusal: dict[str, float] = {}  # when its next refusal over a rate may be answered
         self.recent: dict[str, deque[tuple[float, int]]] = defaultdict(deque)  # (when, body bytes) per body
         self.recent_bytes: dict[str, int] = defaultdict(int)  # the sum of each one's `recent`, kept as it changes
 
-    def _over_connections(self, flow: http.HTTPFlow, env_id: str, policy: Policy) -> str | None:
+    def _over_connections(self, client: Hashable, env_id: str, policy: Policy) -> str | None:
         held, limit = self.connections[env_id], policy.max_connections or DEFAULT_MAX_CONNECTIONS
-        if flow.client_conn not in held and len(held) >= limit:
+        if client not in held and len(held) >= limit:
             return f"more than {limit} connections open at once"
         return None
 
@@ -90,24 +98,32 @@ class RateLimits:
         self.next_refusal[env_id] = answer + 1 / requests_per_second(policy)
         return answer - now
 
+    def admit(self, env_id: str, client: Hashable, policy: Policy, size: int) -> float | OverLimit:
+        """Seconds the request waits for its turn (the turn taken, its bytes counted), or the limit
+        it is over (nothing taken). `client`: its connection, mitmproxy's or the fast path's."""
+        if reason := self._over_connections(client, env_id, policy):
+            return OverLimit(reason, paced=False)
+        wait = None if (reason := self._over_bytes(env_id, size, policy)) else self._take_turn(env_id, policy)
+        if wait is None:
+            return OverLimit(reason or f"more than {requests_per_second(policy)} requests in one second", paced=True)
+        self.connections[env_id].add(client)
+        if size:
+            self.recent[env_id].append((time.monotonic(), size))
+            self.recent_bytes[env_id] += size
+        return wait
+
     async def requestheaders(self, flow: http.HTTPFlow) -> None:
         env_id, verdict = flow.metadata.get(ENV_KEY), flow.metadata.get(METADATA_KEY)
         if flow.response or not env_id or verdict is None or verdict.decision == "denied":
             return
         policy: Policy = flow.metadata.get(POLICY_KEY) or Policy()
-        size = declared_size(flow) or 0
-        if reason := self._over_connections(flow, env_id, policy):
-            return self._refuse(flow, reason)
-        wait = None if (reason := self._over_bytes(env_id, size, policy)) else self._take_turn(env_id, policy)
-        if wait is None:
-            await asyncio.sleep(self._refusal_wait(env_id, policy))
-            return self._refuse(flow, reason or f"more than {requests_per_second(policy)} requests in one second")
-        self.connections[env_id].add(flow.client_conn)
-        if size:
-            self.recent[env_id].append((time.monotonic(), size))
-            self.recent_bytes[env_id] += size
-        if wait:
-            await asyncio.sleep(wait)
+        admitted = self.admit(env_id, flow.client_conn, policy, declared_size(flow) or 0)
+        if isinstance(admitted, OverLimit):
+            if admitted.paced:
+                await asyncio.sleep(self._refusal_wait(env_id, policy))
+            return self._refuse(flow, admitted.reason)
+        if admitted:
+            await asyncio.sleep(admitted)
 
     @staticmethod
     def _refuse(flow: http.HTTPFlow, reason: str) -> None:
@@ -118,6 +134,6 @@ class RateLimits:
         flow.response = json_response(429, "denied", {"error": "rate_limited", "reason": verdict.reason},
                                       **{"Retry-After": "1"})
 
-    def client_disconnected(self, client: connection.Client) -> None:
+    def client_disconnected(self, client: Hashable) -> None:
         for held in self.connections.values():
             held.discard(client)

@@ -11,6 +11,7 @@ both ways.
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import threading
 import urllib.parse
@@ -40,9 +41,11 @@ class AsgiScope:
         await self.app(scope, receive, send)
 
 
-def _load_app() -> Future:
+@functools.cache
+def replica_app() -> Future:
     """Loaded in a thread once the proxy listens: the first routed request waits for it, later
-    ones find it ready. Imported here, so a proxy without the option never loads it."""
+    ones find it ready. Imported here, so a proxy that answers no request itself never loads it;
+    one app a process, shared with the fast path (fast_path.py)."""
     loaded: Future = Future()
 
     def load() -> None:
@@ -92,13 +95,13 @@ class InProcessReplicas:
 
     def configure(self, updated: set[str]) -> None:
         if "detour_replicas_in_process" in updated:
-            self.app = _load_app() if self.started and ctx.options.detour_replicas_in_process else None
+            self.app = replica_app() if self.started and ctx.options.detour_replicas_in_process else None
 
     def running(self) -> None:
         """After the listeners open, so the app's imports do not delay them."""
         self.started = True
         if ctx.options.detour_replicas_in_process and self.app is None:
-            self.app = _load_app()
+            self.app = replica_app()
 
     async def request(self, flow: http.HTTPFlow) -> None:
         if self.app is None or flow.response or flow.error or not flow.live:

@@ -28,15 +28,21 @@ def parse_address(spec: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def header_host(header: str) -> str:
+    """The host a Host header names: host[:port], [v6][:port], or a bare v6 address (no port can
+    follow it)."""
+    return (header[:header.index("]") + 1] if header.startswith("[") and "]" in header
+            else header if header.count(":") > 1 else header.rsplit(":", 1)[0])
+
+
 def host_names(flow: http.HTTPFlow) -> set[str]:
     """Every name the request claims (CONNECT target or URL host, SNI, Host header), each in its
     one spelling (detour_core.hosts). A target address is left out: in transparent mode it is the
     proxy's own, and the names beside it decide."""
     names = set()
     header = flow.request.host_header
-    if header:  # host[:port], [v6][:port], or a bare v6 address (no port can follow it)
-        names.add(header[:header.index("]") + 1] if header.startswith("[") and "]" in header
-                  else header if header.count(":") > 1 else header.rsplit(":", 1)[0])
+    if header:
+        names.add(header_host(header))
     if flow.client_conn.sni:
         names.add(flow.client_conn.sni)
     if flow.request.host and not is_address(flow.request.host):

@@ -60,7 +60,7 @@ def authenticated(chain, key, env_id="env-a", **kwargs):
     return flow
 
 
-ORDER = ["AnsweredBodies", "SharedPorts", "EnvAuth", "Policies", "HeldServices", "Router", "RequestLimits", "RateLimits",
+ORDER = ["AnsweredBodies", "SharedPorts", "FastPath", "EnvAuth", "Policies", "HeldServices", "Router", "RequestLimits", "RateLimits",
          "ModelRoutes", "ModelBudgets", "ModelReplay", "ModelTranslator", "EgressWatch", "SecretInjector", "AnswerScrubber",
          "ModelMeter", "McpCalls", "Faults", "InProcessReplicas", "EventDelivery", "UpstreamGuard", "AuditRecorder"]
 
