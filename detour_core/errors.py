@@ -14,7 +14,13 @@ class InvalidTemplate(DetourError):
     pass
 
 
-class EnvironmentNotFound(DetourError):
+class NameNotFound(DetourError):
+    """A thing the user named does not exist: the CLI leaves with 1, as a command that looked and
+    found nothing (any other error with 2). A base, so the CLI can tell without importing every
+    layer that raises one."""
+
+
+class EnvironmentNotFound(NameNotFound):
     pass
 
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from detour_core.errors import DetourError
+from detour_core.errors import DetourError, NameNotFound
 from detour_core.registry import pack
 from detour_core.strict import Lenient, Strict, first_error, unknown_name, warn_kept
 from mock_services.request_rows import ENTITY, request_rows
@@ -36,7 +36,7 @@ class InvalidAssertions(DetourError):
     pass
 
 
-class UnknownEntity(InvalidAssertions):
+class UnknownEntity(InvalidAssertions, NameNotFound):
     """An assertion names a table the environment's service does not have: a typo that would
     otherwise match no row and pass an `expected_count: 0` without a word."""
 

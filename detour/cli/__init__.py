@@ -11,17 +11,11 @@ import warnings
 from detour.cli import serve, stack, environments, services, secrets, faults, runs, replay, logs, doctor, authority  # noqa: I001
 from detour.cli.common import app, fail
 from detour.interrupts import INTERRUPTED_EXIT
-from detour_core.errors import DetourError, EnvironmentNotFound
+from detour_core.errors import DetourError, NameNotFound
 from detour_core.strict import KeptKeys
-from mock_services.assertions import UnknownEntity
 
 __all__ = ["app", "main", "authority", "doctor", "environments", "faults", "logs", "replay", "runs", "secrets", "serve", "services",
            "stack"]
-
-
-# Errors that say a thing named does not exist leave with 1, as a command that looked and found
-# nothing; anything else wrong with the input with 2, as typer's own usage errors.
-NOT_FOUND = (EnvironmentNotFound, UnknownEntity)
 
 
 SHOW_PYTHONS = warnings.showwarning
@@ -40,6 +34,7 @@ def main() -> None:
     try:
         app()
     except DetourError as e:
-        raise SystemExit(fail(str(e), 1 if isinstance(e, NOT_FOUND) else 2).exit_code) from None
+        # a thing named that does not exist: 1; anything else wrong with the input: 2, as typer's usage errors
+        raise SystemExit(fail(str(e), 1 if isinstance(e, NameNotFound) else 2).exit_code) from None
     except KeyboardInterrupt:  # a signal outside a run, or a second one: leave now, in one line
         raise SystemExit(fail("interrupted", INTERRUPTED_EXIT).exit_code) from None
