@@ -16,14 +16,10 @@ import tempfile
 import threading
 from pathlib import Path
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from mock_services.assertions import AssertionResult, evaluate_environment, load_spec, parse_spec
-from detour.compare import Comparison, compare
-from detour.replay import Replay, read_records, replay
-from detour_client.rollouts import agent_argv
 from detour_core.audit import AuditLog
 from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
@@ -35,7 +31,6 @@ from detour import background
 from detour.run_options import DEFAULT_TEMPLATE
 from detour.runner import RunResult, run_in_environment
 from detour.stack import PARTS, Part, Stack, StackInfo, running_stack
-from detour.suite import SuiteReport, TestOutcome, run_suite, stream_suite
 from mock_services.clock import Clock, Instant, moved
 from mock_services.request_budget import RequestBudget
 from mock_services.store import EnvironmentInfo, EnvironmentStore, StateDiff
@@ -46,6 +41,12 @@ from sandbox.backends import Backend, open_backend
 from sandbox.base import Limits, Mode, RunControl, Sandbox
 from sandbox.languages import command_for, stdin_command, suffix_of
 from sandbox.runtimes import RuntimeChoice
+
+if TYPE_CHECKING:  # what only some methods use is imported in them: a CLI command is a client for one command
+    from detour.compare import Comparison
+    from detour.replay import Replay
+    from detour.suite import SuiteReport, TestOutcome
+    from mock_services.assertions import AssertionResult
 
 Language = Literal["python", "javascript", "typescript", "bash", "perl"]
 
@@ -204,6 +205,8 @@ class Client:
     def compare(self, file: str | os.PathLike, template: str = DEFAULT_TEMPLATE,
                 backend: Backend | None = None, stop: threading.Event | None = None) -> Comparison:
         """Proxy mode against rewrite mode, as `detour compare`; `stop` ends the runs early."""
+        from detour.compare import compare
+
         program = Path(os.path.abspath(file))
         sandbox = self.sandbox(backend, (str(program),))
         return compare(self.state, self.stack, sandbox, template, command_for(program, sandbox.runtime), program,
@@ -216,6 +219,8 @@ class Client:
         (and its template, clock and seed), or a file of them (`detour logs --json`) with a template.
         `clock` (a time, frozen there, or a Clock) and `seed` replace the original's (a file of
         records has none). `stop` (set): no more requests are sent."""
+        from detour.replay import read_records, replay
+
         original = self.environments.get(env) if env else None
         if records is not None:
             found = read_records(Path(records))
@@ -232,6 +237,8 @@ class Client:
     def check(self, env: str, assertions: str | os.PathLike | dict | list,
               test: str | None = None) -> list[AssertionResult]:
         """AgentDiff assertions (a file, or the spec itself) against an environment's diff."""
+        from mock_services.assertions import evaluate_environment, load_spec, parse_spec
+
         spec = parse_spec(assertions) if isinstance(assertions, dict | list) else load_spec(Path(assertions), test)
         return evaluate_environment(spec, self.environments.store, env)
 
@@ -241,6 +248,9 @@ class Client:
                   stop: threading.Event | None = None) -> SuiteReport:
         """Every test once, `workers` at once, reported in the suite's order; the tests' environments
         are deleted once scored, unless `keep`. `stop` (set): no more tests start, running agents stop."""
+        from detour.suite import run_suite
+        from detour_client.rollouts import agent_argv
+
         argv = agent_argv(agent)
         return run_suite(self.state, self.stack, self.sandbox(backend, tuple(argv)), Path(suite), argv,
                          mode=mode, only=test, limits=limits, progress=progress or (lambda _: None), workers=workers,
@@ -252,6 +262,9 @@ class Client:
         """Each test of the suite `n` times, `workers` at once, each outcome yielded as it
         finishes (its `score` is the reward). Each rollout gets its own environment, sandbox and
         credentials; its environment is deleted once scored, unless `keep`."""
+        from detour.suite import stream_suite
+        from detour_client.rollouts import agent_argv
+
         argv = agent_argv(agent)
         return stream_suite(self.state, self.stack, self.sandbox(backend, tuple(argv)), Path(suite), argv, n=n,
                             workers=workers, mode=mode, only=test, limits=limits, keep=keep)

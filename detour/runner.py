@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from certs.authority import CertificateAuthority
 from detour_core.audit import AuditLog, AuditRecord
 from detour_core.credentials import secret_for
 from detour_core.errors import DetourError
@@ -21,6 +21,9 @@ from mock_services.clock import Clock
 from mock_services.store import EnvironmentStore, StateDiff
 from pydantic import computed_field
 from sandbox.base import Execution, Limits, Mode, RunControl, Sandbox, SandboxSpec
+
+if TYPE_CHECKING:
+    from certs.authority import CertificateAuthority
 
 
 # mitmproxy's certificates for each host are valid from 2 days before they are made (a day kept
@@ -123,6 +126,8 @@ def run_in_environment(state: StatePaths, stack: StackInfo, env_id: str, sandbox
     files = named_files(state, argv, program)
     if workspace and workspace.resolve().is_relative_to(state.home.resolve()):
         raise PrivatePath(f"a workspace inside detour's state ({state.home}) would show it to sandboxes")
+    from certs.authority import CertificateAuthority  # cryptography: a run's, not every importer's (the CLI's)
+
     authority = CertificateAuthority(state)
     trust = authority.ensure().trust_files()
     clock_at, clock_warnings = sandbox_clock(authority, info.clock)

@@ -15,7 +15,6 @@ proxy|replicas`).
 from __future__ import annotations
 
 import ctypes
-import functools
 import http.client
 import os
 import random
@@ -29,14 +28,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from certs.authority import CertificateAuthority
-from detour_core.credentials import load_or_create_key
 from detour_core.errors import DetourError
 from detour_core.policy import MOST_REQUEST_BYTES, Policy, save_policy, server_policy_file
-from detour.proxy_egress import proxy_destinations
-from detour.proxy_user import ProxyUser
 from detour_core.paths import API_AUTH_VARIABLE, HOME_VARIABLE, LOOPBACK, SANDBOX_ADDRESSES, STACK_VARIABLE, StatePaths
-from mock_services.databases import database_url
 from sandbox.base import ProxyAccess
 
 # A part that dies is seen at once; this bounds only one that hangs (a start on a machine whose
@@ -278,6 +272,7 @@ class Stack:
         self.replicas_in_process = replicas_in_process and replica_host is None
         self.workers = workers
         self.audit_segment_mb = audit_segment_mb
+        from detour.proxy_user import ProxyUser  # a stack's, not a reader's of stack.json (the CLI's)
         self.proxy_user = ProxyUser(self.state)  # detour/proxy_user.py: as root, the proxy runs as its own user
         save_policy(server_policy_file(self.state), policy or Policy())
 
@@ -301,6 +296,11 @@ class Stack:
         return variables
 
     def proxy_argv(self) -> list[str]:
+        from certs.authority import CertificateAuthority
+        from detour.proxy_egress import proxy_destinations
+        from detour_core.credentials import load_or_create_key
+        from mock_services.databases import database_url
+
         ca = CertificateAuthority(self.state).ensure()
         load_or_create_key(self.state.signing_key)
         opened = proxy_destinations(self.info.replica_address, database_url(self.state))

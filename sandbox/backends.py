@@ -1,15 +1,17 @@
-"""Which backend runs a sandbox: the one choice the CLI, the Python API and the run API share."""
+"""Which backend runs a sandbox: the one choice the CLI, the Python API and the run API share.
+The backends themselves are imported when one opens: the CLI names `Backend` in every command's
+options, and a command that runs nothing should not load them."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from detour_core.errors import DetourError
 from detour_core.paths import StatePaths
-from sandbox import namespace, temp_folders
-from sandbox.base import Sandbox
-from sandbox.process import ProcessSandbox
 from sandbox.runtimes import RuntimeChoice
+
+if TYPE_CHECKING:
+    from sandbox.base import Sandbox
 
 Backend = Literal["auto", "process", "namespace", "docker"]
 
@@ -22,6 +24,9 @@ def open_backend(name: Backend, paths: StatePaths, runtime: RuntimeChoice = Runt
     """auto: the namespace backend where this machine can run it, else process (not isolation:
     callers say so to their user). What killed detours' runs left in the temporary folders goes
     (sandbox/temp_folders.py)."""
+    from sandbox import namespace, temp_folders
+    from sandbox.process import ProcessSandbox
+
     for where in (None, paths.runs_dir):
         temp_folders.remove_dead(where)
     missing = namespace.requirements_missing()

@@ -9,9 +9,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from cryptography.hazmat.primitives import hashes
 
-from certs.authority import CertificateAuthority
 from detour.cli.common import ca_app, fail, images_app, state
 from detour.stack import StackInfo, record_file, running_stacks
 from detour_core.paths import StatePaths
@@ -23,6 +21,7 @@ RESTART_TIMEOUT_S = 30.0
 def ca_path(bundle: Annotated[bool, typer.Option(
         "--bundle", help="The system's CAs and detour's in one file (for clients that trust one file only).")] = False) -> None:
     """Print the path of the CA certificate that sandboxes trust (never the key's)."""
+    from certs.authority import CertificateAuthority
     paths = CertificateAuthority(state()).ensure()
     typer.echo(paths.bundle if bundle else paths.cert)
 
@@ -30,6 +29,9 @@ def ca_path(bundle: Annotated[bool, typer.Option(
 @ca_app.command("show")
 def ca_show() -> None:
     """Print the CA certificate's subject, validity and fingerprint."""
+    from cryptography.hazmat.primitives import hashes
+
+    from certs.authority import CertificateAuthority
     cert = CertificateAuthority(state()).certificate()
     typer.echo(f"subject:   {cert.subject.rfc4514_string()}\n"
                f"not after: {cert.not_valid_after_utc.isoformat()}\n"
@@ -39,6 +41,7 @@ def ca_show() -> None:
 @ca_app.command("rotate")
 def ca_rotate() -> None:
     """Make a new CA; the old one moves to retired/. A running stack's proxy restarts to sign with it."""
+    from certs.authority import CertificateAuthority
     paths = state()
     retired = CertificateAuthority(paths).rotate()
     typer.echo(f"new CA in place; the previous one is in {retired}" if retired else "CA created")

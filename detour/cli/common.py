@@ -1,23 +1,27 @@
 """What every command group of the CLI shares: the typer apps, the options that recur, and
-the few words about paths and errors that each command would otherwise repeat."""
+the few words about paths and errors that each command would otherwise repeat.
+
+Every command's module is imported for any command (typer builds the whole tree, and `detour
+--help` lists it), so a module imports at its top only what its commands' signatures name; what
+a command uses to run (the client, the stack, the CA, the store) it imports when it runs. A
+test (tests/unit/test_cli_imports.py) holds `detour --help` to that."""
 
 from __future__ import annotations
 
 import os
 import shutil
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from detour.client import Client
 from detour.run_options import JSON_HELP
-from detour.stack import EMBEDDED
 from detour_core.paths import StatePaths
 from detour_core.policy import Capture, Policy, Rule, build_policy, load_policy
-from sandbox import namespace
 from sandbox.backends import Backend
-from sandbox.languages import LANGUAGES
+
+if TYPE_CHECKING:
+    from detour.client import Client
 
 app = typer.Typer(help="Run agent code whose only way out is detour's proxy.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -87,6 +91,7 @@ def host_path(word: str) -> Path:
 def program_file(args: list[str], bare: bool = False) -> Path | None:
     """FILE (an existing file, or a name with a program suffix), its arguments after it; None for
     a command (`bare`: the words came after `--`, or the first one is no program)."""
+    from sandbox.languages import LANGUAGES
     if bare or not args:
         return None
     if host_path(args[0]).is_dir():  # run as a command it would fail in the sandbox (exit 126) saying less
@@ -123,12 +128,15 @@ def policy_from(file: Path | None, allow: list[str] | None, capture: Capture | N
 def client(backend: Backend = "auto", python: Path | None = None, node_modules: Path | None = None,
            image: str | None = None) -> Client:
     """A client for one command: the running stack, else the proxy alone for this command."""
+    from detour.client import Client
+    from detour.stack import EMBEDDED
     return Client(home=state().home, backend=backend, python=python, node_modules=node_modules, image=image,
                   own_stack=EMBEDDED)
 
 
 def warn_if_not_isolated(dt: Client, backend: Backend, command: tuple[str, ...]) -> None:
     """`auto` falls back to the process backend where namespaces cannot run: say so."""
+    from sandbox import namespace
     if backend == "auto" and dt.sandbox(None, command).name == "process":
         typer.echo(f"detour: warning: no {', '.join(namespace.requirements_missing())}: running with the process "
                    "backend, which is not isolation (code that ignores proxy variables is not captured)", err=True)

@@ -11,7 +11,6 @@ from typing import Annotated
 import typer
 
 from detour.cli.common import app
-from sandbox import namespace, netns
 
 
 def docker_leftovers(fix: bool) -> list[str]:
@@ -125,6 +124,8 @@ def doctor(fix: Annotated[bool, typer.Option("--fix/--check", help="Remove what 
     namespaces, veths, nftables tables, cgroups and containers of sandboxes that are gone, the
     tables, sockets and cgroups of killed stacks' proxy users, and the temporary folders of
     detour processes that are gone."""
+    from sandbox import namespace, netns
+
     report_needs(install)
     report_languages()
     missing = namespace.requirements_missing()

@@ -17,9 +17,6 @@ from detour.stack import running_stack
 from detour_core.credentials import secret_for
 from detour_core.durations import seconds
 from detour_core.policy import Policy, load_policy, policy_file, save_policy
-from detour_core.secrets import SecretStore
-from mock_services.clock import instant
-from mock_services.request_budget import RequestBudget
 from sandbox.base import ProxyAccess, SandboxSpec
 
 
@@ -45,6 +42,8 @@ def env_create(template: Annotated[list[str], typer.Option(
                policy: PolicyOpt = None, allow: AllowOpt = None, capture: CaptureOpt = None,
                rule: RuleOpt = None, as_json: JsonOpt = False) -> None:
     """Create an environment and print its proxy credentials."""
+    from mock_services.request_budget import RequestBudget
+
     own_policy = policy_from(policy, allow, capture, rules=rule)
     try:
         budget = RequestBudget.parse(request_budget) if request_budget else None
@@ -104,6 +103,8 @@ def env_policy(env_id: str, policy: PolicyOpt = None, allow: AllowOpt = None, ca
                rule: RuleOpt = None, reset: Annotated[bool, typer.Option("--reset", help="Back to the server's policy alone.")] = False) -> None:
     """Show an environment's own network policy; with options, change it (the proxy applies
     the change from the next request on)."""
+    from detour_core.secrets import SecretStore
+
     paths = state()
     client().environments.get(env_id)
     path = policy_file(paths, env_id)
@@ -158,6 +159,8 @@ def env_clock(env_id: str,
               advance: Annotated[Optional[str], typer.Option(help="Step it on: 90s, 30m, 2h, 7d.")] = None,
               real: Annotated[bool, typer.Option("--real", help="Back to the wall clock.")] = False) -> None:
     """Show or set ENV_ID's time: its replicas read no other (timestamps, relative queries, expiries)."""
+    from mock_services.clock import instant
+
     environments = client().environments
     if freeze + run + real > 1:
         raise fail("give one of --freeze, --run and --real")

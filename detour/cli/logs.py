@@ -13,7 +13,6 @@ from detour import reports
 from detour.cli.common import JsonOpt, app, fail, state
 from detour_core.audit import UNATTRIBUTED, AuditLog, AuditRecord
 from detour_core.audit_verify import verify
-from mock_services.store import EnvironmentStore
 
 FOLLOW_POLL_S = 0.2
 
@@ -54,6 +53,7 @@ def logs(env: Annotated[Optional[str], typer.Option(help="Only this environment.
     """The audit records: one per request the proxy saw, and one per connection that made none."""
     audit = AuditLog(state().audit_dir)
     if env and env not in audit.environments():
+        from mock_services.store import EnvironmentStore
         EnvironmentStore(state()).get(env)  # no records yet is fine; no such environment is an error
     if verify:
         raise typer.Exit(verify_chains(audit, env))

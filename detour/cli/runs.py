@@ -7,20 +7,22 @@ import shlex
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from pydantic import ValidationError
 
 from detour.cli.common import (ImageOpt, JsonOpt, NodeModulesOpt, PythonOpt, agent_argv, app, client, fail, host_path,
                                program_file, suite_app, warn_if_not_isolated)
-from detour.compare import Comparison
 from detour.interrupts import INTERRUPTED_EXIT, stopping_on_signals, to_terminal
 from detour.run_options import DEFAULT_TEMPLATE, RUN_OPTIONS
 from detour.run_summary import interrupted, report
-from detour.suite import NOT_STARTED, SuiteReport, TestOutcome, load_suite, ray_suite
 from sandbox.backends import Backend
 from sandbox.base import Limits, Mode, RunControl
+
+if TYPE_CHECKING:
+    from detour.compare import Comparison
+    from detour.suite import SuiteReport, TestOutcome
 
 EnvOpt = Annotated[Optional[str], typer.Option("--env", help=RUN_OPTIONS["--env"].help)]
 TemplateOpt = Annotated[Optional[str], typer.Option("--template", help=RUN_OPTIONS["--template"].help)]
@@ -169,6 +171,8 @@ def suite_table(report: SuiteReport) -> None:
 def failure(t: TestOutcome) -> str:
     """Why a test failed, in a few words: the agent stopped or never started, else its first
     failing assertion."""
+    from detour.suite import NOT_STARTED
+
     if t.passed:
         return ""
     if t.killed_reason:
@@ -197,6 +201,8 @@ def suite_run(suite: Annotated[Path, typer.Argument(help="An AgentDiff test suit
     """For each test: a fresh environment from its seed, the agent with DETOUR_PROMPT, its assertions.
     Exit code 1 unless every test passes."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from detour.suite import load_suite, ray_suite
 
     argv = agent_argv(shlex.split(agent), checked=image is None)  # another image may hold other programs
     total = len(load_suite(suite).tests) if test is None else 1

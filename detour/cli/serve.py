@@ -12,7 +12,6 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from certs.authority import CertificateAuthority
 from detour_core.policy import Policy
 from detour_core.secrets import SERVER, SecretStore
 from detour import background
@@ -78,6 +77,7 @@ def serve(host: str = "127.0.0.1",
     if replicas:
         replica_host, replica_port = host_port(replicas, "--replicas")
     if publish_ca:
+        from certs.authority import CertificateAuthority
         from sandbox.docker import IMAGE_TRUST
         CertificateAuthority(paths).ensure().publish(IMAGE_TRUST)
     stack = Stack(paths, host, proxy_port, replica_port, parts=parts, replica_host=replica_host,
