@@ -4,6 +4,8 @@ Every `detour serve`, embedded stack, proxy worker with the replicas in process 
 pays it, and the test suite starts ~150 stacks. CPU is counted over the stack's processes
 (their rusage once they are reaped), robust to a busy machine where wall is not; the first answer
 includes building the one pack it calls (packs are built on their first request: mock_services/app.py).
+Beside it, a `detour` command's own start (the CLI's imports and its command tree), which every
+command pays before it does anything and the tests pay some hundreds of times.
 `python -m bench.stack_start` runs it alone.
 """
 
@@ -12,6 +14,8 @@ from __future__ import annotations
 import os
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,6 +32,10 @@ from mock_services.store import EnvironmentStore
 
 FIRST = "https://slack.com/api/auth.test"
 ANSWER_TIMEOUT_S = 60.0  # the first answer waits for the replicas to load on a busy machine
+DETOUR = str(Path(sys.executable).parent / "detour")
+# Commands that start nothing: what is left of their CPU is the CLI's start (tests/unit/test_cli_imports.py
+# holds what they import).
+CLI_COMMANDS = (("--help",), ("stack", "status"), ("env", "list"))
 
 
 def children_cpu() -> float:
@@ -58,6 +66,20 @@ def one_start(state: StatePaths, env_id: str, in_process: bool) -> tuple[float, 
     return children_cpu() - cpu, (ready - start) * 1000, (answered - start) * 1000, parts
 
 
+def bench_cli_start(state: StatePaths, runs: int = 5) -> None:
+    """CPU-seconds and wall of `detour` commands that start no stack (median of `runs`)."""
+    env = os.environ | {"DETOUR_HOME": str(state.home), "DETOUR_BACKGROUND": "off"}
+    for args in CLI_COMMANDS:
+        rows = []
+        for _ in range(runs):
+            cpu, start = children_cpu(), time.perf_counter()
+            subprocess.run([DETOUR, *args], env=env, check=True, capture_output=True)
+            rows.append((children_cpu() - cpu, time.perf_counter() - start))
+        cpu, wall = (statistics.median(row[i] for row in rows) for i in range(2))
+        print(f"  CLI start, detour {' '.join(args):<13} CPU {cpu:5.2f} s   wall {wall * 1000:5.0f} ms   "
+              f"(median of {runs}, load {os.getloadavg()[0]:.1f})")
+
+
 def bench_stack_start(state: StatePaths, runs: int = 5) -> None:
     env_id = EnvironmentStore(state).create("slack_default").env_id
     for label, in_process in (("replicas over HTTP", False), ("replicas in process", True)):
@@ -66,6 +88,7 @@ def bench_stack_start(state: StatePaths, runs: int = 5) -> None:
         parts = ", ".join(f"{name} {statistics.median(row[3][name] for row in rows):.2f}" for name in rows[0][3])
         print(f"  stack start, {label:<19} CPU {cpu:5.2f} s ({parts})   ready {ready:5.0f} ms   "
               f"first answer {answered:5.0f} ms   (median of {runs}, load {os.getloadavg()[0]:.1f})")
+    bench_cli_start(state, runs)
 
 
 if __name__ == "__main__":
