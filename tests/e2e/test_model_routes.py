@@ -59,15 +59,23 @@ with an.messages.stream(model="claude-test", max_tokens=64, messages=ask) as str
         text += words
     final = stream.get_final_message()
 out["anthropic_stream"] = [text, final.usage.input_tokens, final.usage.output_tokens]
-seen = [json.dumps(dict(os.environ))]
+key = re.compile(r"sk-ant-[A-Za-z0-9_-]{20,}")
+found = set(key.findall(json.dumps(dict(os.environ))))
+def own(path, device):  # not a host folder shown in read-only (the runtime's: in /tmp when detour is)
+    try:
+        return os.stat(path).st_dev == device
+    except OSError:
+        return False
 for top in ("/tmp", "/etc", os.getcwd(), os.environ.get("HOME") or "/tmp"):
-    for folder, _, names in os.walk(top):
+    for folder, folders, names in os.walk(top):
+        device = os.stat(folder).st_dev
+        folders[:] = [f for f in folders if own(os.path.join(folder, f), device)]
         for name in names[:200]:
             try:
-                seen.append(open(os.path.join(folder, name), "rb").read(1 << 20).decode("latin-1"))
+                found.update(key.findall(open(os.path.join(folder, name), "rb").read(1 << 20).decode("latin-1")))
             except OSError:
                 pass
-out["key_shaped"] = sorted({k for text in seen for k in re.findall(r"sk-ant-[A-Za-z0-9_-]{20,}", text)})
+out["key_shaped"] = sorted(found)
 print(json.dumps(out))
 """
 BUDGET = r"""
