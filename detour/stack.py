@@ -237,7 +237,7 @@ class Stack:
                  parts: tuple[Part, ...] = PARTS, replica_host: str | None = None, console_logs: bool = False,
                  api_auth: bool = True, policy: Policy | None = None, upstream_hosts: dict[str, str] | None = None,
                  upstream_ca: Path | None = None, replicas_in_process: bool | None = None, workers: int = 1,
-                 audit_segment_mb: int | None = None) -> None:
+                 audit_segment_mb: int | None = None, fast_path: bool = True) -> None:
         """`replica_host`: the replicas run elsewhere (another container), at replica_port.
         `api_auth=False` lets callers of the platform API in without a key (loopback only).
         `policy`: the server's network policy, for every environment. `upstream_hosts` (name ->
@@ -248,7 +248,10 @@ class Stack:
         worker, and in a stack without a replica server. One worker that also runs the replicas
         serves fewer concurrent requests than one that hands them to the server's core.
         `workers`: how many proxy processes share the proxy's ports. `audit_segment_mb`: the
-        size at which an environment's records start a new file (the proxy's default: 64)."""
+        size at which an environment's records start a new file (the proxy's default: 64).
+        `fast_path`: the proxy carries plain replica-bound tunnels outside mitmproxy's layers,
+        answering from the replica app in its own process (proxy_addons/fast_path.py; never when
+        the replicas run elsewhere); off, to hold the two against each other (`make bench`)."""
         if workers < 1:
             raise DetourError(f"a stack needs at least one proxy worker, not {workers}")
         if not api_auth and host not in LOOPBACK:
@@ -270,6 +273,7 @@ class Stack:
         if replicas_in_process is None:
             replicas_in_process = workers > 1 or "replicas" not in parts
         self.replicas_in_process = replicas_in_process and replica_host is None
+        self.fast_path = fast_path and replica_host is None  # it answers from the replica app in its process
         self.workers = workers
         self.audit_segment_mb = audit_segment_mb
         from detour.proxy_user import ProxyUser  # a stack's, not a reader's of stack.json (the CLI's)
@@ -322,6 +326,7 @@ class Stack:
             "--set", f"detour_policy={server_policy_file(self.state)}",
             "--set", f"detour_sandbox_addresses={SANDBOX_ADDRESSES}",
             "--set", f"detour_replicas_in_process={str(self.replicas_in_process).lower()}",
+            "--set", f"detour_fast_path={str(self.fast_path).lower()}",
             "--set", f"detour_reuse_port={str(self.workers > 1).lower()}",
             *self.upstream_argv(files.upstream_ca),
             *(["--set", f"detour_audit_segment_mb={self.audit_segment_mb}"] if self.audit_segment_mb else []),

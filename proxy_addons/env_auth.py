@@ -31,6 +31,7 @@ REALM = 'Basic realm="detour"'
 class EnvAuth:
     def __init__(self) -> None:
         self.key: bytes | None = None
+        self.addresses = ""
         self.tunnels: weakref.WeakKeyDictionary[connection.Client, str] = weakref.WeakKeyDictionary()
 
     def load(self, loader) -> None:
@@ -40,6 +41,8 @@ class EnvAuth:
                           "Folder of files named by sandbox address, holding its environment id.")
 
     def configure(self, updated: set[str]) -> None:
+        if "detour_sandbox_addresses" in updated:  # kept: an option read costs a deep copy
+            self.addresses = ctx.options.detour_sandbox_addresses
         if "detour_signing_key" in updated:
             path = ctx.options.detour_signing_key
             if not path:
@@ -54,7 +57,7 @@ class EnvAuth:
         return self.registered_at(client.peername)
 
     def registered_at(self, peer: tuple | None) -> str | None:
-        folder = ctx.options.detour_sandbox_addresses
+        folder = self.addresses
         if not folder or not peer:
             return None
         try:

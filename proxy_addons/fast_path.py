@@ -141,16 +141,13 @@ class FastPath:
         if port != str(TLS_PORT) or is_address(host) or not is_replicated_host(host) or authorization is None:
             return None
         env_id = self.auth.proven(authorization, peer)
-        return Target(env_id, host, authorization) if env_id and self.policy(env_id, host) else None
+        return Target(env_id, host, authorization) if env_id and self.policy(env_id) else None
 
-    def policy(self, env_id: str, host: str) -> Policy | None:
-        """The environment's policy where nothing in it needs mitmproxy's layers for `host`: no
-        fault, no secret, and the host not let through to the vendor (a path no replica serves
-        would go there)."""
+    def policy(self, env_id: str) -> Policy | None:
+        """The environment's policy where nothing in it needs mitmproxy's layers: no fault and no
+        secret (a policy never lets a replicated host through to its vendor)."""
         policy = self.policies.for_env(env_id)
-        if policy.faults or policy.allows(host, TLS_PORT) or self.secrets.secrets_of(env_id):
-            return None
-        return policy
+        return None if policy.faults or self.secrets.secrets_of(env_id) else policy
 
     def context(self, *names: str) -> ssl.SSLContext:
         """The server side of a tunnel: mitmproxy's certificate for `names` (the CONNECT's host, and

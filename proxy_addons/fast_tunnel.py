@@ -18,6 +18,7 @@ import logging
 import ssl
 import time
 import urllib.parse
+from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from proxy_addons.routing import header_host
 
 CONNECTED = b"HTTP/1.1 200 Connection established\r\n\r\n"  # what mitmproxy answers a CONNECT
 READ_BYTES = 65536
+HELD_BYTES = 1024 * 1024  # unread by mitmproxy, at most, before the tunnel stops reading
 NOT_CARRIED = (b"transfer-encoding", b"upgrade", b"expect")  # a body of unknown length, a switch, a wait
 Handler = Callable[[object, object], Awaitable[None]]  # mitmproxy's regular-mode handler (reader, writer)
 log = logging.getLogger(__name__)
@@ -61,11 +63,58 @@ class FastPath(Protocol):
     limits: RateLimits
     audit: AuditRecorder
 
-    def policy(self, env_id: str, host: str) -> Policy | None: ...
+    def policy(self, env_id: str) -> Policy | None: ...
 
     def context(self, *names: str) -> ssl.SSLContext: ...
 
     def wake(self) -> None: ...
+
+
+class Pipe:
+    """What mitmproxy's handler reads a relayed tunnel from (it calls only `read`): bytes as the
+    tunnel hands them over, and a feeder that waits while more than HELD_BYTES are unread, so a
+    large body is never held whole; it stops waiting once mitmproxy's handler has ended."""
+
+    def __init__(self) -> None:
+        self.chunks: deque[bytes] = deque()
+        self.size, self.ended = 0, False
+        self.readable, self.room = asyncio.Event(), asyncio.Event()
+        self.room.set()
+
+    def feed(self, data: bytes) -> None:
+        if data:
+            self.chunks.append(data)
+            self.size += len(data)
+            self.readable.set()
+            if self.size > HELD_BYTES:
+                self.room.clear()
+
+    def end(self) -> None:
+        self.ended = True
+        self.readable.set()
+
+    def closed(self) -> None:
+        """mitmproxy's handler is done: nothing waits for it to read any more."""
+        self.chunks.clear()
+        self.room.set()
+
+    async def read(self, n: int = -1) -> bytes:
+        while not self.chunks and not self.ended:
+            self.readable.clear()
+            await self.readable.wait()
+        if not self.chunks:
+            return b""
+        data = self.chunks.popleft()
+        if 0 < n < len(data):
+            self.chunks.appendleft(data[n:])
+            data = data[:n]
+        self.size -= len(data)
+        if self.size <= HELD_BYTES:
+            self.room.set()
+        return data
+
+    async def drained(self) -> None:
+        await self.room.wait()
 
 
 class RelayWriter:
@@ -133,7 +182,7 @@ class Tunnel:
         self.parser = httptools.HttpRequestParser(self)
         self.current = Request()
         self.ready: list[Request] = []  # whole requests the fast path answers, in their order
-        self.relay: asyncio.StreamReader | None = None  # what mitmproxy reads, once it carries the rest
+        self.relay: Pipe | None = None  # what mitmproxy reads, once it carries the rest
         self.relay_writer: RelayWriter | None = None
         self.relay_task: asyncio.Future | None = None
 
@@ -161,6 +210,7 @@ class Tunnel:
         while data := await self.reader.read(READ_BYTES):
             if self.raw:
                 self.to_mitmproxy(data)
+                await self.relay.drained()
                 continue
             try:
                 self.parser.feed_data(data)
@@ -172,6 +222,8 @@ class Tunnel:
                 self.to_mitmproxy(data)
             if not await self.answer_ready():
                 return
+            if self.relay is not None:
+                await self.relay.drained()
 
     async def answer_ready(self) -> bool:
         """The fast path's answers, in order, then mitmproxy's; whether the connection goes on."""
@@ -230,7 +282,7 @@ class Tunnel:
         if {normal_host(header_host(given.decode("latin-1"))), normal_host(self.sni or host)} != {host}:
             return None
         size = request.header(b"content-length") or b"0"
-        policy = self.fast.policy(env_id, host)
+        policy = self.fast.policy(env_id)
         if not size.isdigit() or policy is None or int(size) > (policy.max_request_bytes or DEFAULT_MAX_REQUEST_BYTES):
             return None
         held = self.fast.held.of(env_id)
@@ -322,12 +374,12 @@ class Tunnel:
     def to_mitmproxy(self, data: bytes) -> None:
         """Bytes for mitmproxy's handler, started on the first: from here on it carries the rest."""
         if self.relay is None:
-            self.relay = asyncio.StreamReader()
+            self.relay = Pipe()
             self.relay_writer = RelayWriter(self.writer, self.peer, self.sockname)
             self.fast.relayed[(self.peer, self.sockname)] = self.sni
             self.relay_task = asyncio.ensure_future(self.mitmproxy(self.relay, self.relay_writer))
-        if data:
-            self.relay.feed_data(data)
+            self.relay_task.add_done_callback(lambda _: self.relay.closed())
+        self.relay.feed(data)
 
     def hand_over(self, request: Request) -> bool:
         """A whole request the fast path took, handed to mitmproxy after all."""
@@ -349,7 +401,7 @@ class Tunnel:
         is recorded as mitmproxy records one."""
         if self.relay is not None:
             self.relay_writer.release()
-            self.relay.feed_eof()
+            self.relay.end()
             try:
                 await self.relay_task
             except Exception:

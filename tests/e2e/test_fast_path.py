@@ -1,0 +1,119 @@
+"""The proxy's fast path (proxy_addons/fast_path.py): which tunnels it carries and which it leaves
+to mitmproxy, and that what a client gets and what the record says are the same either way.
+
+Who carried a tunnel shows in its TLS: the fast path offers HTTP/1.1 alone, mitmproxy offers h2
+to a client that asks for it."""
+
+import base64
+import socket
+import ssl
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from certs.authority import CertificateAuthority
+from detour.stack import Stack
+from detour_core.audit import AuditLog
+from detour_core.credentials import secret_for
+from detour_core.faults import Fault
+from detour_core.policy import Policy, policy_file, save_policy
+from detour_core.secrets import SecretStore
+from tests.conftest import LiveStack
+
+AUTH = {"Authorization": "Bearer xoxb-1"}
+
+
+def negotiated(stack: LiveStack, env_id: str, host: str = "slack.com") -> str | None:
+    """The application protocol a tunnel to `host` settles on, for a client offering h2 first."""
+    with socket.create_connection((stack.info.host, stack.info.proxy_port), timeout=10) as raw:
+        credentials = base64.b64encode(f"{env_id}:{secret_for(stack.state, env_id)}".encode()).decode()
+        raw.sendall(f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n"
+                    f"Proxy-Authorization: Basic {credentials}\r\n\r\n".encode())
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += raw.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 200"), answer
+        context = ssl.create_default_context(cafile=str(CertificateAuthority(stack.state).ensure().cert))
+        context.set_alpn_protocols(["h2", "http/1.1"])
+        with context.wrap_socket(raw, server_hostname=host) as tls:
+            return tls.selected_alpn_protocol()
+
+
+def test_plain_replica_tunnels_are_carried_and_the_rest_left_to_mitmproxy(live_stack):
+    plain, faulty, secret = live_stack.env(), live_stack.env(), live_stack.env()
+    save_policy(policy_file(live_stack.state, faulty),
+                Policy(faults=[Fault(kind="error", status=500, match="GET slack.com/api/never.called")]))
+    SecretStore(live_stack.state.secrets_dir).set(secret, "token", "sk-live-1", hosts=["api.example.test"])
+    assert negotiated(live_stack, plain) == "http/1.1"
+    assert negotiated(live_stack, plain, "api.github.com") == "http/1.1"
+    assert negotiated(live_stack, faulty) == "h2"
+    assert negotiated(live_stack, secret) == "h2"
+
+
+def exchange(stack: LiveStack, env_id: str) -> list:
+    """One kept connection's requests (routed, then one a rule denies, then more), and one on a
+    connection of its own whose Host header names another host; what each answered."""
+    proxy = stack.info.access(env_id, secret_for(stack.state, env_id)).url()
+    verify = str(CertificateAuthority(stack.state).ensure().bundle)
+    out = []
+    with httpx.Client(proxy=proxy, verify=verify, headers=AUTH, timeout=60) as client:
+        for method, url, body in [("POST", "https://slack.com/api/auth.test", None),
+                                  ("POST", "https://slack.com/api/chat.postMessage", {"channel": "general", "text": "a"}),
+                                  ("POST", "https://slack.com/api/conversations.list", None),
+                                  ("GET", "https://slack.com/not/an/api", None),
+                                  ("POST", "https://slack.com/api/chat.delete", {"channel": "general", "ts": "1"}),
+                                  ("POST", "https://slack.com/api/chat.postMessage", {"channel": "general", "text": "b" * 300}),
+                                  ("POST", "https://slack.com/api/auth.test", None)]:
+            answer = client.request(method, url, json=body)
+            out.append((answer.status_code, answer.headers.get("content-type"), answer.json().get("ok"),
+                        answer.json().get("error")))
+    with httpx.Client(proxy=proxy, verify=verify, headers=AUTH | {"Host": "api.github.com"}, timeout=60) as client:
+        out.append(client.post("https://slack.com/api/auth.test").status_code)
+    return out
+
+
+def read_records(stack: LiveStack, env_id: str) -> list:
+    return AuditLog(stack.state.audit_dir).read(env_id)[0]
+
+
+def records(stack: LiveStack, env_id: str) -> list:
+    return [(r.decision, r.status, r.method, r.path, r.service, r.reason, r.rule, r.http_version, r.request_bytes,
+             r.mode) for r in read_records(stack, env_id)]
+
+
+@pytest.fixture(scope="module")
+def mitmproxy_only(tmp_path_factory) -> Iterator[LiveStack]:
+    """A stack whose proxy leaves every flow to mitmproxy's layers, to hold the fast path against."""
+    from mock_services.store import EnvironmentStore
+    from detour_core.paths import StatePaths
+    root = tmp_path_factory.mktemp("mitmproxy-only")
+    state = StatePaths(root / "home").ensure()
+    with Stack(state, fast_path=False) as info:
+        yield LiveStack(state, info, EnvironmentStore(state), root)
+
+
+def test_answers_and_records_are_mitmproxys(live_stack, mitmproxy_only):
+    policy = Policy(rules=["deny POST slack.com/api/chat.delete"], max_request_bytes=200)
+    seen = {}
+    for name, stack in (("fast", live_stack), ("mitmproxy", mitmproxy_only)):
+        env_id = stack.env()
+        save_policy(policy_file(stack.state, env_id), policy)
+        seen[name] = exchange(stack, env_id), records(stack, env_id)
+    assert seen["fast"] == seen["mitmproxy"]
+    answers, recorded = seen["fast"]
+    assert [a if isinstance(a, int) else a[0] for a in answers] == [200, 200, 200, 404, 403, 413, 200, 403]
+    assert [r[0] for r in recorded] == ["routed"] * 4 + ["denied", "denied", "routed", "denied"]
+
+
+def test_a_fault_set_while_a_connection_is_kept_hits_its_next_request(live_stack):
+    env_id = live_stack.env()
+    proxy = live_stack.info.access(env_id, secret_for(live_stack.state, env_id)).url()
+    verify = str(CertificateAuthority(live_stack.state).ensure().bundle)
+    with httpx.Client(proxy=proxy, verify=verify, headers=AUTH, timeout=60) as client:
+        assert client.post("https://slack.com/api/auth.test").json()["ok"] is True
+        save_policy(policy_file(live_stack.state, env_id),
+                    Policy(faults=[Fault(kind="error", status=500, match="POST slack.com/api/auth.test")]))
+        assert client.post("https://slack.com/api/auth.test").status_code == 500
+    assert [(r.status, r.fault) for r in read_records(live_stack, env_id)] == [
+        (200, None), (500, "fault 1: error POST slack.com/api/auth.test")]
