@@ -101,7 +101,8 @@ def bench_stack_cpu_per_call(state: StatePaths, stack: Stack, info: StackInfo, e
             for _ in range(calls):
                 assert client.post(url, headers=AUTH).json()["ok"]
 
-    hop = "replicas in the proxy's process" if stack.replicas_in_process else "replicas over HTTP"
+    hop = ("the fast path" if stack.fast_path else "mitmproxy's layers, replicas " +
+           ("in process" if stack.replicas_in_process else "over HTTP"))
     for label, goal, way in (("a new connection per call", 2.0, a_connection_per_call),
                              ("one kept connection      ", 1.0, one_kept_connection)):
         way()  # warm: the environment's connection, the proxy's certificate for the host

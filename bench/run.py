@@ -134,11 +134,12 @@ def main() -> None:
             bench_ray()
             state.stack_file.unlink()
         if "--replicas-only" not in sys.argv:
-            section("the stack's CPU per replica call with the replicas in the proxy's process, and its floor: "
-                    "mitmproxy and a bare app (bench/proxy_floor.py)")
-            in_process = Stack(state, replicas_in_process=True)
-            with in_process as one_process:
-                bench_stack_cpu_per_call(state, in_process, one_process, env_id)
+            section("the stack's CPU per replica call without the fast path (mitmproxy's layers, the replicas "
+                    "over HTTP and in the proxy's process), and its floor: mitmproxy and a bare app (bench/proxy_floor.py)")
+            for in_process in (False, True):
+                layered = Stack(state, replicas_in_process=in_process, fast_path=False)
+                with layered as layered_info:
+                    bench_stack_cpu_per_call(state, layered, layered_info, env_id)
             bench_proxy_floor()
             section("replica call auth.test (HTTP keep-alive; through the proxy: HTTPS via CONNECT)")
             bench_proxy_hop(state, env_id)
