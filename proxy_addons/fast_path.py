@@ -110,7 +110,7 @@ class FastPath:
         fast = self
 
         async def handle_stream(instance, reader, writer=None) -> None:
-            if not fast.on or fast.app is None or writer is None:
+            if not fast.on or fast.app is None or not fast.app.done() or writer is None:  # loading: mitmproxy's
                 return await original(instance, reader, writer)
             await fast.handle(lambda r, w: original(instance, r, w), reader, writer)
         handle_stream.detour_fast_path = True

@@ -171,6 +171,18 @@ class Request:
         return found[0] if len(found) == 1 else None
 
 
+def handshake_error(error: OSError, host: str) -> str:
+    """Why a client broke off the handshake, in the words mitmproxy's TLS layer uses (the run's
+    trust warnings read them from the record)."""
+    if not isinstance(error, ssl.SSLError) or not error.reason:
+        return (f"The client disconnected during the handshake. If this happens consistently for {host}, "
+                "this may indicate that the client does not trust the proxy's certificate.")
+    alert = error.reason.lower().replace("_", " ")
+    if any(words in alert for words in ("unknown ca", "bad certificate", "certificate unknown")):
+        return f"The client does not trust the proxy's certificate for {host} ({alert})"
+    return f"The client may not trust the proxy's certificate for {host} ({alert})"
+
+
 class Tunnel:
     def __init__(self, fast: FastPath, target: Target, reader: asyncio.StreamReader,
                  writer: asyncio.StreamWriter, mitmproxy: Handler) -> None:
@@ -200,7 +212,7 @@ class Tunnel:
         try:
             await self.writer.start_tls(self.fast.context(self.target.host))
         except (ConnectionError, ssl.SSLError, OSError) as e:
-            self.note.tls_error = str(e) or "TLS handshake failed"
+            self.note.tls_error = handshake_error(e, self.target.host)
             return False
         self.tls = True
         self.sni = getattr(self.writer.get_extra_info("ssl_object"), "detour_sni", None)
@@ -349,6 +361,10 @@ class Tunnel:
 
         try:
             await app(scope, receive, send)
+        except Exception:  # answered as the replica server's uvicorn answers an app's error
+            log.exception("detour: the replica app failed on %s %s", scope["method"], routed)
+            answer.update(response=http.Response.make(500, b"", {"content-type": "text/plain; charset=utf-8"}),
+                          body=[b"Internal Server Error"])
         finally:
             sent.set()
         response: http.Response = answer["response"]
