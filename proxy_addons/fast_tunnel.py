@@ -164,7 +164,8 @@ class Request:
         self.body: list[bytes] = []
         self.keep = True
         self.verdict: Verdict | None = None  # set where the fast path answers it
-        self.policy, self.size = Policy(), 0
+        self.policy: Policy | None = None  # the environment's, where the fast path answers it
+        self.size = 0
 
     def header(self, name: bytes) -> bytes | None:
         found = [v for n, v in self.headers if n.lower() == name]
@@ -314,6 +315,7 @@ class Tunnel:
 
     async def serve(self, request: Request) -> bool:
         """Answered by the replica app; whether the connection goes on."""
+        assert request.policy is not None
         admitted = self.fast.limits.admit(self.target.env_id, self, request.policy, request.size)
         if isinstance(admitted, OverLimit):  # RateLimits answers it, paced as it paces its refusals
             return self.hand_over(request)
@@ -373,7 +375,7 @@ class Tunnel:
         return response
 
     def record(self, request: Request, body: bytes, response: http.Response) -> None:
-        assert request.verdict is not None
+        assert request.verdict is not None and request.policy is not None
         sent = http.Request(self.target.host, 443, request.method, b"https", b"", request.target,
                             f"HTTP/{request.version}".encode(), http.Headers(request.headers), body, None,
                             request.started, time.time())
