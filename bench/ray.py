@@ -1,76 +1,127 @@
-"""Ray's cost per rollout on this machine: the acme suite (15 tests, three times each) played by its
-scripted agent, two at once per node, on the namespace backend, through Ray with one, two and three
-nodes, each held against the same rollouts, as many at once, on one local stack run as a node runs
-its own (`detour serve` on loopback, driven over HTTP) just before and just after it. The nodes
-share the same two cores, so the figure is Ray's cost per rollout, not a speed-up; docs/scaling.md's
-sizing table reads it.
+"""Ray's cost per rollout on this machine: the acme suite (15 tests) played by its scripted agent on
+the namespace backend, through Ray with one, two and three nodes (two rollouts at once a node),
+each held against the same rollouts, as many at once, on one local stack run as a node runs its own
+(`detour serve` on loopback, driven over HTTP). The nodes share the same two cores, so the figure is
+Ray's cost per rollout, not a speed-up; docs/scaling.md's sizing table reads it.
 
-Each run, local or through Ray, has two timed windows of the same 45 rollouts on the same stacks:
-the first on fresh stacks (as a run that starts its stacks pays: each stack's first use, its packs'
-routes built on their first request, the warm interpreter's first forks, its first sandboxes), then,
-after every stack has played the whole suite once more on its own (not timed: the warm-up, the same
-for the local stack and each node's), the steady window. Both are printed; the goal (at most 10%
-more time a rollout through Ray) is judged on the steady one, which is what a trainer's node is in
-for all but its first minute, and on CPU time (wall time on two shared cores moves with others'
-load more than with Ray's cost; it is printed beside). With 15 rollouts a node on three nodes, the
-first window is mostly two more stacks' first use, which a trainer pays once a node.
+Two sides a configuration, both up at once, each a driver process taking orders on its stdin: the
+local stack's, and the Ray cluster's (tests/ray_cluster.py's, in a network namespace holding only
+`lo`; its driver calls detour_client.ray's start_stacks and spread, as `rollouts(ray_address=)`
+does). Their windows, each from the order to its last outcome, starts not counted:
+- fresh: the suite three times (45 rollouts) on stacks that have run nothing, as a run that starts
+  its stacks pays: each stack's first use (its packs' routes built on their first request, in the
+  replica server and in the proxy's fast path; the warm interpreter's start, the first sandboxes);
+- then each stack, the local one and each node's, plays the suite once on its own (not timed);
+- steady: windows of the suite twice (30 rollouts) in the order local, Ray, Ray, local, four a side,
+  so that others' load drifting meanwhile weighs on both sides alike.
+The goal (at most 10% more time a rollout through Ray) is judged on the steady windows, what a
+trainer's node is in for all but its first minute, and on CPU time: wall time on two shared cores
+moves with others' load more than with Ray's cost (it is printed beside). With 15 rollouts a node on
+three nodes, the fresh window is mostly two more stacks' first use, paid once a node.
 
-Time a rollout is wall seconds and CPU-seconds of exactly the run's processes: this process enters
-a cgroup of its own in the cgroup v2 hierarchy (cpu.stat's usage_usec), and so does everything it
-starts: the driver, Ray's daemons and workers, each stack with its proxy and its sandboxes. Stacks
-move their proxies and sandboxes into cgroups of their own in the v1 hierarchies (memory, pids,
-cpuacct), which leave their v2 membership as it was; on a machine with cgroup v2 alone they would
-leave the group, and the bench says so. Others' work on the machine is not counted (the whole
-machine's busy CPU, /proc/stat, is printed beside it: equal to it on an idle machine). Each cluster
-is made as the tests make theirs (tests/ray_cluster.py: nodes and driver in a network namespace
-holding only `lo`). Both clocks of a window start at its first outcome and stop at its last, so
-starts are not counted; printed, never asserted."""
+CPU-seconds are exactly each side's processes': each side's driver starts in a cgroup v2 of its own
+(cpu.stat's usage_usec, those that have ended included), and so does everything it starts, as do
+the cluster's nodes with their workers: each stack with its proxy and its sandboxes, which stacks
+move into cgroups of their own only in the v1 hierarchies (memory, pids, cpuacct); on a machine with
+cgroup v2 alone they would leave it, and the bench says so. Others' work is not counted (the whole
+machine's busy CPU, /proc/stat, is printed beside it: equal to it on an idle machine), nor is the
+idle side's. Where a side's CPU went is printed too, by part: its long-lived processes by their
+command line (PARTS), and what ended within the window (sandboxes, forks). Printed, never asserted."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
+import operator
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from itertools import chain, islice
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from functools import reduce
+from itertools import chain
 from pathlib import Path
+from typing import NoReturn
+
+import psutil
 
 from detour_client import Outcome
 from detour_client.ray import ServedStack
 from detour_client.rollouts import plan, read_suite
 from sandbox import cgroups
-from tests.ray_cluster import cluster
+from tests.ray_cluster import Cluster, cluster
 
 ROOT = Path(__file__).parents[1]
 SUITE = ROOT / "examples" / "suites" / "acme.json"
 AGENT = ["python3", str(ROOT / "tests" / "agents" / "acme_suite.py")]
+DETOUR = [str(Path(sys.executable).parent / "detour")]
 PER_NODE = 2
-TIMES = 3  # each of the suite's 15 tests: 45 rollouts a window
+FRESH = 3  # the suite's 15 tests three times: the fresh window's 45 rollouts
+STEADY = 2  # twice: 30 rollouts a steady window
+ORDER = "LRRLLRRL"  # the steady windows, local and Ray
 GOAL = 0.10  # at most 10% more a rollout through Ray
 CODE = ("detour", "detour_core", "detour_client", "proxy_addons", "mock_services", "sandbox/*.py", "tests/agents")
-# The Ray side's driver (in the cluster's namespace): bench.ray.phased, each outcome a JSON line.
-DRIVER = f"""
-import dataclasses, json, sys
-sys.path.insert(0, {str(ROOT)!r})
-from bench.ray import phased
-for outcome in phased(**json.loads(sys.argv[1])):
-    print(json.dumps(dataclasses.asdict(outcome)), flush=True)
-"""
+# A side's processes by what their command line holds, for where its CPU went.
+PARTS = (("proxy_addons", "proxy"), ("uvicorn", "app server"), ("forkserver", "warm interpreter"),
+         ("sandbox.dns", "dns"), ("detour serve", "detour serve"), ("drive(", "driver"), ("ray::", "Ray actor"),
+         ("agent", "Ray agents"), ("gcs_server", "Ray GCS"), ("raylet", "raylet"), ("ray start", "ray start"))
+DRIVER = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from bench.ray import drive; drive(sys.argv[1])"
 
 
 @dataclass
 class Figures:
-    wall_s: float  # a rollout, from the window's first outcome to its last
-    cpu_s: float  # the run's processes' (the cgroup's)
+    wall_s: float  # the windows' wall seconds
+    cpu_s: float  # the side's processes' CPU-seconds in them
     machine_cpu_s: float  # the whole machine's, others' work included
-    count: int
-    nodes: int
-    score: float  # mean: the scripted agent passes every test, 1.0
-    failed: tuple[str, ...] = ()  # the tests of those that did not pass: a failed rollout is a cheaper one
+    done: list[Outcome]
+    parts: Counter[str] = field(default_factory=Counter)  # CPU-seconds by part (PARTS)
+
+    def __add__(self, other: Figures) -> Figures:
+        return Figures(self.wall_s + other.wall_s, self.cpu_s + other.cpu_s, self.machine_cpu_s + other.machine_cpu_s,
+                       self.done + other.done, self.parts + other.parts)
+
+    def each(self, seconds: float) -> float:
+        return seconds / len(self.done)
+
+    def failed(self) -> str:
+        """The tests of the rollouts that did not pass (a failed rollout is a cheaper one)."""
+        names = sorted({o.id for o in self.done if not o.passed})
+        return f"; not passed: {', '.join(names)}" if names else ""
+
+
+def drive(where: str) -> None:
+    """A side's driver: its stacks up ("ready"), then each order on stdin ({"n", "workers", "each"}:
+    the suite n times, `workers` at once a stack, on each stack alone one after another or over
+    all), its outcomes as JSON lines, then "done"."""
+    data = read_suite(SUITE)
+    with contextlib.ExitStack() as up:
+        if where == "local":
+            served = ServedStack(DETOUR, prefix="detour-bench-ray-")
+            up.callback(served.stop)
+
+            def run(n: int, workers: int, each: bool) -> Iterator[Outcome]:
+                return served.stack.rollouts(data, AGENT, n=n, workers=workers, backend="namespace")
+        else:
+            import ray
+
+            from detour_client.ray import spread, start_stacks, stop_stacks
+            ray.init(address=where, log_to_driver=False)
+            up.callback(ray.shutdown)
+            actors = start_stacks(DETOUR, PER_NODE)
+            up.callback(stop_stacks, actors)
+
+            def run(n: int, workers: int, each: bool) -> Iterator[Outcome]:
+                parts = [{node: actor} for node, actor in actors.items()] if each else [actors]
+                return chain.from_iterable(spread(part, data, plan(data, n), AGENT, workers, {"backend": "namespace"})
+                                           for part in parts)
+        print("ready", flush=True)
+        for order in sys.stdin:
+            for outcome in run(**json.loads(order)):
+                print(json.dumps(asdict(outcome)), flush=True)
+            print("done", flush=True)
 
 
 def machine_busy_s() -> float:
@@ -85,104 +136,96 @@ def v2_hierarchy() -> Path:
                 if words[2] == "cgroup2")
 
 
-@contextlib.contextmanager
-def counted() -> Iterator[Callable[[], float]]:
-    """This process, and every process it starts from now on, in a cgroup v2 of its own; yields a
-    reader of the CPU-seconds they have spent, those that have ended included. Back at the end."""
-    mine = next(line[3:] for line in Path("/proc/self/cgroup").read_text().splitlines() if line.startswith("0::"))
-    home = v2_hierarchy() / mine.lstrip("/")
-    group = home / f"detour-bench-ray-{os.getpid()}"
-    group.mkdir()
-    (group / "cgroup.procs").write_text(str(os.getpid()))
-    try:
-        yield lambda: cgroups.counter(group / "cpu.stat", "usage_usec") / 1e6
-    finally:
-        (home / "cgroup.procs").write_text(str(os.getpid()))
-        with contextlib.suppress(OSError):  # a straggler still in it keeps it; its counter is harmless
-            group.rmdir()
+class Side:
+    """One side's cgroup v2 and its driver in it."""
 
+    def __init__(self, name: str) -> None:
+        mine = next(line[3:] for line in Path("/proc/self/cgroup").read_text().splitlines() if line.startswith("0::"))
+        self.home = v2_hierarchy() / mine.lstrip("/")
+        self.group = self.home / f"detour-bench-ray-{os.getpid()}-{name}"
+        self.group.mkdir()
+        self.driver: subprocess.Popen | None = None
+        self.log = Path(os.devnull)  # what the driver says on stderr
 
-def per_rollout(outcomes: Iterator[Outcome], cpu: Callable[[], float]) -> Figures:
-    """Wall and CPU seconds a rollout from the first outcome to the last, how many, on how many nodes."""
-    first = next(outcomes)
-    started, spent, busy = time.perf_counter(), cpu(), machine_busy_s()
-    rest = list(outcomes)
-    elapsed, spent, busy = time.perf_counter() - started, cpu() - spent, machine_busy_s() - busy
-    done = [first, *rest]
-    each = max(len(rest), 1)
-    return Figures(elapsed / each, spent / each, busy / each, len(done), len({o.node for o in done}),
-                   sum(o.score for o in done) / len(done), tuple(sorted({o.id for o in done if not o.passed})))
-
-
-def windows(outcomes: Iterator[Outcome], stacks: int, cpu: Callable[[], float]) -> tuple[Figures, Figures]:
-    """The fresh window and the steady one of a run's outcomes, the warm-up between them skipped:
-    the suite's tests TIMES times, once on each of `stacks` stacks, TIMES times again."""
-    window = len(plan(read_suite(SUITE), TIMES))
-    fresh = per_rollout(islice(outcomes, window), cpu)
-    for _ in islice(outcomes, window // TIMES * stacks):
-        pass
-    steady = per_rollout(islice(outcomes, window), cpu)
-    assert next(outcomes, None) is None, "more outcomes than the windows and the warm-up"
-    return fresh, steady
-
-
-def phased(suite: str, agent: list[str], ray_address: str, stack_command: list[str], n: int, workers: int,
-           **options: object) -> Iterator[Outcome]:
-    """In the driver: the suite `n` times over fresh stacks, one node's; then the suite once on each
-    node's stack alone (its warm-up); then `n` times again over all of them."""
-    import ray
-
-    from detour_client.ray import spread, start_stacks, stop_stacks
-    data = read_suite(suite)
-    ray.init(address=ray_address, log_to_driver=False)
-    actors = start_stacks(stack_command, workers)
-    try:
-        yield from spread(actors, data, plan(data, n), agent, workers, options)
-        for node, actor in actors.items():
-            yield from spread({node: actor}, data, plan(data), agent, workers, options)
-        yield from spread(actors, data, plan(data, n), agent, workers, options)
-    finally:
-        stop_stacks(actors)
-        ray.shutdown()
-
-
-def local(workers: int) -> tuple[Figures, Figures]:
-    """The same windows on one local stack, `workers` at once (its warm-up, as a node's, PER_NODE at once)."""
-    with counted() as cpu:
-        served = ServedStack([str(Path(sys.executable).parent / "detour")], prefix="detour-bench-ray-")
-        play = {"agent": AGENT, "backend": "namespace"}
+    @contextlib.contextmanager
+    def inside(self) -> Iterator[None]:
+        """What this process starts meanwhile starts in the side's group."""
+        (self.group / "cgroup.procs").write_text(str(os.getpid()))
         try:
-            return windows(chain(served.stack.rollouts(SUITE, n=TIMES, workers=workers, **play),
-                                 served.stack.rollouts(SUITE, n=1, workers=PER_NODE, **play),
-                                 served.stack.rollouts(SUITE, n=TIMES, workers=workers, **play)), 1, cpu)
+            yield
         finally:
-            served.stop()
+            (self.home / "cgroup.procs").write_text(str(os.getpid()))
+
+    def cpu_s(self) -> float:
+        return cgroups.counter(self.group / "cpu.stat", "usage_usec") / 1e6
+
+    def start(self, argv: list[str], log: Path, env: dict[str, str] | None = None) -> None:
+        self.log = log
+        with self.inside(), log.open("ab") as said:
+            self.driver = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=said,
+                                           text=True)
+        if self.driver.stdout.readline() != "ready\n":
+            self.died()
+
+    def died(self) -> NoReturn:
+        raise AssertionError(f"the driver exited {self.driver.wait()}: {self.log.read_text(errors='replace')[-2000:]}")
+
+    def parts(self) -> dict[int, tuple[str, float, float]]:
+        """The group's processes now: pid -> part (PARTS), start time, CPU-seconds."""
+        found = {}
+        for pid in (self.group / "cgroup.procs").read_text().split():
+            with contextlib.suppress(psutil.Error):
+                process = psutil.Process(int(pid))
+                words = " ".join(process.cmdline()[:3]) or process.name()  # not options naming other parts
+                used = process.cpu_times()
+                found[process.pid] = (next((part for word, part in PARTS if word in words), process.name()),
+                                      process.create_time(), used.user + used.system)
+        return found
+
+    def window(self, n: int, workers: int, each: bool = False) -> Figures:
+        """The suite n times, from the order to the last outcome."""
+        before = self.parts()
+        started, spent, busy = time.perf_counter(), self.cpu_s(), machine_busy_s()
+        self.driver.stdin.write(json.dumps({"n": n, "workers": workers, "each": each}) + "\n")
+        self.driver.stdin.flush()
+        done = []
+        for line in self.driver.stdout:
+            if line == "done\n":
+                break
+            done.append(Outcome(**json.loads(line)))
+        else:
+            self.died()
+        figures = Figures(time.perf_counter() - started, self.cpu_s() - spent, machine_busy_s() - busy, done)
+        for pid, (part, made, used) in self.parts().items():
+            was = before.get(pid)
+            figures.parts[part] += used - (was[2] if was and was[1] == made else 0)
+        figures.parts["ended meanwhile: sandboxes, forks"] = figures.cpu_s - sum(figures.parts.values())
+        return figures
+
+    def stop(self) -> None:
+        if self.driver:
+            self.driver.stdin.close()  # the driver stops its stacks and leaves
+            self.driver.wait()
+
+    def remove(self) -> None:
+        with contextlib.suppress(OSError):  # a straggler still in it keeps it; its counter is harmless
+            self.group.rmdir()
 
 
-def through_ray(nodes: int) -> tuple[Figures, Figures]:
-    with counted() as cpu, cluster(nodes) as made:
-        return windows(made.rollouts(SUITE, AGENT, program=DRIVER, n=TIMES, workers=PER_NODE, backend="namespace"),
-                       nodes, cpu)
-
-
-def around(before: Figures, after: Figures) -> Figures:
-    """The local figure a Ray run is held against: the mean of the local runs just before and after
-    it, so that the load others put on the machine meanwhile weighs on both sides alike."""
-    return Figures((before.wall_s + after.wall_s) / 2, (before.cpu_s + after.cpu_s) / 2,
-                   (before.machine_cpu_s + after.machine_cpu_s) / 2, before.count + after.count, 1,
-                   (before.score + after.score) / 2, before.failed + after.failed)
-
-
-def show(label: str, got: Figures, base: Figures | None = None) -> tuple[float, float]:
-    """One window's line; the wall and CPU a rollout against `base` (0 without one)."""
-    extra = (got.wall_s / base.wall_s - 1, got.cpu_s / base.cpu_s - 1) if base else (0.0, 0.0)
-    against = (f" ({extra[0] * 100:+.1f}% wall, {extra[1] * 100:+.1f}% CPU, machine CPU "
-               f"{(got.machine_cpu_s / base.machine_cpu_s - 1) * 100:+.1f}%, against the local runs around it)"
-               if base else "")
-    print(f"    {label}: {1 / got.wall_s:.2f} rollouts/s, {got.wall_s:.3f} s and {got.cpu_s:.3f} CPU-s a rollout "
-          f"(machine {got.machine_cpu_s:.3f}){against}; {got.count} rollouts on {got.nodes} node(s), "
-          f"mean score {got.score:.3f}{'; not passed: ' + ', '.join(got.failed) if got.failed else ''}")
-    return extra
+@contextlib.contextmanager
+def sides(nodes: int) -> Iterator[tuple[Side, Side]]:
+    """The local side and a cluster of `nodes` with its driver, both up; all stopped at the end."""
+    local, ray_side = Side("local"), Side("ray")
+    with contextlib.ExitStack() as up:
+        up.callback(ray_side.remove)
+        up.callback(local.remove)
+        up.callback(local.stop)
+        with ray_side.inside():
+            made: Cluster = up.enter_context(cluster(nodes))
+        up.callback(ray_side.stop)  # before the cluster goes: the driver stops the nodes' stacks
+        ray_side.start([*made.enter, sys.executable, "-c", DRIVER, made.address], made.folder / "driver.log", made.env)
+        local.start([sys.executable, "-c", DRIVER, "local"], made.folder / "local-driver.log")
+        yield local, ray_side
 
 
 def tree() -> str:
@@ -201,29 +244,52 @@ def load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def show(label: str, got: Figures, base: Figures | None = None) -> tuple[float, float]:
+    """One side's line; its wall and CPU a rollout against `base`'s (0 without one)."""
+    extra = ((got.each(got.wall_s) / base.each(base.wall_s) - 1, got.each(got.cpu_s) / base.each(base.cpu_s) - 1)
+             if base else (0.0, 0.0))
+    against = f" ({extra[1] * 100:+.1f}% CPU, {extra[0] * 100:+.1f}% wall against the local stack)" if base else ""
+    print(f"    {label}: {got.each(got.cpu_s):.3f} CPU-s and {got.each(got.wall_s):.3f} s a rollout "
+          f"({len(got.done) / got.wall_s:.2f} rollouts/s; machine {got.each(got.machine_cpu_s):.3f} CPU-s){against}; "
+          f"{len(got.done)} rollouts on {len({o.node for o in got.done})} node(s){got.failed()}")
+    if got.parts:
+        print("      CPU-s a rollout by part: " + ", ".join(f"{part} {got.each(used):.3f}"
+                                                          for part, used in got.parts.most_common() if used >= 0.0005))
+    return extra
+
+
+def configuration(nodes: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """One configuration's fresh and steady figures, printed; Ray's extra (wall, CPU) in each."""
+    at_once = PER_NODE * nodes  # the local stack as many at once: contention costs CPU too
+    with sides(nodes) as (local, ray_side):
+        print(f"  {nodes} node(s), {at_once} rollouts at once; load average {load()}; code {(code := tree())}")
+        fresh = local.window(FRESH, at_once), ray_side.window(FRESH, PER_NODE)
+        local.window(1, PER_NODE), ray_side.window(1, PER_NODE, each=True)  # the warm-up, a pass a stack
+        steady: dict[str, list[Figures]] = {"L": [], "R": []}
+        for side in ORDER:
+            steady[side].append(local.window(STEADY, at_once) if side == "L" else ray_side.window(STEADY, PER_NODE))
+    if tree() != code:
+        print(f"    the code changed meanwhile ({tree()}): these figures compare different code")
+    show("fresh stacks, local", fresh[0])
+    first = show(f"fresh stacks, ray, {nodes} node(s)", fresh[1], fresh[0])
+    print(f"    steady windows' CPU-s a rollout, in the order {ORDER}: "
+          + "; ".join(f"{side} " + ", ".join(f"{w.each(w.cpu_s):.3f}" for w in got) for side, got in steady.items()))
+    local_steady, ray_steady = (reduce(operator.add, steady[side]) for side in "LR")
+    show("steady, local", local_steady)
+    then = show(f"steady, ray, {nodes} node(s)", ray_steady, local_steady)
+    print(f"    load average at the end {load()}")
+    return first, then
+
+
 def bench_ray() -> None:
     if cgroups.available() == "cgroup v2":
-        print("  cgroup v2 alone: the stacks move their proxies and sandboxes out of the bench's group, "
-              "so its CPU figures leave them out")
-    worst = {"fresh": [0.0, 0.0], "steady": [0.0, 0.0]}
-    for nodes in (1, 2, 3):
-        at_once = PER_NODE * nodes  # the local runs as many at once: contention costs CPU too
-        print(f"  {nodes} node(s), {at_once} rollouts at once; load average {load()}; code {(code := tree())}")
-        before = local(at_once)
-        got = through_ray(nodes)
-        after = local(at_once)
-        if tree() != code:
-            print(f"    the code changed during this configuration ({tree()}): its figures compare different code")
-        for name, i in (("fresh", 0), ("steady", 1)):
-            show(f"{name}, local stack before", before[i])
-            extra = show(f"{name}, ray, {nodes} node(s)", got[i], around(before[i], after[i]))
-            worst[name] = [max(w, e) for w, e in zip(worst[name], extra, strict=True)]
-            show(f"{name}, local stack after", after[i])
-    (wall, cpu), (fresh_wall, fresh_cpu) = worst["steady"], worst["fresh"]
+        print("  cgroup v2 alone: the stacks move their proxies and sandboxes out of the sides' groups, "
+              "so the CPU figures leave them out")
+    fresh, steady = zip(*(configuration(nodes) for nodes in (1, 2, 3)), strict=True)
+    (wall, cpu), (fresh_wall, fresh_cpu) = (tuple(map(max, zip(*extra, strict=True))) for extra in (steady, fresh))
     print(f"  goal, at most {GOAL * 100:.0f}% more CPU time a rollout through Ray, steady (every stack past its "
           f"first use): {'met' if cpu <= GOAL else 'NOT MET'} (worst {cpu * 100:+.1f}%, wall {wall * 100:+.1f}%; "
-          f"with each stack's first use in the window: {fresh_cpu * 100:+.1f}%, wall {fresh_wall * 100:+.1f}%); "
-          f"load average at the end: {load()}")
+          f"with each stack's first use in the window: {fresh_cpu * 100:+.1f}%, wall {fresh_wall * 100:+.1f}%)")
 
 
 if __name__ == "__main__":

@@ -109,14 +109,13 @@ class Cluster:
             return {}
         return dict(word.split("=") for word in done.stdout.split())
 
-    def rollouts(self, suite: Path, agent: list[str], program: str = DRIVER, **options: object) -> Iterator[Outcome]:
-        """`Client().rollouts(..., ray_address=)` (or another driver `program` taking the same JSON
-        arguments and printing the same lines) from a driver in the namespace, each outcome as it
+    def rollouts(self, suite: Path, agent: list[str], **options: object) -> Iterator[Outcome]:
+        """`Client().rollouts(..., ray_address=)` from a driver in the namespace, each outcome as it
         comes; the driver is stopped when the stream is closed early."""
         args = {"suite": str(suite), "agent": agent, "ray_address": self.address,
                 "stack_command": [str(BIN / "detour")], **options}
         with (self.folder / "driver.log").open("ab") as log:
-            driver = subprocess.Popen([*self.enter, sys.executable, "-c", program, json.dumps(args)], env=self.env,
+            driver = subprocess.Popen([*self.enter, sys.executable, "-c", DRIVER, json.dumps(args)], env=self.env,
                                       stdout=subprocess.PIPE, stderr=log, text=True)
         try:
             for line in driver.stdout:
