@@ -38,6 +38,8 @@ from proxy_addons.replicas_in_process import replica_app
 from proxy_addons.routing import parse_address
 
 HEAD_END = b"\r\n\r\n"
+CONNECT = b"CONNECT "
+READ_BYTES = 65536
 TLS_PORT = 443
 
 
@@ -118,14 +120,16 @@ class FastPath:
 
     async def handle(self, mitmproxy, reader, writer) -> None:
         """The connection's first request head decides who carries it."""
-        try:
-            head = await reader.readuntil(HEAD_END)
-        except asyncio.IncompleteReadError as e:
-            return await mitmproxy(Prefixed(e.partial, reader), writer)
-        except asyncio.LimitOverrunError:
-            return await mitmproxy(reader, writer)  # nothing was taken from the reader
+        head = await reader.read(READ_BYTES)  # what came first: a CONNECT waits for its whole head
+        if head.startswith(CONNECT) and HEAD_END not in head:
+            try:
+                head += await reader.readuntil(HEAD_END)
+            except asyncio.IncompleteReadError as e:
+                head += e.partial
+            except asyncio.LimitOverrunError:
+                pass  # nothing more was taken from the reader
         peer = writer.get_extra_info("peername")
-        target = self.target(head, peer)
+        target = self.target(head, peer) if head.endswith(HEAD_END) else None  # bytes behind it: mitmproxy's
         if target is None:
             return await mitmproxy(Prefixed(head, reader), writer)
         await Tunnel(self, target, reader, writer, mitmproxy).run()

@@ -172,13 +172,10 @@ class Request:
         return found[0] if len(found) == 1 else None
 
 
-def handshake_error(error: OSError, host: str) -> str:
+def handshake_error(error: ssl.SSLError, host: str) -> str:
     """Why a client broke off the handshake, in the words mitmproxy's TLS layer uses (the run's
     trust warnings read them from the record)."""
-    if not isinstance(error, ssl.SSLError) or not error.reason:
-        return (f"The client disconnected during the handshake. If this happens consistently for {host}, "
-                "this may indicate that the client does not trust the proxy's certificate.")
-    alert = error.reason.lower().replace("_", " ")
+    alert = (error.reason or str(error)).lower().replace("_", " ")
     if any(words in alert for words in ("unknown ca", "bad certificate", "certificate unknown")):
         return f"The client does not trust the proxy's certificate for {host} ({alert})"
     return f"The client may not trust the proxy's certificate for {host} ({alert})"
@@ -212,8 +209,10 @@ class Tunnel:
         self.writer.write(CONNECTED)
         try:
             await self.writer.start_tls(self.fast.context(self.target.host))
-        except (ConnectionError, ssl.SSLError, OSError) as e:
+        except ssl.SSLError as e:
             self.note.tls_error = handshake_error(e, self.target.host)
+            return False
+        except (ConnectionError, OSError):  # gone before a handshake: a tunnel closed without a request
             return False
         self.tls = True
         self.sni = getattr(self.writer.get_extra_info("ssl_object"), "detour_sni", None)
@@ -324,9 +323,9 @@ class Tunnel:
         app = (await asyncio.wrap_future(self.fast.app)).app  # the scope is made right here: no AsgiScope mending
         body = b"".join(request.body)
         response = await self.call(app, request, body)
+        self.record(request, body, response)  # before the client has the answer, as a flow's response hook
         self.writer.write(assemble_response(response))
         await self.writer.drain()
-        self.record(request, body, response)
         self.fast.wake()
         return request.keep and response.headers.get("connection", "").lower() != "close"
 
