@@ -38,6 +38,7 @@ from proxy_addons.held_services import HeldServices
 from proxy_addons.rate_limits import OverLimit, RateLimits
 from proxy_addons.routing import header_host
 
+TLS_PORT = 443  # the only port the fast path carries tunnels to
 CONNECTED = b"HTTP/1.1 200 Connection established\r\n\r\n"  # what mitmproxy answers a CONNECT
 READ_BYTES = 65536
 HELD_BYTES = 1024 * 1024  # unread by mitmproxy, at most, before the tunnel stops reading
@@ -186,7 +187,7 @@ class Tunnel:
                  writer: asyncio.StreamWriter, mitmproxy: Handler) -> None:
         self.fast, self.target, self.reader, self.writer, self.mitmproxy = fast, target, reader, writer, mitmproxy
         self.peer, self.sockname = writer.get_extra_info("peername"), writer.get_extra_info("sockname")
-        self.note = Connection(connect=(target.host, 443), env_id=target.env_id)
+        self.note = Connection(connect=(target.host, TLS_PORT), env_id=target.env_id)
         self.sni: str | None = None
         self.tls = self.recorded = self.raw = False
         self.parser = httptools.HttpRequestParser(self)
@@ -303,7 +304,7 @@ class Tunnel:
                 or policy.rule_for(host, request.method.decode("latin-1"), path) is not None:
             return None
         request.policy, request.size = policy, int(size)
-        return Verdict(decision="routed", env_id=env_id, host=host, port=443, scheme="https", path=path,
+        return Verdict(decision="routed", env_id=env_id, host=host, port=TLS_PORT, scheme="https", path=path,
                        service=service)
 
     @staticmethod
@@ -375,7 +376,7 @@ class Tunnel:
 
     def record(self, request: Request, body: bytes, response: http.Response) -> None:
         assert request.verdict is not None and request.policy is not None
-        sent = http.Request(self.target.host, 443, request.method, b"https", b"", request.target,
+        sent = http.Request(self.target.host, TLS_PORT, request.method, b"https", b"", request.target,
                             f"HTTP/{request.version}".encode(), http.Headers(request.headers), body, None,
                             request.started, time.time())
         self.fast.audit.log_exchange(self, request.verdict, request.policy, sent, response, client=self.client,
@@ -424,7 +425,7 @@ class Tunnel:
             except Exception:
                 log.exception("detour: a relayed tunnel failed")
         elif not self.recorded:
-            self.fast.audit.log_unrequested(self, self.note, self.client, "regular", self.sni or "", 443, self.tls)
+            self.fast.audit.log_unrequested(self, self.note, self.client, "regular", self.sni or "", TLS_PORT, self.tls)
         self.fast.limits.client_disconnected(self)
         self.fast.relayed.pop((self.peer, self.sockname), None)
         self.writer.close()
