@@ -69,6 +69,7 @@ LABEL = "detour.sandbox"
 OWNER_LABEL = "detour.owner"
 STREAMS = {1: "stdout", 2: "stderr"}
 POOL_VARIABLE = "DETOUR_DOCKER_POOL"  # containers kept started ahead per image (default: none)
+ENGINE_WAIT_S = 300
 
 
 class DockerUnavailable(DetourError):
@@ -76,9 +77,12 @@ class DockerUnavailable(DetourError):
 
 
 def connect_engine() -> docker.DockerClient:
-    """The engine DOCKER_HOST (or the default socket) names."""
+    """The engine DOCKER_HOST (or the default socket) names. It gets ENGINE_WAIT_S to answer
+    a call, not docker-py's minute: an engine committing a large image beside running containers
+    on two cores has been seen to take longer than a minute over an inspect, which failed runs
+    that would have gone on (the docker CLI waits as long as it takes)."""
     try:
-        client = docker.from_env(max_pool_size=64)
+        client = docker.from_env(max_pool_size=64, timeout=ENGINE_WAIT_S)
         client.ping()
     except docker.errors.DockerException as e:
         raise DockerUnavailable(f"no Docker engine: {e}") from None

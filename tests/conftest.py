@@ -89,13 +89,24 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if OWN_RUN and node_clients_lock().exists():  # a worker of this run made or looked for the image
         import docker
-        client = docker.from_env()
+        import requests
+
+        from sandbox.docker import DockerUnavailable, connect_engine
+        tag = node_clients_tag()
         try:
-            client.images.remove(node_clients_tag(), force=True)
+            client = connect_engine()  # the engine's wait, as detour's own runs wait for it
+            try:
+                client.images.remove(tag, force=True)
+            finally:
+                client.close()
         except docker.errors.ImageNotFound:
             pass
+        except (DockerUnavailable, docker.errors.DockerException, requests.exceptions.RequestException) as e:
+            # One line, after the run's own summary: the tests' results stand, the image is left.
+            said = f"tests: the image {tag} is left ({e}): docker rmi -f {tag}"
+            session.config.add_cleanup(lambda: print(said))
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         finally:
-            client.close()
             node_clients_lock().unlink(missing_ok=True)
 
 

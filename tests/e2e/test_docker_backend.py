@@ -32,8 +32,8 @@ DETOUR = str(Path(sys.executable).parent / "detour")
 
 @pytest.fixture(scope="module")
 def engine():
-    import docker
-    client = docker.from_env()
+    from sandbox.docker import connect_engine
+    client = connect_engine()
     yield client
     client.close()
 

@@ -154,7 +154,7 @@ def foreign_image(tmp_path_factory):
     detour's (the python stage of detour's Dockerfile, from the base `images build` used). Built
     from that stage's text alone, so that the build sends no context (the wheels and node_modules
     the other stages copy) and finds the stage's layers that `images build` left."""
-    import docker
+    from sandbox.docker import connect_engine
     from sandbox.images.build import DOCKERFILE, OFFLINE_BASE, REPO
     lines = (REPO / DOCKERFILE).read_text().splitlines()
     start = next(n for n, line in enumerate(lines) if line.startswith("FROM ") and line.endswith(" AS python"))
@@ -162,7 +162,7 @@ def foreign_image(tmp_path_factory):
     context = tmp_path_factory.mktemp("python-stage")
     (context / "Dockerfile").write_text("\n".join([next(line for line in lines if line.startswith("ARG BASE")),
                                                   *lines[start:end]]) + "\n")
-    client = docker.from_env()
+    client = connect_engine()
     tag = f"detour-test/python3:{os.getpid()}"
     client.images.build(path=str(context), tag=tag, buildargs={"BASE": OFFLINE_BASE}, rm=True)
     yield tag
@@ -190,7 +190,7 @@ def test_any_image_with_python3_runs_agents_with_detours_entrypoint_and_ca(home,
 
 @needs_docker
 def test_a_derived_image_has_the_users_python_and_node_packages(home, tmp_path):
-    import docker
+    from sandbox.docker import connect_engine
     (tmp_path / "requirements.txt").write_text("tabulate\n")
     (tmp_path / "package.json").write_text('{"name": "agent", "private": true, "dependencies": {"is-number": "7.0.0"}}')
     done = detour(home, "images", "build", "--requirements", str(tmp_path / "requirements.txt"),
@@ -207,7 +207,7 @@ def test_a_derived_image_has_the_users_python_and_node_packages(home, tmp_path):
         done = detour(home, "run", "--backend", "docker", "--python", str(tmp_path), str(tmp_path / "agent.py"))
         assert done.returncode == 2 and "derive an image" in done.stderr
     finally:
-        docker.from_env().images.remove(tag)
+        connect_engine().images.remove(tag)
 
 
 def test_doctor_names_what_is_missing_and_the_apt_command_that_brings_it(home, tmp_path):
