@@ -177,5 +177,6 @@ def report(live: int, at: float, counted: int, memory: int, results: list[dict])
                          f"not counted)" if late else "all live before it began"))
     print(f"  memory while live: {memory / GIB:5.2f} GiB ({memory / max(counted, 1) / MB:5.1f} MB a rollout; "
           f"goal at most 8 GiB: {'met' if memory <= 8 * GIB else 'NOT MET'})   "
-          f"a call while all were live: p50 {p50:6.1f} ms, p99 {p99:6.1f} ms (n={len(calls)}; goal p99 at most 50 ms: "
+          f"a call while all were live: p50 {p50:6.1f} ms, p90 {percentile(calls, 90) if calls else float('nan'):6.1f} ms, "
+          f"p99 {p99:6.1f} ms, slowest {max(calls, default=float('nan')):6.1f} ms (n={len(calls)}; goal p99 at most 50 ms: "
           f"{'met' if p99 <= 50 else 'NOT MET'}; load {os.getloadavg()[0]:.1f})")
