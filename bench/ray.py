@@ -17,7 +17,7 @@ does). Their windows, each from the order to its last outcome, starts not counte
 The goal (at most 10% more time a rollout through Ray) is judged on the steady windows, what a
 trainer's node is in for all but its first minute, so read on an idle machine: wall time on two
 shared cores moves with others' load. CPU a rollout is printed beside it, and Ray's own processes'
-share of it (actor, raylet, GCS, agents, `ray start`, beyond the local side's driver): with three
+share of it (actor, raylet, GCS, agents, `ray start`; each side has a driver of its own): with three
 nodes on two cores, three stacks also make the same sandboxes' and app servers' work cost more CPU
 than one stack does (contention, caches), which is not Ray's. With 15 rollouts a node on three
 nodes, the fresh window is mostly two more stacks' first use, paid once a node.
@@ -262,8 +262,9 @@ def show(label: str, got: Figures, base: Figures | None = None) -> tuple[float, 
     return extra
 
 
-def configuration(nodes: int) -> tuple[tuple[float, float], tuple[float, float]]:
-    """One configuration's fresh and steady figures, printed; Ray's extra (wall, CPU) in each."""
+def configuration(nodes: int) -> tuple[tuple[float, float], tuple[float, float, float]]:
+    """One configuration's fresh and steady figures, printed; Ray's extra (wall, CPU) in each, and in
+    the steady windows also its own processes' CPU, against the local side's CPU a rollout."""
     at_once = PER_NODE * nodes  # the local stack as many at once: contention costs CPU too
     with sides(nodes) as (local, ray_side):
         print(f"  {nodes} node(s), {at_once} rollouts at once; load average {load()}; code {(code := tree())}")
