@@ -33,6 +33,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from sandbox import temp_folders
 from sandbox.base import SandboxSpec
 from sandbox.runtimes import Runtime
 
@@ -115,7 +116,8 @@ class ForkServer:
             shutil.rmtree(self.socket.parent, ignore_errors=True)
         self.ready.clear()
         self.settled.clear()
-        self.socket = Path(tempfile.mkdtemp(prefix="detour-warm-")) / "server.sock"  # the server removes it
+        # The server removes it; killed with this process (SIGKILL), it is left for temp_folders to find.
+        self.socket = Path(tempfile.mkdtemp(prefix=temp_folders.prefix("warm"))) / "server.sock"
         # Nothing of a run's: an environment of its own, no token; stdin is its lifeline.
         self.proc = subprocess.Popen(
             [str(self.python), str(SERVER), str(self.socket), *MODULES],

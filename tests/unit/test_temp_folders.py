@@ -2,12 +2,26 @@
 proved gone are removed."""
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import psutil
+
 from sandbox import temp_folders
+
+# A detour process that has started the warm interpreter's server and says where it is.
+WARM_MAKER = """
+import os, sys, time
+from pathlib import Path
+from sandbox.warm import ForkServer
+server = ForkServer(Path(sys.executable), os.environ["PATH"])
+assert server.available()
+print(server.proc.pid, server.socket.parent, flush=True)
+time.sleep(120)
+"""
 
 
 def made(where: Path, pid: int, kind: str = "run") -> Path:
@@ -44,3 +58,26 @@ def test_a_folder_made_by_this_process_is_named_by_it():
         named = temp_folders.NAMED.fullmatch(Path(folder).name)
         assert named and int(named[1]) == os.getpid()
         assert Path(folder) not in temp_folders.dead_folders()
+
+
+def test_the_warm_interpreters_folder_left_by_a_kill_is_its_makers_and_removed(tmp_path):
+    """SIGKILL runs no clean-up: the server killed, then the process that started it, leave the
+    server's socket folder, which names that process and so goes as any folder of a dead maker."""
+    maker = subprocess.Popen([sys.executable, "-c", WARM_MAKER], stdout=subprocess.PIPE, text=True,
+                             env=os.environ | {"TMPDIR": str(tmp_path), "DETOUR_WARM_PYTHON": "wait"})
+    server = None
+    try:
+        pid, folder = maker.stdout.readline().split()
+        server = psutil.Process(int(pid))
+        server.send_signal(signal.SIGKILL)
+        maker.kill()
+        maker.wait()
+        server.wait(30)
+        assert (Path(folder) / "server.sock").exists()  # nothing of theirs removed it
+        assert temp_folders.remove_dead(tmp_path) == [Path(folder)]
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        maker.kill()
+        maker.wait()
+        if server is not None and server.is_running():
+            server.kill()
