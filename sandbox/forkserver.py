@@ -24,6 +24,7 @@ import json
 import os
 import resource
 import select
+import shutil
 import signal
 import socket
 import struct
@@ -204,8 +205,7 @@ def main(path: str, modules: list[str]) -> None:
         readable = select.select([listener, sys.stdin], [], [], 1.0)[0]
         _reap()
         if sys.stdin in readable:  # stdin closed: the detour that started this server is gone
-            os.unlink(path)
-            os.rmdir(os.path.dirname(path))
+            shutil.rmtree(os.path.dirname(path), ignore_errors=True)  # or the next detour to look has removed it
             return
         if not readable:
             continue
