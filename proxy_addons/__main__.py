@@ -11,17 +11,10 @@ The master carries only the mitmproxy addons a proxy needs (options, listeners, 
 detection, TLS, blocking of public clients, h2c refused, startup errors); mitmdump's others
 (playback, map-remote, modify-headers, save, ...) would each look at every request for work
 detour never gives them. Its addon manager finds each event's handlers once (hook_table.py).
-
-It runs on uvloop's event loop (a dependency already: the replica server's): the fast path's TLS
-and socket transports (fast_path.py) are then compiled ones rather than asyncio's pure-Python SSL
-protocol; a tunnel's CONNECT, handshake and close take ~1.2 ms of the proxy's CPU instead of ~1.9.
 """
 
 import argparse
-import asyncio
 import sys
-
-import uvloop
 
 from mitmproxy import master, options
 from mitmproxy.addons import block, core, disable_h2c, errorcheck, next_layer, proxyserver, tlsconfig
@@ -59,5 +52,4 @@ def command_line(opts: options.Options) -> argparse.ArgumentParser:
 
 
 if __name__ == "__main__":
-    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())  # mitmproxy's runner makes its loop with asyncio.run
     main.run(DetourMaster, command_line, sys.argv[1:])

@@ -60,24 +60,26 @@ def test_a_folder_made_by_this_process_is_named_by_it():
         assert Path(folder) not in temp_folders.dead_folders()
 
 
-def test_the_warm_interpreters_folder_left_by_a_kill_is_its_makers_and_removed(tmp_path):
+def test_the_warm_interpreters_folder_left_by_a_kill_is_its_makers_and_removed():
     """SIGKILL runs no clean-up: the server killed, then the process that started it, leave the
-    server's socket folder, which names that process and so goes as any folder of a dead maker."""
-    maker = subprocess.Popen([sys.executable, "-c", WARM_MAKER], stdout=subprocess.PIPE, text=True,
-                             env=os.environ | {"TMPDIR": str(tmp_path), "DETOUR_WARM_PYTHON": "wait"})
-    server = None
-    try:
-        pid, folder = maker.stdout.readline().split()
-        server = psutil.Process(int(pid))
-        server.send_signal(signal.SIGKILL)
-        maker.kill()
-        maker.wait()
-        server.wait(30)
-        assert (Path(folder) / "server.sock").exists()  # nothing of theirs removed it
-        assert temp_folders.remove_dead(tmp_path) == [Path(folder)]
-        assert list(tmp_path.iterdir()) == []
-    finally:
-        maker.kill()
-        maker.wait()
-        if server is not None and server.is_running():
-            server.kill()
+    server's socket folder, which names that process and so goes as any folder of a dead maker.
+    (A short temporary folder, not pytest's: a socket's path holds at most 107 bytes.)"""
+    with tempfile.TemporaryDirectory(prefix="detour-t-") as where:
+        maker = subprocess.Popen([sys.executable, "-c", WARM_MAKER], stdout=subprocess.PIPE, text=True,
+                                 env=os.environ | {"TMPDIR": where, "DETOUR_WARM_PYTHON": "wait"})
+        server = None
+        try:
+            pid, folder = maker.stdout.readline().split()
+            server = psutil.Process(int(pid))
+            server.send_signal(signal.SIGKILL)
+            maker.kill()
+            maker.wait()
+            server.wait(30)
+            assert (Path(folder) / "server.sock").exists()  # nothing of theirs removed it
+            assert temp_folders.remove_dead(Path(where)) == [Path(folder)]
+            assert list(Path(where).iterdir()) == []
+        finally:
+            maker.kill()
+            maker.wait()
+            if server is not None and server.is_running():
+                server.kill()
