@@ -33,13 +33,12 @@ from mitmproxy.proxy.mode_servers import RegularInstance
 from detour_core.hosts import is_address, normal_host
 from detour_core.policy import Policy
 from detour_core.registry import is_replicated_host
-from proxy_addons.fast_tunnel import TLS_PORT, Target, Tunnel
+from proxy_addons.fast_tunnel import READ_BYTES, TLS_PORT, Target, Tunnel
 from proxy_addons.replicas_in_process import replica_app
 from proxy_addons.routing import parse_address
 
 HEAD_END = b"\r\n\r\n"
 CONNECT = b"CONNECT "
-READ_BYTES = 65536
 
 
 class Prefixed:

@@ -78,9 +78,9 @@ class DockerUnavailable(DetourError):
 
 def connect_engine() -> docker.DockerClient:
     """The engine DOCKER_HOST (or the default socket) names. It gets ENGINE_WAIT_S to answer
-    a call, not docker-py's minute: an engine committing a large image beside running containers
-    on two cores has been seen to take longer than a minute over an inspect, which failed runs
-    that would have gone on (the docker CLI waits as long as it takes)."""
+    a call, not docker-py's minute: an engine busy beside two test workers on two cores has been
+    seen to take longer than a minute over a GET, which failed runs that would have gone on (the
+    docker CLI waits as long as it takes)."""
     try:
         client = docker.from_env(max_pool_size=64, timeout=ENGINE_WAIT_S)
         client.ping()

@@ -1,8 +1,8 @@
 """Temporary folders that name the process that made them (`detour-<kind>-<pid>-…`: a
 process-backend run's folder, code given as a string and written to a file, an executor's
-workspace, an image build's context, the warm interpreter's socket), so that what a killed detour left (SIGKILL runs no
-`finally`) is known to be dead and removed: by the next process that opens a backend, and by
-`detour doctor --fix`. Only a maker proved gone counts: no process has its pid, or a zombie
+workspace, an image build's context, the warm interpreter's socket), so that what a killed
+detour left (SIGKILL runs no `finally`) is known to be dead and removed: by the next process
+that opens a backend, and by `detour doctor --fix`. Only a maker proved gone counts: no process has its pid, or a zombie
 has it, or one started after the folder last changed (the pid was used again). A live
 process's folders stay."""
 
