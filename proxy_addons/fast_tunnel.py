@@ -14,11 +14,11 @@ any other request; answers the fast path owes go out first.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import ssl
 import time
 import urllib.parse
-from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -34,6 +34,7 @@ from detour_core.hosts import normal_host
 from detour_core.policy import DEFAULT_MAX_REQUEST_BYTES, Policy
 from detour_core.registry import pack, replica_path, service_for
 from proxy_addons.audit_recorder import AuditRecorder, Connection
+from proxy_addons.fast_relay import Pipe, RelayWriter
 from proxy_addons.held_services import HeldServices
 from proxy_addons.rate_limits import OverLimit, RateLimits
 from proxy_addons.routing import header_host
@@ -41,7 +42,6 @@ from proxy_addons.routing import header_host
 TLS_PORT = 443  # the only port the fast path carries tunnels to
 CONNECTED = b"HTTP/1.1 200 Connection established\r\n\r\n"  # what mitmproxy answers a CONNECT
 READ_BYTES = 65536
-HELD_BYTES = 1024 * 1024  # unread by mitmproxy, at most, before the tunnel stops reading
 NOT_CARRIED = (b"transfer-encoding", b"upgrade", b"expect")  # a body of unknown length, a switch, a wait
 Handler = Callable[[object, object], Awaitable[None]]  # mitmproxy's regular-mode handler (reader, writer)
 log = logging.getLogger(__name__)
@@ -71,90 +71,6 @@ class FastPath(Protocol):
     def wake(self) -> None: ...
 
 
-class Pipe:
-    """What mitmproxy's handler reads a relayed tunnel from (it calls only `read`): bytes as the
-    tunnel hands them over, and a feeder that waits while more than HELD_BYTES are unread, so a
-    large body is never held whole; it stops waiting once mitmproxy's handler has ended."""
-
-    def __init__(self) -> None:
-        self.chunks: deque[bytes] = deque()
-        self.size, self.ended = 0, False
-        self.readable, self.room = asyncio.Event(), asyncio.Event()
-        self.room.set()
-
-    def feed(self, data: bytes) -> None:
-        if data:
-            self.chunks.append(data)
-            self.size += len(data)
-            self.readable.set()
-            if self.size > HELD_BYTES:
-                self.room.clear()
-
-    def end(self) -> None:
-        self.ended = True
-        self.readable.set()
-
-    def closed(self) -> None:
-        """mitmproxy's handler is done: nothing waits for it to read any more."""
-        self.chunks.clear()
-        self.room.set()
-
-    async def read(self, n: int = -1) -> bytes:
-        while not self.chunks and not self.ended:
-            self.readable.clear()
-            await self.readable.wait()
-        if not self.chunks:
-            return b""
-        data = self.chunks.popleft()
-        if 0 < n < len(data):
-            self.chunks.appendleft(data[n:])
-            data = data[:n]
-        self.size -= len(data)
-        if self.size <= HELD_BYTES:
-            self.room.set()
-        return data
-
-    async def drained(self) -> None:
-        await self.room.wait()
-
-
-class RelayWriter:
-    """mitmproxy's side of a relayed tunnel: what it writes goes out over the tunnel's TLS (held
-    back while answers the fast path owes go first), and it sees the sandbox's own address."""
-
-    def __init__(self, writer: asyncio.StreamWriter, peer: tuple, sockname: tuple) -> None:
-        self.writer, self.names = writer, {"peername": peer, "sockname": sockname, "transport_protocol": "tcp"}
-        self.held: list[bytes] | None = []  # None once released
-
-    def release(self) -> None:
-        if self.held is not None:
-            self.writer.writelines(self.held)
-            self.held = None
-
-    def write(self, data: bytes) -> None:
-        if self.held is None:
-            self.writer.write(data)
-        else:
-            self.held.append(data)
-
-    async def drain(self) -> None:
-        if self.held is None:
-            await self.writer.drain()
-
-    def is_closing(self) -> bool:
-        return self.writer.is_closing()
-
-    def close(self) -> None:
-        self.release()
-        self.writer.close()
-
-    def write_eof(self) -> None:  # TLS has no half-close
-        self.close()
-
-    def get_extra_info(self, name: str, default=None):
-        return self.names[name] if name in self.names else self.writer.get_extra_info(name, default)
-
-
 class Request:
     """One request as the parser hands it over."""
 
@@ -168,9 +84,18 @@ class Request:
         self.policy: Policy | None = None  # the environment's, where the fast path answers it
         self.size = 0
 
+    @functools.cached_property
+    def named(self) -> dict[bytes, list[bytes]]:
+        """Each header's values by its lower-case name: asked only once the head is whole."""
+        index: dict[bytes, list[bytes]] = {}
+        for name, value in self.headers:
+            index.setdefault(name.lower(), []).append(value)
+        return index
+
     def header(self, name: bytes) -> bytes | None:
-        found = [v for n, v in self.headers if n.lower() == name]
-        return found[0] if len(found) == 1 else None
+        """The one value of header `name` (None where absent or repeated)."""
+        found = self.named.get(name)
+        return found[0] if found is not None and len(found) == 1 else None
 
 
 def handshake_error(error: ssl.SSLError, host: str) -> str:
@@ -321,7 +246,9 @@ class Tunnel:
             return self.hand_over(request)
         if admitted:
             await asyncio.sleep(admitted)
-        app = (await asyncio.wrap_future(self.fast.app)).app  # the scope is made right here: no AsgiScope mending
+        # Loaded before the fast path takes a connection (FastPath.patched): no hop through the loop's
+        # self-pipe as awaiting the thread's future would make. The scope is made right here.
+        app = self.fast.app.result().app
         body = b"".join(request.body)
         response = await self.call(app, request, body)
         self.record(request, body, response)  # before the client has the answer, as a flow's response hook

@@ -113,7 +113,8 @@ class InProcessReplicas:
         verdict = flow.metadata.get(METADATA_KEY)
         if verdict is None or verdict.decision != "routed":  # routing did not point it at the replicas
             return
-        app = await asyncio.wrap_future(self.app)
+        # Once loaded, taken as it is: awaiting the thread's future would hop through the loop's self-pipe.
+        app = self.app.result() if self.app.done() else await asyncio.wrap_future(self.app)
         if not is_websocket(flow) and not flow.metadata.get(STREAM_KEY):
             await asgiapp.serve(app, flow)
             return
