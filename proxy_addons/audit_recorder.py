@@ -25,6 +25,8 @@ from detour_core.redaction import Redactor
 from proxy_addons.answered_bodies import DROPPED_BYTES_KEY
 from proxy_addons.egress_watch import MESSAGE_FINDINGS_KEY
 from proxy_addons.env_auth import ENV_KEY
+from proxy_addons.fast_messages import Answer, Sent
+from proxy_addons.fast_messages import Message as FastMessage
 from proxy_addons.policies import POLICY_KEY
 from proxy_addons.verdict import (
     DECLARED_BYTES_KEY,
@@ -58,7 +60,8 @@ def _mode(conn: connection.Client) -> str:
     return MODES.get(conn.proxy_mode.type_name, conn.proxy_mode.type_name)
 
 
-def message(part: http.Message, policy: Policy, redactor: Redactor, host: str | None = None) -> Message:
+def message(part: http.Message | FastMessage, policy: Policy, redactor: Redactor,
+            host: str | None = None) -> Message:
     """Headers (and, with capture=bodies, the body, cut at the policy's limit), redacted;
     `host`: the Host header the client sent, where routing has changed it since."""
     pairs = part.headers.items(multi=True)
@@ -136,10 +139,11 @@ class AuditRecorder:
             or len(flow.request.raw_content or b"") + flow.metadata.get(DROPPED_BYTES_KEY, 0),
             host_header=flow.metadata.get(HOST_HEADER_KEY))
 
-    def log_exchange(self, conn: Hashable, verdict: Verdict, policy: Policy, request: http.Request,
-                     response: http.Response | None, *, client: str, mode: str, request_bytes: int,
+    def log_exchange(self, conn: Hashable, verdict: Verdict, policy: Policy, request: http.Request | Sent,
+                     response: http.Response | Answer | None, *, client: str, mode: str, request_bytes: int,
                      host_header: str | None = None) -> None:
-        """One request's record, from a flow or from the fast path's own exchange (one schema)."""
+        """One request's record, from a flow or from the fast path's own exchange (one schema: the
+        fast path's messages answer what a record reads in mitmproxy's names)."""
         redactor = self.redactor(policy)
         captured = policy.capture != "off"
         self.write(conn, AuditRecord(

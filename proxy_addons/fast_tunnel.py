@@ -22,18 +22,16 @@ import urllib.parse
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from email.utils import formatdate
 from typing import Protocol
 
 import httptools
-from mitmproxy import http
-from mitmproxy.net.http.http1.assemble import assemble_response
 
 from detour_core.audit import Verdict
 from detour_core.hosts import normal_host
 from detour_core.policy import DEFAULT_MAX_REQUEST_BYTES, Policy
 from detour_core.registry import pack, replica_path, service_for
 from proxy_addons.audit_recorder import AuditRecorder, Connection
+from proxy_addons.fast_messages import Answer, Sent, failed
 from proxy_addons.fast_relay import Pipe, RelayWriter
 from proxy_addons.held_services import HeldServices
 from proxy_addons.rate_limits import OverLimit, RateLimits
@@ -250,14 +248,14 @@ class Tunnel:
         # self-pipe as awaiting the thread's future would make. The scope is made right here.
         app = self.fast.app.result().app
         body = b"".join(request.body)
-        response = await self.call(app, request, body)
-        self.record(request, body, response)  # before the client has the answer, as a flow's response hook
-        self.writer.write(assemble_response(response))
+        answer = await self.call(app, request, body)
+        self.record(request, body, answer)  # before the client has the answer, as a flow's response hook
+        self.writer.write(answer.wire())
         await self.writer.drain()
         self.fast.wake()
-        return request.keep and response.headers.get("connection", "").lower() != "close"
+        return request.keep and not answer.closes()
 
-    async def call(self, app, request: Request, body: bytes) -> http.Response:
+    async def call(self, app, request: Request, body: bytes) -> Answer:
         """The replica app's answer, reached as mitmproxy's ASGI bridge reaches it for a routed flow."""
         assert request.verdict is not None and request.verdict.service is not None
         routed = replica_path(self.target.env_id, request.verdict.service, request.verdict.path)
@@ -268,23 +266,22 @@ class Tunnel:
                  "path": urllib.parse.unquote(path), "raw_path": path.encode("utf-8", "surrogateescape"),
                  "query_string": query.encode("utf-8", "surrogateescape"), "client": self.peer,
                  "headers": [(n.lower(), host if n.lower() == b"host" else v) for n, v in request.headers]}
-        answer: dict = {}
+        started: dict = {}
+        chunks: list[bytes] = []
         sent = asyncio.Event()
 
         async def receive() -> dict:
-            if "asked" not in answer:
-                answer["asked"] = True
+            if "asked" not in started:
+                started["asked"] = True
                 return {"type": "http.request", "body": body, "more_body": False}
             await sent.wait()
             return {"type": "http.disconnect"}
 
         async def send(message: dict) -> None:
             if message["type"] == "http.response.start":
-                answer["response"] = http.Response.make(message["status"], b"", message.get("headers", []))
-                answer["response"].decode()
-                answer["body"] = []
+                started.update(message)
             else:
-                answer["body"].append(message.get("body", b""))
+                chunks.append(message.get("body", b""))
                 if not message.get("more_body", False):
                     sent.set()
 
@@ -292,21 +289,15 @@ class Tunnel:
             await app(scope, receive, send)
         except Exception:  # answered as the replica server's uvicorn answers an app's error
             log.exception("detour: the replica app failed on %s %s", scope["method"], routed)
-            answer.update(response=http.Response.make(500, b"", {"content-type": "text/plain; charset=utf-8"}),
-                          body=[b"Internal Server Error"])
+            return failed()
         finally:
             sent.set()
-        response: http.Response = answer["response"]
-        response.content = b"".join(answer["body"])
-        response.headers.setdefault("date", formatdate(usegmt=True))  # as the replica server's uvicorn dates it
-        return response
+        return Answer(started["status"], list(started.get("headers", [])), b"".join(chunks))
 
-    def record(self, request: Request, body: bytes, response: http.Response) -> None:
+    def record(self, request: Request, body: bytes, answer: Answer) -> None:
         assert request.verdict is not None and request.policy is not None
-        sent = http.Request(self.target.host, TLS_PORT, request.method, b"https", b"", request.target,
-                            f"HTTP/{request.version}".encode(), http.Headers(request.headers), body, None,
-                            request.started, time.time())
-        self.fast.audit.log_exchange(self, request.verdict, request.policy, sent, response, client=self.client,
+        sent = Sent(request.method, request.version, request.headers, body, request.started)
+        self.fast.audit.log_exchange(self, request.verdict, request.policy, sent, answer, client=self.client,
                                      mode="regular", request_bytes=len(body))
         self.recorded = True
 

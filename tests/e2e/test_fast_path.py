@@ -69,7 +69,9 @@ def exchange(stack: LiveStack, env_id: str) -> list:
                                   ("POST", "https://slack.com/api/chat.postMessage", {"channel": "general", "text": "b" * 300}),
                                   ("POST", "https://slack.com/api/auth.test", None)]:
             answer = client.request(method, url, json=body)
-            out.append((answer.status_code, answer.headers.get("content-type"), answer.json().get("ok"),
+            fields = sorted((name, value) for name, value in answer.headers.multi_items()
+                            if name not in ("date", "server"))  # the replica server's uvicorn names itself
+            out.append((answer.status_code, answer.reason_phrase, fields, answer.json().get("ok"),
                         answer.json().get("error")))
     with httpx.Client(proxy=proxy, verify=verify, headers=AUTH | {"Host": "api.github.com"}, timeout=60) as client:
         out.append(client.post("https://slack.com/api/auth.test").status_code)
@@ -82,7 +84,7 @@ def read_records(stack: LiveStack, env_id: str) -> list:
 
 def records(stack: LiveStack, env_id: str) -> list:
     return [(r.decision, r.status, r.method, r.path, r.service, r.reason, r.rule, r.http_version, r.request_bytes,
-             r.mode) for r in read_records(stack, env_id)]
+             r.response_bytes, r.mode, r.request, r.response) for r in read_records(stack, env_id)]
 
 
 @pytest.fixture(scope="module")
