@@ -66,6 +66,7 @@ def is_address(host: str) -> bool:
     return _address(text) is not None or bool(_NUMBER.fullmatch(text.rsplit(".", 1)[-1]))
 
 
+@lru_cache(maxsize=4096)  # a pure function the proxy asks several times for every connection
 def normal_host(host: str) -> str:
     """The one spelling of `host` that detour compares and records: an address as its canonical
     text (`0x7f.1` -> `127.0.0.1`, `[::ffff:7f00:1]` -> `127.0.0.1`, `fe80::1%eth0` -> `fe80::1`),

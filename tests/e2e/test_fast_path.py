@@ -124,3 +124,35 @@ def test_a_fault_set_while_a_connection_is_kept_hits_its_next_request(live_stack
         assert client.post("https://slack.com/api/auth.test").status_code == 500
     assert [(r.status, r.fault) for r in read_records(live_stack, env_id)] == [
         (200, None), (500, "fault 1: error POST slack.com/api/auth.test")]
+
+
+def tunnelled(stack: LiveStack, env_id: str, context: ssl.SSLContext, session: ssl.SSLSession | None = None,
+              host: str = "slack.com") -> tuple[ssl.SSLSession | None, bool]:
+    """One auth.test over a new tunnel, offering `session`: the session the proxy's ticket gives,
+    and whether the handshake resumed the one offered."""
+    with socket.create_connection((stack.info.host, stack.info.proxy_port), timeout=10) as raw:
+        credentials = base64.b64encode(f"{env_id}:{secret_for(stack.state, env_id)}".encode()).decode()
+        raw.sendall(f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n"
+                    f"Proxy-Authorization: Basic {credentials}\r\n\r\n".encode())
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += raw.recv(4096)
+        with context.wrap_socket(raw, server_hostname=host, session=session) as tls:
+            tls.sendall(f"POST /api/auth.test HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer xoxb-1\r\n"
+                        "Content-Length: 0\r\nConnection: close\r\n\r\n".encode())
+            reply = b""
+            while chunk := tls.recv(65536):
+                reply += chunk
+            assert reply.startswith(b"HTTP/1.1 200") and b'"ok":true' in reply.replace(b" ", b""), reply[:200]
+            return tls.session, tls.session_reused
+
+
+def test_a_client_that_offers_its_session_resumes_it(live_stack):
+    """TLS 1.3 resumption on the fast path: the proxy's ticket from one tunnel resumes the next."""
+    env_id = live_stack.env()
+    until(lambda: negotiated(live_stack, env_id) == "http/1.1", threading.main_thread(), "never carried")
+    context = ssl.create_default_context(cafile=str(CertificateAuthority(live_stack.state).ensure().cert))
+    context.set_alpn_protocols(["http/1.1"])
+    session, resumed = tunnelled(live_stack, env_id, context)
+    assert session is not None and not resumed
+    assert tunnelled(live_stack, env_id, context, session)[1]
