@@ -5,6 +5,7 @@ Who carried a tunnel shows in its TLS: the fast path offers HTTP/1.1 alone, mitm
 to a client that asks for it."""
 
 import base64
+import contextlib
 import socket
 import ssl
 import threading
@@ -26,20 +27,34 @@ from tests.waiting import until
 AUTH = {"Authorization": "Bearer xoxb-1"}
 
 
-def negotiated(stack: LiveStack, env_id: str, host: str = "slack.com") -> str | None:
-    """The application protocol a tunnel to `host` settles on, for a client offering h2 first."""
-    with socket.create_connection((stack.info.host, stack.info.proxy_port), timeout=10) as raw:
-        credentials = base64.b64encode(f"{env_id}:{secret_for(stack.state, env_id)}".encode()).decode()
+def tunnel(stack: LiveStack, env_id: str, host: str = "slack.com") -> socket.socket:
+    """A connection to the proxy whose CONNECT to `host`:443 it has answered 200."""
+    raw = socket.create_connection((stack.info.host, stack.info.proxy_port), timeout=10)
+    credentials = base64.b64encode(f"{env_id}:{secret_for(stack.state, env_id)}".encode()).decode()
+    with contextlib.ExitStack() as closing:
+        closing.callback(raw.close)  # unless the proxy answered 200
         raw.sendall(f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n"
                     f"Proxy-Authorization: Basic {credentials}\r\n\r\n".encode())
         answer = b""
         while b"\r\n\r\n" not in answer:
             answer += raw.recv(4096)
         assert answer.startswith(b"HTTP/1.1 200"), answer
-        context = ssl.create_default_context(cafile=str(CertificateAuthority(stack.state).ensure().cert))
-        context.set_alpn_protocols(["h2", "http/1.1"])
-        with context.wrap_socket(raw, server_hostname=host) as tls:
-            return tls.selected_alpn_protocol()
+        closing.pop_all()
+    return raw
+
+
+def trusting(stack: LiveStack, *protocols: str) -> ssl.SSLContext:
+    """A client's TLS context trusting the stack's CA, offering `protocols` by ALPN."""
+    context = ssl.create_default_context(cafile=str(CertificateAuthority(stack.state).ensure().cert))
+    context.set_alpn_protocols(list(protocols))
+    return context
+
+
+def negotiated(stack: LiveStack, env_id: str, host: str = "slack.com") -> str | None:
+    """The application protocol a tunnel to `host` settles on, for a client offering h2 first."""
+    with tunnel(stack, env_id, host) as raw, trusting(stack, "h2", "http/1.1").wrap_socket(
+            raw, server_hostname=host) as tls:
+        return tls.selected_alpn_protocol()
 
 
 def test_plain_replica_tunnels_are_carried_and_the_rest_left_to_mitmproxy(live_stack):
@@ -130,29 +145,21 @@ def tunnelled(stack: LiveStack, env_id: str, context: ssl.SSLContext, session: s
               host: str = "slack.com") -> tuple[ssl.SSLSession | None, bool]:
     """One auth.test over a new tunnel, offering `session`: the session the proxy's ticket gives,
     and whether the handshake resumed the one offered."""
-    with socket.create_connection((stack.info.host, stack.info.proxy_port), timeout=10) as raw:
-        credentials = base64.b64encode(f"{env_id}:{secret_for(stack.state, env_id)}".encode()).decode()
-        raw.sendall(f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n"
-                    f"Proxy-Authorization: Basic {credentials}\r\n\r\n".encode())
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            answer += raw.recv(4096)
-        with context.wrap_socket(raw, server_hostname=host, session=session) as tls:
-            tls.sendall(f"POST /api/auth.test HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer xoxb-1\r\n"
-                        "Content-Length: 0\r\nConnection: close\r\n\r\n".encode())
-            reply = b""
-            while chunk := tls.recv(65536):
-                reply += chunk
-            assert reply.startswith(b"HTTP/1.1 200") and b'"ok":true' in reply.replace(b" ", b""), reply[:200]
-            return tls.session, tls.session_reused
+    with tunnel(stack, env_id, host) as raw, context.wrap_socket(raw, server_hostname=host, session=session) as tls:
+        tls.sendall(f"POST /api/auth.test HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer xoxb-1\r\n"
+                    "Content-Length: 0\r\nConnection: close\r\n\r\n".encode())
+        reply = b""
+        while chunk := tls.recv(65536):
+            reply += chunk
+        assert reply.startswith(b"HTTP/1.1 200") and b'"ok":true' in reply.replace(b" ", b""), reply[:200]
+        return tls.session, tls.session_reused
 
 
 def test_a_client_that_offers_its_session_resumes_it(live_stack):
     """TLS 1.3 resumption on the fast path: the proxy's ticket from one tunnel resumes the next."""
     env_id = live_stack.env()
     until(lambda: negotiated(live_stack, env_id) == "http/1.1", threading.main_thread(), "never carried")
-    context = ssl.create_default_context(cafile=str(CertificateAuthority(live_stack.state).ensure().cert))
-    context.set_alpn_protocols(["http/1.1"])
+    context = trusting(live_stack, "http/1.1")
     session, resumed = tunnelled(live_stack, env_id, context)
     assert session is not None and not resumed
     assert tunnelled(live_stack, env_id, context, session)[1]
