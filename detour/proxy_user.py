@@ -45,6 +45,7 @@ from mitmproxy.certs import DEFAULT_DHPARAM
 
 from detour.proxy_egress import TABLE_PREFIX, Opened, ProxyEgress, nft
 from detour_core.paths import RUNTIME_DIR, StatePaths
+from detour_core.processes import ended
 from mock_services.databases import database_url
 from mock_services.events.webhooks import WATCHED
 from sandbox.base import Limits
@@ -140,11 +141,8 @@ def can_confine() -> bool:
 
 
 def _dead(pid: str) -> bool:
-    """Gone, or killed and not yet reaped by its parent (a zombie: its /proc entry stays)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return True
+    """The stack a name's pid part names has ended (a part that is no pid names none)."""
+    return not pid.isdigit() or ended(int(pid))
 
 
 def dead_sockets(uid: int | str = "*") -> list[Path]:

@@ -10,9 +10,10 @@ import time
 import typer
 
 from detour import background
-from detour.cli.common import app, state
+from detour.cli.common import app, fail, state
 from detour.stack import PARTS, StackInfo, record_file, running_stacks
 from detour_core.paths import StatePaths
+from detour_core.processes import ended
 
 stack_app = typer.Typer(help="The stack this home's commands use.", no_args_is_help=True)
 app.add_typer(stack_app, name="stack")
@@ -50,7 +51,12 @@ def stop() -> None:
         typer.echo("no stack runs")
     for info in found:
         os.kill(info.pid, signal.SIGTERM)
+        # Until its process ends, not only its listeners: after them it still removes what its
+        # proxy user holds (nftables table, broker socket, cgroups), which a signal sent on the word
+        # "stopped" would cut short.
         deadline = time.monotonic() + STOP_TIMEOUT_S
-        while time.monotonic() < deadline and info in running_stacks(paths):
-            time.sleep(0.1)
+        while time.monotonic() < deadline and not ended(info.pid):
+            time.sleep(0.05)
+        if not ended(info.pid):
+            raise fail(f"stack {info.pid} has not stopped after {STOP_TIMEOUT_S:.0f} s; see {paths.home / 'logs'}", 1)
         typer.echo(f"stopped stack {info.pid}")

@@ -16,6 +16,8 @@ import pytest
 import requests
 
 from certs.authority import CertificateAuthority
+from detour.proxy_egress import TABLE_PREFIX, nft
+from detour.proxy_user import BROKERS, dead_groups
 from detour.stack import free_port, running_stack, running_stacks
 from detour_core.audit import AuditLog
 from detour_core.paths import StatePaths
@@ -140,6 +142,19 @@ def test_only_servers_are_recorded_shown_and_used_by_runs(home):
     assert not home.state.stack_file.exists()  # no background stack: the run went through the proxy server
     stopped = home("stack", "stop")
     assert stopped.stdout.count("stopped stack") == 2 and running_stacks(home.state) == []
+
+
+def test_stack_stop_returns_once_the_server_has_ended_and_left_nothing(home):
+    """"stopped" means the server's process has ended, its proxy user's table, broker socket and
+    cgroups gone with it: a signal sent on the word used to cut that clean-up short."""
+    server = home.serve()
+    uid = (home.state.home / "proxy.uid").read_text() if (home.state.home / "proxy.uid").exists() else None
+    stopped = home("stack", "stop")
+    assert stopped.returncode == 0 and stopped.stdout == f"stopped stack {server.pid}\n", stopped.stderr
+    assert server.poll() == 0
+    if uid is not None:  # root, where the proxy runs as a user of its own
+        assert list(BROKERS.glob(f"{uid}-*.sock")) == [] and list(dead_groups(uid)) == []
+        assert f"{TABLE_PREFIX}{uid}" not in nft("list", "tables", "inet").stdout
 
 
 def test_run_rm_deletes_the_environment_it_made(running):
