@@ -13,7 +13,6 @@ from detour import background
 from detour.cli.common import app, fail, state
 from detour.stack import PARTS, StackInfo, record_file, running_stacks
 from detour_core.paths import StatePaths
-from detour_core.processes import ended
 
 stack_app = typer.Typer(help="The stack this home's commands use.", no_args_is_help=True)
 app.add_typer(stack_app, name="stack")
@@ -45,6 +44,8 @@ def status() -> None:
 @stack_app.command("stop")
 def stop() -> None:
     """Stop the home's stack and `--only` parts (their children go with them)."""
+    from detour_core.processes import ended  # psutil: only a stop pays for it
+
     paths = state()
     found = running_stacks(paths)
     if not found:
