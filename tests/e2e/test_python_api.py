@@ -134,16 +134,19 @@ def test_a_client_uses_a_running_serve_or_starts_and_stops_its_own(tmp_path):
     def alive() -> set[int]:
         return {p.pid for p in psutil.Process().children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE}
 
+    def pids(stack) -> dict[str, int]:
+        return {name: proc.pid for name, proc in stack.processes.items()}
+
     # The stack's own processes, by name: counting this process's children would also count what
     # other tests of this worker left working in the background (a warm interpreter, a pool filling).
     own = detour.Client(home=home, backend="process")
     assert own.run("print(6 * 7)").stdout == "42\n"
     stack = own._stack
     assert stack is not None
-    started = {name: proc.pid for name, proc in stack.processes.items()}
+    started = pids(stack)
     assert set(started) == {"replicas", "proxy", "dns"} and set(started.values()) <= alive()
     assert own.run("print(7 * 7)").stdout == "49\n"
-    assert own._stack is stack and {name: proc.pid for name, proc in stack.processes.items()} == started  # one stack for both runs
+    assert own._stack is stack and pids(stack) == started  # one stack for both runs
     own.close()
     assert alive() & set(started.values()) == set()
 
