@@ -91,17 +91,34 @@ def wanted_port(variable: str, default: int) -> int:
     return port if port_free("127.0.0.1", port) else 0
 
 
+def _wanted() -> tuple[int, int]:
+    return (wanted_port(PROXY_PORT_VARIABLE, DEFAULT_PROXY_PORT),
+            wanted_port(REPLICA_PORT_VARIABLE, DEFAULT_REPLICA_PORT))
+
+
 def _start(state: StatePaths) -> StackInfo:
-    """On the wanted ports; if another program took one meanwhile (the check and the bind are
-    a second apart), once more on free ports."""
-    wanted = (wanted_port(PROXY_PORT_VARIABLE, DEFAULT_PROXY_PORT),
-              wanted_port(REPLICA_PORT_VARIABLE, DEFAULT_REPLICA_PORT))
+    """On the wanted ports. A start that failed is tried once more, on the same ports unless
+    another program now holds one (the check and the bind are a second apart): a start that
+    failed for another reason must not move a proxy URL that users keep. Why the first failed
+    stays in the background log."""
+    wanted = _wanted()
     try:
         return _launch(state, wanted)
-    except StackError:
-        if wanted == (0, 0):
-            raise
-        return _launch(state, (0, 0))
+    except StackError as failed:
+        again = _wanted()
+        _note(state, f"detour: the background stack did not start on ports {wanted}; once more on {again}: {failed}")
+        return _launch(state, again)
+
+
+def log_file(state: StatePaths) -> Path:
+    """What background stacks print, and why a start failed."""
+    return state.home / "logs" / "background.log"
+
+
+def _note(state: StatePaths, line: str) -> None:
+    log_file(state).parent.mkdir(exist_ok=True)
+    with open(log_file(state), "a") as log:
+        log.write(line + "\n")
 
 
 def stop_launch(process: subprocess.Popen) -> None:
@@ -117,7 +134,7 @@ def stop_launch(process: subprocess.Popen) -> None:
 
 
 def _launch(state: StatePaths, ports: tuple[int, int]) -> StackInfo:
-    log = state.home / "logs" / "background.log"
+    log = log_file(state)
     log.parent.mkdir(exist_ok=True)
     state.stack_file.unlink(missing_ok=True)  # a dead stack's description is never trusted
     command = [sys.executable, "-m", "detour.cli", "serve", "--proxy-port", str(ports[0]),

@@ -16,6 +16,7 @@ import pytest
 import requests
 
 from certs.authority import CertificateAuthority
+from detour.background import log_file
 from detour.proxy_egress import TABLE_PREFIX, nft
 from detour.proxy_user import BROKERS, dead_groups
 from detour.stack import free_port, running_stack, running_stacks
@@ -122,7 +123,7 @@ def test_the_background_stack_keeps_its_ports_across_restarts_and_env_create_say
     assert home("stack", "stop").returncode == 0
     assert home("run", "--backend", "process", program).returncode == 0
     second = running_stack(home.state)
-    assert second.pid != first.pid and second.proxy_port == home.proxy_port
+    assert second.pid != first.pid and second.proxy_port == home.proxy_port, log_file(home.state).read_text()[-3000:]
 
 
 def test_serve_beside_a_background_stack_names_the_way_to_stop_it(running):
