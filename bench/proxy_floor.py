@@ -89,7 +89,11 @@ def wait_listening(port: int, proc: subprocess.Popen, timeout: float = 120.0) ->
 
 @contextlib.contextmanager
 def started(argv: list[str], port: int) -> Iterator[psutil.Process]:
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """A stock mitmdump loads this file as a script: its imports (bench, detour's packages) are
+    found from the checkout's root, wherever the bench was started from."""
+    root = str(Path(__file__).parents[1])
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))})
     try:
         wait_listening(port, proc)
         yield psutil.Process(proc.pid)
