@@ -44,20 +44,21 @@ def status() -> None:
 @stack_app.command("stop")
 def stop() -> None:
     """Stop the home's stack and `--only` parts (their children go with them)."""
-    from detour_core.processes import ended  # psutil: only a stop pays for it
+    from detour_core.processes import ended, start_time  # psutil: only a stop pays for it
 
     paths = state()
     found = running_stacks(paths)
     if not found:
         typer.echo("no stack runs")
     for info in found:
+        started = start_time(info.pid)  # a pid given to another process meanwhile is not this one
         os.kill(info.pid, signal.SIGTERM)
         # Until its process ends, not only its listeners: after them it still removes what its
         # proxy user holds (nftables table, broker socket, cgroups), which a signal sent on the word
         # "stopped" would cut short.
         deadline = time.monotonic() + STOP_TIMEOUT_S
-        while time.monotonic() < deadline and not ended(info.pid):
+        while time.monotonic() < deadline and not ended(info.pid, started):
             time.sleep(0.05)
-        if not ended(info.pid):
+        if not ended(info.pid, started):
             raise fail(f"stack {info.pid} has not stopped after {STOP_TIMEOUT_S:.0f} s; see {paths.home / 'logs'}", 1)
         typer.echo(f"stopped stack {info.pid}")
