@@ -105,17 +105,21 @@ def _claim(home: Path) -> int:
 
 def _group_readable(folder: Path, gid: int, writable: bool = False) -> None:
     """`folder` and what it holds: root's, the proxy's group may read (or write) them, and new
-    files there are the group's (setgid folders)."""
+    files there are the group's (setgid folders). What goes while it looks needs nothing: an
+    environment deleted, SQLite's -wal and -shm files removed as another process closes its last
+    connection (a stack started while another ran stopped on one)."""
     folder.mkdir(parents=True, exist_ok=True)
     dir_mode, file_bits = (0o2770, 0o660) if writable else (0o2750, 0o640)
     for parent, dirs, files in os.walk(folder):
-        os.chown(parent, 0, gid)
-        os.chmod(parent, dir_mode)
+        with contextlib.suppress(FileNotFoundError):
+            os.chown(parent, 0, gid)
+            os.chmod(parent, dir_mode)
         for name in files:
             path = Path(parent, name)
-            if not path.is_symlink():
-                os.chown(path, 0, gid)
-                os.chmod(path, (path.stat().st_mode & 0o7) | file_bits)
+            with contextlib.suppress(FileNotFoundError):
+                if not path.is_symlink():
+                    os.chown(path, 0, gid)
+                    os.chmod(path, (path.stat().st_mode & 0o7) | file_bits)
 
 
 def _copy(source: Path, target: Path, gid: int) -> Path:

@@ -1,6 +1,7 @@
 """Where a proxy under its own user may connect (detour/proxy_user.py); what it does is
 tests/e2e/test_proxy_user.py's."""
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -8,6 +9,7 @@ import pytest
 
 from detour.proxy_egress import HOSTS_MARK, hosts_text, nft_elements, nft_table, off_machine, passes_through, \
     proxy_destinations
+from detour import proxy_user
 from detour.proxy_user import socket_closed_to_others
 from detour_core.policy import Policy
 
@@ -89,3 +91,15 @@ def test_the_root_side_opens_a_passed_through_name_s_addresses_beyond_the_machin
         assert deleted == added and egress.elements == set()
     finally:
         egress.close(alone=False)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving files to another group needs root")
+def test_files_gone_while_the_environments_are_opened_to_the_proxy_s_group_are_passed_over(tmp_path, monkeypatch):
+    """A stack started while another closes its last connection to an environment (SQLite removes
+    the -wal and -shm files then): the listing names files that are gone by the time of the chown."""
+    kept = tmp_path / "env-1.sqlite"
+    kept.write_text("")
+    listing = [(str(tmp_path), ["env-2"], ["env-1.sqlite-shm", "env-1.sqlite"]), (str(tmp_path / "env-2"), [], ["x"])]
+    monkeypatch.setattr(proxy_user.os, "walk", lambda folder: iter(listing))
+    proxy_user._group_readable(tmp_path, 54321, writable=True)
+    assert (kept.stat().st_gid, kept.stat().st_mode & 0o770) == (54321, 0o660)
