@@ -91,9 +91,9 @@ def wait_listening(port: int, proc: subprocess.Popen, timeout: float = 120.0) ->
 def started(argv: list[str], port: int) -> Iterator[psutil.Process]:
     """A stock mitmdump loads this file as a script: its imports (bench, detour's packages) are
     found from the checkout's root, wherever the bench was started from."""
-    root = str(Path(__file__).parents[1])
+    path = os.pathsep.join(filter(None, [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH")]))
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env=os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))})
+                            env=os.environ | {"PYTHONPATH": path})
     try:
         wait_listening(port, proc)
         yield psutil.Process(proc.pid)

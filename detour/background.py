@@ -116,9 +116,10 @@ def log_file(state: StatePaths) -> Path:
 
 
 def _note(state: StatePaths, line: str) -> None:
-    log_file(state).parent.mkdir(exist_ok=True)
-    with open(log_file(state), "a") as log:
-        log.write(line + "\n")
+    log = log_file(state)
+    log.parent.mkdir(exist_ok=True)
+    with open(log, "a") as output:
+        output.write(line + "\n")
 
 
 def stop_launch(process: subprocess.Popen) -> None:

@@ -50,9 +50,14 @@ def test_only_a_port_another_program_took_meanwhile_gives_way(tmp_path, monkeypa
     assert tries == [wanted, (0, wanted[1])]
 
 
-def test_a_second_failure_is_the_one_reported(tmp_path, monkeypatch, wanted):
+def test_a_second_failure_is_the_one_reported_and_the_first_is_logged(tmp_path, monkeypatch, wanted):
+    state = StatePaths(tmp_path / "home").ensure()
+    tries: list[tuple[int, int]] = []
+
     def launch(state: StatePaths, ports: tuple[int, int]) -> str:
-        raise StackError(f"failed on {ports}")
+        tries.append(ports)
+        raise StackError(f"failure {len(tries)}")
     monkeypatch.setattr(background, "_launch", launch)
-    with pytest.raises(StackError, match=f"failed on \\({wanted[0]}, {wanted[1]}\\)"):
-        background._start(StatePaths(tmp_path / "home").ensure())
+    with pytest.raises(StackError, match="^failure 2$"):
+        background._start(state)
+    assert tries == [wanted, wanted] and "failure 1" in background.log_file(state).read_text()
