@@ -51,6 +51,10 @@ def test_the_live_view_shows_a_sandboxs_request_as_it_happens(browser, tmp_path)
         # before any click, the page has chosen the newest environment and shows its date
         [chosen] = wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, f'nav button.current[data-env="{env}"]'))
         assert chosen.find_element(By.TAG_NAME, "small").text.strip()
+        # the page asks for the list again every 3 s: an unchanged list keeps its buttons (a rebuilt
+        # one would drop a click that lands while it is replaced)
+        browser.execute_async_script("loadEnvironments().then(arguments[0])")
+        assert chosen.get_attribute("class") == "current"
         chosen.click()
         loaded = browser.execute_script("return window.detourLoadedAt")
         agent = tmp_path / "agent.py"
