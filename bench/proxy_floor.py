@@ -9,7 +9,8 @@ detour CA (an EC key: a stock confdir's RSA key costs more per handshake).
 What detour's proxy and replica add per call is the stack's figure less the second floor; if that
 floor alone is above the goal, mitmproxy's own per-flow cost is the floor of any design with a
 mitmproxy in front of a replica process. After the floors it prints the prototype that goes under
-them (bench/proxy_lean.py). `python -m bench.proxy_floor [CALLS]` runs it alone.
+them (bench/proxy_lean.py) and the carriage alone in compiled code (bench/compiled_front.py).
+`python -m bench.proxy_floor [CALLS]` runs it alone.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import psutil
 from mitmproxy import ctx, http
 from mitmproxy.tools import main
 
+from bench.compiled_front import bench_compiled_front
 from bench.proxy_lean import bench_proxy_lean
 from certs.authority import CertificateAuthority
 from detour_core.paths import StatePaths
@@ -168,6 +170,7 @@ def bench_proxy_floor(calls: int = CALLS) -> None:
                 print(f"  floor, {kind} + a bare uvicorn app, {label:<25}: {proxy_ms + app_ms:5.2f} ms "
                       f"(proxy {proxy_ms:4.2f}, app {app_ms:4.2f}; n={calls}; load {os.getloadavg()[0]:.1f})")
     bench_proxy_lean(calls)
+    bench_compiled_front(calls)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,19 @@ HEAD_END = b"\r\n\r\n"
 STATS = b"GET /stats "  # the bench's question on the listener itself: the app's CPU seconds so far
 
 
+def leaf_files(state: StatePaths, folder: Path) -> tuple[Path, Path]:
+    """A leaf for Slack's hosts, signed once by detour's CA with its EC key (what mitmproxy's
+    CertStore signs per host), written to `folder`: the chain's file and the key's."""
+    paths = CertificateAuthority(state).ensure()
+    key = serialization.load_pem_private_key(paths.key.read_bytes(), None)
+    ca = x509.load_pem_x509_certificate(paths.cert.read_bytes())
+    leaf = certs.dummy_cert(key, ca, "slack.com", ["slack.com", "*.slack.com"], "detour")
+    chain, key_file = folder / "leaf.pem", folder / "key.pem"
+    chain.write_bytes(leaf.to_pem() + paths.cert.read_bytes())
+    key_file.write_bytes(paths.key.read_bytes())
+    return chain, key_file
+
+
 class Carriage:
     """One process's listener: the replica app, the TLS context, what the app has cost."""
 
@@ -56,20 +69,12 @@ class Carriage:
 
     @staticmethod
     def context(state: StatePaths) -> ssl.SSLContext:
-        """One server context for every replica host: a leaf for the hosts, signed once by
-        detour's CA with its EC key (what mitmproxy's CertStore signs per host, kept here)."""
-        paths = CertificateAuthority(state).ensure()
-        key = serialization.load_pem_private_key(paths.key.read_bytes(), None)
-        ca = x509.load_pem_x509_certificate(paths.cert.read_bytes())
-        leaf = certs.dummy_cert(key, ca, "slack.com", ["slack.com", "*.slack.com"], "detour")
+        """One server context for every replica host (TLS 1.3 session tickets: on by default)."""
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.set_alpn_protocols(["http/1.1"])
         with tempfile.TemporaryDirectory(prefix="detour-lean-") as tmp:
-            chain, key_file = Path(tmp) / "leaf.pem", Path(tmp) / "key.pem"
-            chain.write_bytes(leaf.to_pem() + paths.cert.read_bytes())
-            key_file.write_bytes(paths.key.read_bytes())
-            context.load_cert_chain(chain, key_file)
-        return context  # TLS 1.3 session tickets: on by default (num_tickets 2)
+            context.load_cert_chain(*leaf_files(state, Path(tmp)))
+        return context
 
     def environment(self, head: bytes) -> str | None:
         """The environment the Proxy-Authorization names, if its secret is right (EnvAuth's check)."""

@@ -1,0 +1,3 @@
+module detour/bench/compiled_front
+
+go 1.19
