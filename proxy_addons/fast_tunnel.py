@@ -244,7 +244,7 @@ class Tunnel:
             return self.hand_over(request)
         if admitted:
             await asyncio.sleep(admitted)
-        # Loaded before the fast path takes a connection (FastPath.patched): no hop through the loop's
+        # Loaded before the fast path takes a connection (FastPath.loaded): no hop through the loop's
         # self-pipe as awaiting the thread's future would make. The scope is made right here.
         app = self.fast.app.result().app
         body = b"".join(request.body)

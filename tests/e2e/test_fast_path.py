@@ -60,8 +60,8 @@ def test_plain_replica_tunnels_are_carried_and_the_rest_left_to_mitmproxy(live_s
     save_policy(policy_file(live_stack.state, faulty),
                 Policy(faults=[Fault(kind="error", status=500, match="GET slack.com/api/never.called")]))
     SecretStore(live_stack.state.secrets_dir).set(secret, "token", "sk-live-1", hosts=["api.example.test"])
-    # The module's stack is fresh: its replica app is loading (a second or two after the proxy listens),
-    # and the first tunnel waits for it rather than staying on mitmproxy's layers.
+    # No waiting here: where this runs first on the session's stack its replica app is still loading
+    # (a second or two after the proxy listens), and the first tunnel waits for it.
     assert negotiated(live_stack, plain) == "http/1.1"
     assert negotiated(live_stack, plain, "api.github.com") == "http/1.1"
     assert negotiated(live_stack, faulty) == "h2"
