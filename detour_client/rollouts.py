@@ -14,6 +14,11 @@ from typing import Any, TypeVar
 Job = TypeVar("Job")
 Result = TypeVar("Result")
 
+# How long the consumer sleeps before it runs Python's signal handlers: a Ctrl-C the kernel gives a
+# worker thread trips the handler's flag but leaves the consumer's lock wait asleep, and handlers
+# run only on the main thread, between bytecodes (it waited out a whole rollout: 60 s).
+HANDLER_TICK_S = 0.2
+
 
 class SuiteError(ValueError):
     """A suite file the client cannot read, or a request it cannot make of it."""
@@ -80,6 +85,14 @@ def plan(suite: dict[str, Any], n: int = 1, only: str | None = None) -> list[Rol
     return [Rollout(test, rollout) for rollout in range(n) for test in ids if only in (None, test)]
 
 
+def settled(running: set[Future[Result]]) -> tuple[set[Future[Result]], set[Future[Result]]]:
+    """Those done once one is, and those not yet: waited in ticks (HANDLER_TICK_S)."""
+    while True:
+        done, running = wait(running, timeout=HANDLER_TICK_S, return_when=FIRST_COMPLETED)
+        if done:
+            return done, running
+
+
 def stream(jobs: Iterable[Job], play: Callable[[Job], Result], workers: int,
            stop: Callable[[], None] = lambda: None) -> Iterator[Result]:
     """`play` on `workers` threads, each result yielded as it finishes; no more than `workers`
@@ -99,7 +112,7 @@ def stream(jobs: Iterable[Job], play: Callable[[Job], Result], workers: int,
                         break
                 if not running:
                     return
-                done, running = wait(running, return_when=FIRST_COMPLETED)
+                done, running = settled(running)
                 for future in done:
                     yield future.result()
         finally:
