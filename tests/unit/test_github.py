@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -327,3 +329,11 @@ def test_a_pull_request_from_a_fork_merges_its_branch(github):
     merged = call(github, "PUT", f"repos/acme/web/pulls/{opened.json()['number']}/merge", user="2", json={})
     assert merged.json()["merged"] is True
     assert call(github, "GET", "repos/acme/web/contents/src/fork.ts").status_code == 200
+
+
+def test_a_process_that_read_the_seeded_git_objects_exits_without_a_message():
+    """The shared pack is closed at exit (dulwich's own close at shutdown printed an ImportError)."""
+    code = "from mock_services.github.git.store import seeded; assert seeded().packs"
+    done = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).parents[2], timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")

@@ -9,6 +9,7 @@ what a push or the API writes lands in the environment alone. Refs are rows
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Iterator
 from functools import cache
 
@@ -28,8 +29,14 @@ TYPE_NUMS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 
 @cache
 def seeded() -> DiskObjectStore | None:
-    """The built-in templates' objects (read-only, shared by every environment)."""
-    return DiskObjectStore(str(SEEDED)) if SEEDED.is_dir() else None
+    """The built-in templates' objects (read-only, shared by every environment). Its packs stay
+    open for the process's life and are closed at exit, before shutdown unloads what dulwich's
+    own last-chance close needs (it printed an ImportError at the end of each such process)."""
+    if not SEEDED.is_dir():
+        return None
+    store = DiskObjectStore(str(SEEDED))
+    atexit.register(store.close)
+    return store
 
 
 def _hex(sha: bytes) -> bytes:
