@@ -23,9 +23,7 @@ def test_a_signal_a_worker_takes_runs_its_handler_while_the_rollout_plays():
         return handled.wait(10)  # as a rollout plays, until its agent is stopped (here: the handler ran)
 
     try:
-        started = time.monotonic()
-        assert list(stream([1], play, workers=1)) == [True]
-        assert time.monotonic() - started < 10
+        assert list(stream([1], play, workers=1)) == [True]  # False on the old stream: the handler waited
     finally:
         signal.signal(signal.SIGUSR1, previous)
 
